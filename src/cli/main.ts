@@ -1,0 +1,275 @@
+import { readFile } from 'node:fs/promises';
+import { Command } from 'commander';
+import { z } from 'zod';
+import { loadConfig } from '../config.js';
+import { type AppContext, createContext } from '../context.js';
+import { migrate } from '../db/database.js';
+import { seedDemo } from '../demo/seed-demo.js';
+import { addUser, createAccount } from '../domain/accounts.js';
+import { createKey, revokeKey } from '../domain/api-key-admin.js';
+import { subscribe } from '../domain/billing-admin.js';
+import { addBrand, requireBrandByHost } from '../domain/brands.js';
+import { grantDelegation } from '../domain/delegations.js';
+import { importStory } from '../domain/import-story.js';
+import { AppError } from '../errors.js';
+import { describeIssue } from '../operations/execute.js';
+import { BrandHost, Role } from '../operations/schemas.js';
+import { serve, start } from './serve.js';
+
+/** Parses a CLI value with a zod schema, failing with the option's name. */
+function parse<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
+  const r = schema.safeParse(value);
+  if (!r.success)
+    throw new AppError('invalid', describeIssue(r.error.issues[0]).replace(/^body/, name));
+  return r.data;
+}
+
+const Plan = z.enum(
+  ['starter', 'pro', 'partner', 'agency'],
+  'must be starter, pro, partner or agency',
+);
+const Email = z.email('must be an email address').max(254);
+const Article = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+  title: z.string().min(1).max(500),
+  publisher: z.string().min(1).max(200),
+  published_at: z.iso.date('must be a date, YYYY-MM-DD'),
+  text: z.string().min(1).max(200_000),
+  type: z
+    .enum(['news', 'blog', 'social', 'forum', 'review', 'press_release', 'official', 'other'])
+    .optional(),
+});
+
+type Printable = Record<string, unknown>;
+
+/** Runs one command against a migrated database and prints its result. */
+function action<A extends unknown[]>(
+  run: (app: AppContext, ...args: A) => Promise<Printable>,
+  human: (out: Printable) => string,
+) {
+  return async (...args: A) => {
+    const opts = args.at(-2) as { json?: boolean };
+    const app = await createContext(loadConfig());
+    try {
+      await migrate(app.db);
+      const out = await run(app, ...args);
+      process.stdout.write(opts.json ? `${JSON.stringify(out)}\n` : `${human(out)}\n`);
+    } finally {
+      await app.close();
+    }
+  };
+}
+
+export function buildCli(): Command {
+  const program = new Command('brs').description('Stories service: operator command line');
+  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  const command = (name: string, description: string) =>
+    program.command(name).description(description).option('--json', 'print one JSON object');
+
+  command('serve', 'start the server (migrating first, seeding nothing)').action(
+    async (opts: { json?: boolean }) => serve(loadConfig(), { json: !!opts.json }),
+  );
+  command('start', 'migrate, seed the demo data into an empty database, and serve').action(
+    async (opts: { json?: boolean }) => start(loadConfig(), { json: !!opts.json }),
+  );
+  command('migrate', 'bring the database schema up to date').action(
+    action(
+      async () => ({ ok: true }),
+      () => 'database is up to date',
+    ),
+  );
+
+  const account = program.command('account').description('accounts');
+  account
+    .command('create')
+    .requiredOption('--name <name>', 'account name')
+    .requiredOption('--plan <plan>', 'starter, pro, partner or agency')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { name: string; plan: string }) => ({
+          account: await createAccount(
+            app,
+            parse(z.string().trim().min(1).max(200), o.name, 'name'),
+            parse(Plan, o.plan, 'plan'),
+          ),
+        }),
+        (o) => `account ${o.account}`,
+      ),
+    );
+
+  program
+    .command('user')
+    .description('users')
+    .command('create')
+    .requiredOption('--account <account>', 'account key')
+    .requiredOption('--email <email>', 'email address')
+    .requiredOption('--password <password>', 'password, at least 8 characters')
+    .requiredOption('--role <role>', 'owner, admin or member')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { account: string; email: string; password: string; role: string }) => ({
+          user: await addUser(
+            app,
+            o.account,
+            parse(Email, o.email, 'email'),
+            o.password,
+            parse(Role, o.role, 'role'),
+          ),
+        }),
+        (o) => `user ${o.user}`,
+      ),
+    );
+
+  program
+    .command('brand')
+    .description('brands')
+    .command('add')
+    .requiredOption('--account <account>', 'account key')
+    .requiredOption('--host <host>', 'brand host, e.g. acme.com')
+    .option('--name <name>', 'display name')
+    .option('--verified', 'mark the brand as verified')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { account: string; host: string; name?: string; verified?: boolean }) => {
+          const host = parse(BrandHost, o.host, 'host');
+          await addBrand(app, o.account, host, o.name, !!o.verified);
+          return { brand: host };
+        },
+        (o) => `brand ${o.brand}`,
+      ),
+    );
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .requiredOption('--account <account>', 'account key')
+    .requiredOption('--role <role>', 'owner, admin or member')
+    .requiredOption('--scope <scope>', 'full, or a comma-separated list of brand hosts')
+    .option('--name <name>', 'a name to recognise the key by')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { account: string; role: string; scope: string; name?: string }) => {
+          const scope =
+            o.scope === 'full' ? null : o.scope.split(',').map((h) => parse(BrandHost, h, 'scope'));
+          return createKey(app, {
+            accountId: o.account,
+            role: parse(Role, o.role, 'role'),
+            scope,
+            name: o.name,
+            actor: 'operator',
+          });
+        },
+        (o) => `key ${o.id}\n${o.key}\n(the secret is shown once; store it now)`,
+      ),
+    );
+  key
+    .command('revoke')
+    .requiredOption('--id <id>', 'key id')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { id: string }) => {
+          await revokeKey(app, o.id, 'operator');
+          return { ok: true };
+        },
+        () => 'revoked',
+      ),
+    );
+
+  program
+    .command('delegation')
+    .description('delegations')
+    .command('grant')
+    .requiredOption('--partner <account>', 'partner account key')
+    .requiredOption('--client <account>', 'client account key')
+    .requiredOption('--brand <host>', 'client brand host')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { partner: string; client: string; brand: string }) => ({
+          status: await grantDelegation(app, {
+            partnerId: o.partner,
+            clientId: o.client,
+            host: parse(BrandHost, o.brand, 'brand'),
+            actor: 'operator',
+          }),
+        }),
+        (o) => `delegation ${o.status}`,
+      ),
+    );
+
+  program
+    .command('story')
+    .description('stories')
+    .command('import')
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption(
+      '--file <file>',
+      'JSON file: url, title, publisher, published_at, text, optional type',
+    )
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; file: string }) => {
+          const brand = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          const raw = await readFile(o.file, 'utf8').catch(() => {
+            throw new AppError('invalid', `file: cannot read ${o.file}`);
+          });
+          let json: unknown;
+          try {
+            json = JSON.parse(raw);
+          } catch {
+            throw new AppError('invalid', 'file: malformed JSON');
+          }
+          const article = parse(Article, json, 'file');
+          return importStory(app, brand, article, 'operator');
+        },
+        (o) => `story ${o.event_uri}`,
+      ),
+    );
+
+  program
+    .command('billing')
+    .description('billing')
+    .command('subscribe')
+    .requiredOption('--account <account>', 'account key')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { account: string }) => {
+          await subscribe(app, o.account, 'operator');
+          return { ok: true };
+        },
+        () => 'subscribed',
+      ),
+    );
+
+  command('demo', 'seed a complete demo data set').action(
+    action(
+      async (app) => ({ ...(await seedDemo(app)) }),
+      (o) => JSON.stringify(o, null, 2),
+    ),
+  );
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const json = argv.includes('--json');
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (err) {
+    const message =
+      err instanceof AppError
+        ? err.code === 'not_found'
+          ? 'not found'
+          : err.message
+        : (err as Error).message;
+    if (json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    else process.stderr.write(`brs: ${message}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,46 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { type Clock, systemClock } from './clock.js';
+import type { Config } from './config.js';
+import { type Db, openDatabase } from './db/database.js';
+import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.js';
+
+/**
+ * Everything a handler may use, handed in rather than imported, so every test can build
+ * its own (a fresh database, a fixed clock) and nothing is a module-level singleton.
+ */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  limiter: RateLimiter;
+  log?: FastifyBaseLogger;
+  close(): Promise<void>;
+}
+
+export async function createContext(
+  config: Config,
+  overrides: Partial<Pick<AppContext, 'clock' | 'limiter'>> = {},
+): Promise<AppContext> {
+  const db = openDatabase(config.database);
+  let limiter = overrides.limiter;
+  if (!limiter) {
+    if (config.redisUrl) {
+      const redis = new RedisRateLimiter(config.redisUrl);
+      await redis.ready();
+      limiter = redis;
+    } else {
+      limiter = new MemoryRateLimiter();
+    }
+  }
+  const ctx: AppContext = {
+    config,
+    db,
+    clock: overrides.clock ?? systemClock,
+    limiter,
+    async close() {
+      await limiter.close();
+      await db.destroy();
+    },
+  };
+  return ctx;
+}

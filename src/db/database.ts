@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../config.js';
+import * as initial from './migrations/0001-initial.js';
+import type { DB } from './schema.js';
+
+export type Db = Kysely<DB>;
+
+export function openDatabase(database: Database): Db {
+  if (database.dialect === 'postgres') {
+    const pool = new pg.Pool({ connectionString: database.url, max: 10 });
+    // An idle client's network error must not crash the process; the next query reports it.
+    pool.on('error', () => {});
+    return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  }
+  if (database.file !== ':memory:') mkdirSync(dirname(database.file), { recursive: true });
+  const sqlite = new SQLite(database.file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => ({ '0001-initial': initial }) },
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}
+
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** Postgres returns COUNT(*) as a string; SQLite as a number. */
+export const toInt = (v: string | number | bigint | null | undefined) => Number(v ?? 0);

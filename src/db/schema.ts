@@ -1,0 +1,362 @@
+/**
+ * Table types for Kysely. Both dialects store the same shapes: ids and timestamps are
+ * text (ISO 8601 UTC, which sorts correctly as text), booleans are 0/1 integers, JSON is
+ * text, money is integer cents. Converting at the store's edge keeps one set of queries.
+ */
+export type Bool = 0 | 1;
+export type Plan = 'starter' | 'pro' | 'partner' | 'agency';
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  plan: Plan;
+  /** 'active', or 'handed_back' while a former client account is in its reclaim trial. */
+  state: string;
+  trial_ends_at: string | null;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string | null;
+  password_hash: string | null;
+  email_verified_at: string | null;
+  created_at: string;
+}
+
+export interface MembershipsTable {
+  account_id: string;
+  user_id: string;
+  role: Role;
+  /** 'active' or 'invited' (an invited teammate holds a seat). */
+  status: string;
+  created_at: string;
+}
+
+export interface UserTokensTable {
+  id: string;
+  user_id: string;
+  /** 'session', 'email_confirm', 'password_reset', 'action_link', 'guest_link'. */
+  purpose: string;
+  token_hash: string;
+  data: string | null;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface BrandsTable {
+  id: string;
+  account_id: string;
+  host: string;
+  name: string;
+  verified: Bool;
+  verified_at: string | null;
+  /** JSON array of extra names the detector looks for. */
+  aliases: string;
+  created_at: string;
+}
+
+export interface BrandFeedsTable {
+  id: string;
+  brand_id: string;
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  last_polled_at: string | null;
+  created_at: string;
+}
+
+export interface StoriesTable {
+  id: string;
+  event_uri: string;
+  brand_id: string;
+  title: string;
+  severity: string;
+  /** JSON array of topic tags. */
+  topics: string;
+  spread: string;
+  status: string;
+  assignee_user_id: string | null;
+  detected_at: string;
+  last_activity_at: string;
+  unlocked_at: string | null;
+  created_at: string;
+}
+
+export interface ArticlesTable {
+  id: string;
+  story_id: string;
+  /** Citation id within the story: s1, s2, … */
+  source_key: string;
+  url: string;
+  canonical_url: string;
+  publisher: string;
+  title: string;
+  published_at: string;
+  type: string;
+  text: string;
+  created_at: string;
+}
+
+export interface AdvisoriesTable {
+  id: string;
+  story_id: string;
+  version: number;
+  /** 'live', 'proposal', 'superseded' or 'dismissed'. */
+  kind: string;
+  /** For proposals: 'generating' or 'ready'; 'ready' for every other kind. */
+  status: string;
+  assessment: string | null;
+  urgency: string | null;
+  spread: string | null;
+  schema: string;
+  /** JSON: [{text, cites[]}]. */
+  executive_summary: string;
+  /** JSON: citation ids. */
+  summary_basis: string;
+  /** JSON: [{path, before, after}] against the live advisory (proposals only). */
+  diff: string | null;
+  context: string | null;
+  generator: string;
+  requested_at: string | null;
+  created_at: string;
+  applied_at: string | null;
+}
+
+export interface PhasesTable {
+  id: string;
+  advisory_id: string;
+  number: number;
+  title: string;
+  /** JSON array of action strings. */
+  actions: string;
+  status: string;
+  assignee_user_id: string | null;
+  done_by: string | null;
+  done_at: string | null;
+  comment: string | null;
+}
+
+export interface BrandNotesTable {
+  story_id: string;
+  text: string;
+  author: string;
+  published_at: string;
+}
+
+export interface SharesTable {
+  id: string;
+  story_id: string;
+  token: string;
+  access: string;
+  mode: string;
+  listed: Bool;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ShareGuestsTable {
+  share_id: string;
+  email: string;
+  created_at: string;
+}
+
+export interface DelegationsTable {
+  id: string;
+  partner_account_id: string;
+  client_account_id: string;
+  brand_id: string;
+  status: string;
+  granted_at: string | null;
+  ended_at: string | null;
+  created_at: string;
+}
+
+export interface DelegationInvitesTable {
+  id: string;
+  partner_account_id: string;
+  brand_host: string;
+  return_url: string;
+  token_hash: string;
+  status: string;
+  client_account_id: string | null;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The public lookup part of the key; the secret is only ever stored as a hash. */
+  lookup: string;
+  secret_hash: string;
+  role: Role;
+  /** JSON array of brand hosts, or null for a full-scope key. */
+  scope: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface IdempotencyRecordsTable {
+  api_key_id: string;
+  idem_key: string;
+  fingerprint: string;
+  /** 'in_progress' or 'done'. */
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  account_id: string;
+  brand_id: string | null;
+  story_id: string | null;
+  /** 'key:<id>', 'user:<id>' or 'operator'. */
+  actor: string;
+  action: string;
+  details: string;
+  created_at: string;
+}
+
+export interface BillingSubscriptionsTable {
+  account_id: string;
+  provider: string;
+  external_id: string;
+  status: string;
+  created_at: string;
+}
+
+export interface BillingLedgerTable {
+  id: string;
+  /** The payer: the brand's account, or the partner for a delegated brand. */
+  account_id: string;
+  brand_id: string;
+  story_id: string | null;
+  /** 'included', 'metered' or 'purchase'. */
+  kind: string;
+  amount_cents: number;
+  currency: string;
+  /** Calendar month (UTC) the unit counts against: YYYY-MM. */
+  period: string;
+  external_id: string | null;
+  created_at: string;
+}
+
+export interface CheckoutSessionsTable {
+  id: string;
+  account_id: string;
+  story_id: string;
+  amount_cents: number;
+  currency: string;
+  status: string;
+  external_id: string | null;
+  url: string;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface JobsTable {
+  id: string;
+  name: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  run_at: string;
+  locked_until: string | null;
+  locked_by: string | null;
+  last_error: string | null;
+  result: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types. */
+  event_types: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface OutgoingEmailsTable {
+  id: string;
+  account_id: string | null;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  status: string;
+  error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
+/** Generic store for OAuth server state (clients, grants, codes, tokens), by model kind. */
+export interface OauthRecordsTable {
+  kind: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  consumed_at: string | null;
+  expires_at: string | null;
+}
+
+export interface DB {
+  accounts: AccountsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  user_tokens: UserTokensTable;
+  brands: BrandsTable;
+  brand_feeds: BrandFeedsTable;
+  stories: StoriesTable;
+  articles: ArticlesTable;
+  advisories: AdvisoriesTable;
+  phases: PhasesTable;
+  brand_notes: BrandNotesTable;
+  shares: SharesTable;
+  share_guests: ShareGuestsTable;
+  delegations: DelegationsTable;
+  delegation_invites: DelegationInvitesTable;
+  api_keys: ApiKeysTable;
+  idempotency_records: IdempotencyRecordsTable;
+  audit_log: AuditLogTable;
+  billing_subscriptions: BillingSubscriptionsTable;
+  billing_ledger: BillingLedgerTable;
+  checkout_sessions: CheckoutSessionsTable;
+  jobs: JobsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  outgoing_emails: OutgoingEmailsTable;
+  oauth_records: OauthRecordsTable;
+}

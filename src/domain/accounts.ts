@@ -1,0 +1,91 @@
+import { hashPassword } from '../auth/passwords.js';
+import type { AppContext } from '../context.js';
+import type { Plan, Role } from '../db/schema.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { writeAudit } from './audit.js';
+
+export async function createAccount(app: AppContext, name: string, plan: Plan): Promise<string> {
+  const id = newId('acc', 12);
+  const now = app.clock.now().toISOString();
+  await app.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('accounts')
+      .values({ id, name, plan, state: 'active', trial_ends_at: null, created_at: now })
+      .execute();
+    await writeAudit(trx, {
+      accountId: id,
+      actor: 'operator',
+      action: 'account.created',
+      details: { plan },
+      at: now,
+    });
+  });
+  return id;
+}
+
+export async function requireAccount(app: AppContext, id: string) {
+  const account = await app.db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!account) throw notFound();
+  return account;
+}
+
+/** Creates the user (or finds them by email) and makes them a member of the account. */
+export async function addUser(
+  app: AppContext,
+  accountId: string,
+  email: string,
+  password: string | null,
+  role: Role,
+): Promise<string> {
+  await requireAccount(app, accountId);
+  const normalized = email.trim().toLowerCase();
+  if (password !== null && password.length < 8)
+    throw invalid('password: must be at least 8 characters');
+  const passwordHash = password === null ? null : await hashPassword(password);
+  const now = app.clock.now().toISOString();
+  return app.db.transaction().execute(async (trx) => {
+    const existing = await trx
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', normalized)
+      .executeTakeFirst();
+    const userId = existing?.id ?? newId('usr');
+    if (!existing) {
+      await trx
+        .insertInto('users')
+        .values({
+          id: userId,
+          email: normalized,
+          name: null,
+          password_hash: passwordHash,
+          email_verified_at: now,
+          created_at: now,
+        })
+        .execute();
+    }
+    const member = await trx
+      .selectFrom('memberships')
+      .select('role')
+      .where('account_id', '=', accountId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (member) throw conflict('email: already a member of this account');
+    await trx
+      .insertInto('memberships')
+      .values({ account_id: accountId, user_id: userId, role, status: 'active', created_at: now })
+      .execute();
+    await writeAudit(trx, {
+      accountId,
+      actor: 'operator',
+      action: 'member.added',
+      details: { user: userId, role },
+      at: now,
+    });
+    return userId;
+  });
+}

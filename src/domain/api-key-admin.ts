@@ -1,0 +1,88 @@
+import { generateApiKey } from '../auth/api-keys.js';
+import type { AppContext } from '../context.js';
+import type { Role } from '../db/schema.js';
+import { invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { requireAccount } from './accounts.js';
+import { writeAudit } from './audit.js';
+
+/** Creates a key; the secret is returned once and only its hash is kept. */
+export async function createKey(
+  app: AppContext,
+  opts: { accountId: string; role: Role; scope: string[] | null; name?: string; actor: string },
+): Promise<{ id: string; key: string }> {
+  await requireAccount(app, opts.accountId);
+  if (opts.scope !== null) {
+    if (opts.scope.length === 0) throw invalid('scope: name at least one brand host, or full');
+    const readable = await readableHosts(app, opts.accountId);
+    const unknown = opts.scope.filter((h) => !readable.has(h));
+    if (unknown.length > 0)
+      throw invalid(`scope: not a brand of this account: ${unknown.join(', ')}`);
+  }
+  const k = generateApiKey();
+  const id = newId('key');
+  const now = app.clock.now().toISOString();
+  await app.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('api_keys')
+      .values({
+        id,
+        account_id: opts.accountId,
+        name: opts.name ?? `${opts.role} key`,
+        lookup: k.lookup,
+        secret_hash: k.secretHash,
+        role: opts.role,
+        scope: opts.scope === null ? null : JSON.stringify(opts.scope),
+        created_at: now,
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .execute();
+    await writeAudit(trx, {
+      accountId: opts.accountId,
+      actor: opts.actor,
+      action: 'api_key.created',
+      details: { key: id, role: opts.role, scope: opts.scope ?? 'full' },
+      at: now,
+    });
+  });
+  return { id, key: k.key };
+}
+
+/** Own brands and actively delegated client brands: what a key may be scoped to. */
+async function readableHosts(app: AppContext, accountId: string): Promise<Set<string>> {
+  const own = await app.db
+    .selectFrom('brands')
+    .select('host')
+    .where('account_id', '=', accountId)
+    .execute();
+  const delegated = await app.db
+    .selectFrom('delegations as d')
+    .innerJoin('brands as b', 'b.id', 'd.brand_id')
+    .select('b.host')
+    .where('d.partner_account_id', '=', accountId)
+    .where('d.status', '=', 'active')
+    .execute();
+  return new Set([...own, ...delegated].map((r) => r.host));
+}
+
+export async function revokeKey(app: AppContext, id: string, actor: string): Promise<void> {
+  const now = app.clock.now().toISOString();
+  await app.db.transaction().execute(async (trx) => {
+    const key = await trx
+      .selectFrom('api_keys')
+      .select(['account_id', 'revoked_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!key) throw notFound();
+    if (key.revoked_at !== null) return;
+    await trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).execute();
+    await writeAudit(trx, {
+      accountId: key.account_id,
+      actor,
+      action: 'api_key.revoked',
+      details: { key: id },
+      at: now,
+    });
+  });
+}

@@ -1,0 +1,30 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { newId } from '../ids.js';
+
+export interface AuditEntry {
+  accountId: string;
+  brandId?: string | null;
+  storyId?: string | null;
+  actor: string;
+  action: string;
+  details?: Record<string, unknown>;
+  at: string;
+}
+
+/** Call inside the same transaction as the change it records. */
+export async function writeAudit(db: Kysely<DB>, e: AuditEntry): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      id: newId('aud'),
+      account_id: e.accountId,
+      brand_id: e.brandId ?? null,
+      story_id: e.storyId ?? null,
+      actor: e.actor,
+      action: e.action,
+      details: JSON.stringify(e.details ?? {}),
+      created_at: e.at,
+    })
+    .execute();
+}

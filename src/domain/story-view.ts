@@ -1,0 +1,150 @@
+import type { z } from 'zod';
+import type { Db } from '../db/database.js';
+import type { AdvisoriesTable } from '../db/schema.js';
+import { notFound } from '../errors.js';
+import type { Advisory, AdvisoryPending, StoryDetail } from '../operations/shapes.js';
+
+type AdvisoryView = z.input<typeof Advisory>;
+type AdvisoryRow = Pick<
+  AdvisoriesTable,
+  'id' | 'assessment' | 'urgency' | 'spread' | 'schema' | 'executive_summary' | 'summary_basis'
+>;
+
+/**
+ * The story as a caller may see it. The paywall lives here, once: a locked advisory keeps
+ * only the teaser (assessment, urgency, summary text without citations, schema).
+ */
+export async function loadStoryDetail(
+  db: Db,
+  brandId: string,
+  eventUri: string,
+): Promise<z.input<typeof StoryDetail>> {
+  const s = await db
+    .selectFrom('stories as s')
+    .innerJoin('advisories as a', (j) =>
+      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', 'live'),
+    )
+    .leftJoin('brand_notes as n', 'n.story_id', 's.id')
+    .leftJoin('users as u', 'u.id', 's.assignee_user_id')
+    .select([
+      's.id',
+      's.event_uri',
+      's.title',
+      's.severity',
+      's.detected_at',
+      's.topics',
+      's.status',
+      's.unlocked_at',
+      'u.email as assignee',
+      'a.id as advisory_id',
+      'a.assessment',
+      'a.urgency',
+      'a.spread',
+      'a.schema',
+      'a.executive_summary',
+      'a.summary_basis',
+      'n.text as note_text',
+      'n.published_at as note_published_at',
+    ])
+    .where('s.brand_id', '=', brandId)
+    .where('s.event_uri', '=', eventUri)
+    .executeTakeFirst();
+  if (!s) throw notFound();
+
+  const unlocked = s.unlocked_at !== null;
+  const live = { ...s, id: s.advisory_id };
+  const detail: z.input<typeof StoryDetail> = {
+    event_uri: s.event_uri,
+    title: s.title,
+    severity: s.severity as never,
+    detected_at: s.detected_at,
+    topics: JSON.parse(s.topics),
+    status: s.status as never,
+    assignee: s.assignee,
+    advisory: unlocked ? await fullAdvisory(db, s.id, live) : teaser(live),
+    brand_note: s.note_text ? { text: s.note_text, published_at: s.note_published_at! } : null,
+  };
+  const pending = await loadPending(db, s.id, unlocked);
+  if (pending) detail.advisory_pending = pending;
+  return detail;
+}
+
+function teaser(a: AdvisoryRow): AdvisoryView {
+  const summary = JSON.parse(a.executive_summary) as { text: string }[];
+  return {
+    assessment: a.assessment as never,
+    urgency: a.urgency as never,
+    executive_summary: summary.map((i) => ({ text: i.text, cites: [] })),
+    schema: a.schema as 'advisory.v1',
+    sources: [],
+    summary_basis: [],
+    locked: true,
+  };
+}
+
+async function fullAdvisory(db: Db, storyId: string, a: AdvisoryRow): Promise<AdvisoryView> {
+  const [sources, phases] = await Promise.all([
+    db
+      .selectFrom('articles')
+      .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type'])
+      .where('story_id', '=', storyId)
+      .orderBy('created_at')
+      .orderBy('source_key')
+      .execute(),
+    db
+      .selectFrom('phases as p')
+      .leftJoin('users as u', 'u.id', 'p.assignee_user_id')
+      .select([
+        'p.number as phase',
+        'p.title',
+        'p.actions',
+        'p.status',
+        'u.email as assignee',
+        'p.done_by',
+        'p.done_at',
+        'p.comment',
+      ])
+      .where('p.advisory_id', '=', a.id)
+      .orderBy('p.number')
+      .execute(),
+  ]);
+  return {
+    assessment: a.assessment as never,
+    urgency: a.urgency as never,
+    executive_summary: JSON.parse(a.executive_summary),
+    schema: a.schema as 'advisory.v1',
+    sources: sources as never,
+    summary_basis: JSON.parse(a.summary_basis),
+    locked: false,
+    spread: a.spread as never,
+    phases: phases.map((p) => ({
+      ...p,
+      actions: JSON.parse(p.actions),
+      status: p.status as never,
+    })),
+  };
+}
+
+async function loadPending(
+  db: Db,
+  storyId: string,
+  unlocked: boolean,
+): Promise<z.input<typeof AdvisoryPending> | undefined> {
+  const p = await db
+    .selectFrom('advisories')
+    .selectAll()
+    .where('story_id', '=', storyId)
+    .where('kind', '=', 'proposal')
+    .executeTakeFirst();
+  if (!p) return undefined;
+  const pending: z.input<typeof AdvisoryPending> = {
+    status: p.status as 'generating' | 'ready',
+    requested_at: p.requested_at ?? p.created_at,
+    context: p.context ?? '',
+  };
+  if (p.status === 'ready') {
+    pending.proposal = unlocked ? await fullAdvisory(db, storyId, p) : teaser(p);
+    pending.diff = p.diff ? JSON.parse(p.diff) : [];
+  }
+  return pending;
+}

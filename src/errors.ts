@@ -1,0 +1,63 @@
+/**
+ * The one error type of the service. Every front door renders it through `errorBody`,
+ * so statuses and texts (CONTRACT.md) are decided here and nowhere else.
+ */
+export type ErrorCode =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'payment_failed'
+  | 'forbidden'
+  | 'delegated_assignment'
+  | 'not_found'
+  | 'unknown_teammate'
+  | 'email_taken'
+  | 'conflict'
+  | 'idempotency_in_progress'
+  | 'idempotency_mismatch'
+  | 'rate_limited'
+  | 'unavailable';
+
+const TABLE: Record<ErrorCode, { status: number; text: string }> = {
+  invalid: { status: 400, text: 'invalid request' },
+  unauthenticated: { status: 401, text: 'unknown or revoked API key' },
+  payment_failed: { status: 402, text: 'payment failed; nothing was unlocked' },
+  forbidden: { status: 403, text: "outside this key's brand scope" },
+  delegated_assignment: { status: 403, text: 'assignment is not allowed on a delegated brand' },
+  not_found: { status: 404, text: 'not found' },
+  unknown_teammate: { status: 404, text: 'unknown teammate; pass invite=true to invite them' },
+  email_taken: { status: 409, text: 'email belongs to another account' },
+  conflict: { status: 409, text: 'conflict' },
+  idempotency_in_progress: {
+    status: 409,
+    text: 'a request with this Idempotency-Key is in progress',
+  },
+  idempotency_mismatch: { status: 422, text: 'Idempotency-Key was used with a different request' },
+  rate_limited: { status: 429, text: 'rate limit exceeded' },
+  unavailable: { status: 503, text: 'service unavailable' },
+};
+
+export class AppError extends Error {
+  readonly status: number;
+  /** Extra response headers, e.g. Retry-After on 429. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    text?: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(text ?? TABLE[code].text);
+    this.status = TABLE[code].status;
+    this.headers = headers;
+  }
+}
+
+/** Only `invalid` and `conflict` carry their own texts; every other code has a fixed one. */
+export const invalid = (text: string) => new AppError('invalid', text);
+export const conflict = (text: string) => new AppError('conflict', text);
+export const notFound = () => new AppError('not_found');
+export const forbidden = () => new AppError('forbidden');
+
+export function errorBody(error: AppError): { error: string } {
+  return { error: error.message };
+}

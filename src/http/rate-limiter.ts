@@ -1,0 +1,104 @@
+import { Redis } from 'ioredis';
+
+/** One fixed window: how many hits it holds and when (epoch ms) it ends. */
+export interface RateWindow {
+  count: number;
+  resetAt: number;
+}
+
+export interface RateLimiter {
+  /** Counts one hit in the bucket's current window and returns the window after it. */
+  hit(bucket: string, windowMs: number): Promise<RateWindow>;
+  /** The bucket's current window without counting, or null when it has none. */
+  peek(bucket: string): Promise<RateWindow | null>;
+  close(): Promise<void>;
+}
+
+/** Per-process windows: the embedded default for a single server. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, RateWindow>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  async hit(bucket: string, windowMs: number): Promise<RateWindow> {
+    const t = this.now();
+    let w = this.windows.get(bucket);
+    if (!w || w.resetAt <= t) {
+      w = { count: 0, resetAt: t + windowMs };
+      this.windows.set(bucket, w);
+    }
+    w.count += 1;
+    return { ...w };
+  }
+
+  async peek(bucket: string): Promise<RateWindow | null> {
+    const w = this.windows.get(bucket);
+    return w && w.resetAt > this.now() ? { ...w } : null;
+  }
+
+  private sweep(): void {
+    const t = this.now();
+    for (const [k, w] of this.windows) if (w.resetAt <= t) this.windows.delete(k);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+  }
+}
+
+/** INCR and the window's expiry in one atomic step, so every server process shares a window. */
+const HIT = `
+local c = redis.call('INCR', KEYS[1])
+if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local t = redis.call('PTTL', KEYS[1])
+if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) t = tonumber(ARGV[1]) end
+return {c, t}`;
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+
+  constructor(
+    url: string,
+    private readonly prefix = 'brs:rl:',
+  ) {
+    // Fail fast instead of queueing while Redis is away; the caller decides what to do.
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    this.redis.on('error', () => {});
+  }
+
+  async ready(): Promise<void> {
+    if (this.redis.status !== 'ready') {
+      await new Promise<void>((resolve, reject) => {
+        this.redis.once('ready', resolve);
+        this.redis.once('end', () => reject(new Error('redis connection ended')));
+      });
+    }
+  }
+
+  async hit(bucket: string, windowMs: number): Promise<RateWindow> {
+    const [count, ttl] = (await this.redis.eval(HIT, 1, this.prefix + bucket, windowMs)) as [
+      number,
+      number,
+    ];
+    return { count, resetAt: Date.now() + ttl };
+  }
+
+  async peek(bucket: string): Promise<RateWindow | null> {
+    const [count, ttl] = await this.redis
+      .multi()
+      .get(this.prefix + bucket)
+      .pttl(this.prefix + bucket)
+      .exec()
+      .then((r) => [r?.[0]?.[1], r?.[1]?.[1]] as [string | null, number]);
+    if (count === null || ttl < 0) return null;
+    return { count: Number(count), resetAt: Date.now() + ttl };
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}

@@ -1,0 +1,87 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
+import type { AppContext } from '../context.js';
+import { executeOperation } from '../operations/execute.js';
+import type { Operation } from '../operations/operation.js';
+import type { Actor } from '../policy.js';
+import {
+  beginIdempotent,
+  fingerprint,
+  finishIdempotent,
+  releaseIdempotent,
+  validIdempotencyKey,
+} from './idempotency.js';
+import { renderError } from './render-error.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Mounts every operation as a REST route: inputs from the query for GET and DELETE, from
+ * a strict JSON body for POST; Idempotency-Key honoured on every POST.
+ */
+export function mountRest(fastify: FastifyInstance, app: AppContext, ops: readonly Operation[]) {
+  for (const op of ops) {
+    fastify.route({
+      method: op.method,
+      url: op.path,
+      handler: async (req, reply) => {
+        const { actor, headers } = await authenticateKey(app, presentedKey(req.headers), req.ip);
+        reply.headers(headers);
+        const input = op.method === 'POST' ? req.body : req.query;
+        const idemKey = req.headers['idempotency-key'];
+        if (op.method === 'POST' && idemKey !== undefined) {
+          return runIdempotent(app, op, actor, req, reply, idemKey);
+        }
+        const result = await executeOperation(app, op, actor, input);
+        return reply.code(result.status).type(JSON_TYPE).send(JSON.stringify(result.body));
+      },
+    });
+  }
+}
+
+/**
+ * The first complete answer (errors included) is stored and replayed byte for byte; a
+ * 5xx is ours, not the request's, so it releases the key for a retry instead.
+ */
+async function runIdempotent(
+  app: AppContext,
+  op: Operation,
+  actor: Actor,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  rawKey: string | string[],
+) {
+  const idemKey = validIdempotencyKey(Array.isArray(rawKey) ? '' : rawKey);
+  const keyId = actor.kind === 'key' ? actor.keyId : actor.userId;
+  const begin = await beginIdempotent(
+    app,
+    keyId,
+    idemKey,
+    fingerprint(op.method, op.path, req.body),
+  );
+  if (begin.kind === 'replay') {
+    return reply
+      .code(begin.status)
+      .header('idempotent-replayed', 'true')
+      .type(JSON_TYPE)
+      .send(begin.body);
+  }
+  let status: number;
+  let body: string;
+  try {
+    const result = await executeOperation(app, op, actor, req.body);
+    status = result.status;
+    body = JSON.stringify(result.body);
+  } catch (err) {
+    const rendered = renderError(err);
+    if (rendered.status >= 500) {
+      await releaseIdempotent(app, keyId, idemKey);
+      throw err;
+    }
+    reply.headers(rendered.headers);
+    status = rendered.status;
+    body = JSON.stringify(rendered.body);
+  }
+  await finishIdempotent(app, keyId, idemKey, status, body);
+  return reply.code(status).type(JSON_TYPE).send(body);
+}

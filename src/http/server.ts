@@ -1,0 +1,52 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { ping } from '../db/database.js';
+import { operations } from '../operations/index.js';
+import { buildOpenApi } from './openapi.js';
+import { renderError } from './render-error.js';
+import { mountRest } from './rest-adapter.js';
+
+/** Builds the whole HTTP service around a context; the caller decides where it listens. */
+export async function buildServer(app: AppContext): Promise<FastifyInstance> {
+  const fastify = Fastify({
+    logger: {
+      level: app.config.logLevel,
+      // stdout belongs to the command's own output (the CLI prints JSON there).
+      stream: process.stderr,
+      redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+    },
+    trustProxy: app.config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+  });
+  app.log = fastify.log;
+
+  fastify.setErrorHandler((err, req, reply) => {
+    const r = renderError(err, req.log);
+    return reply.code(r.status).headers(r.headers).send(r.body);
+  });
+  fastify.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
+
+  fastify.get('/healthz', async () => ({ ok: true }));
+  fastify.get('/readyz', async (_req, reply) => {
+    try {
+      await ping(app.db);
+      return { ok: true };
+    } catch {
+      return reply.code(503).send({ error: 'service unavailable' });
+    }
+  });
+
+  const openapi = buildOpenApi(operations, app.config.baseUrl);
+  fastify.get('/v1/openapi.json', async () => openapi);
+  await fastify.register(swagger, {
+    mode: 'static',
+    specification: { document: openapi as never },
+  });
+  await fastify.register(swaggerUi, { routePrefix: '/docs' });
+
+  mountRest(fastify, app, operations);
+  return fastify;
+}

@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { invalid } from '../errors.js';
+import { type Actor, checkAccess } from '../policy.js';
+import type { Operation } from './operation.js';
+
+export interface OperationResult {
+  status: number;
+  body: unknown;
+}
+
+/** The single path every front door takes: access bar, input validation, handler. */
+export async function executeOperation(
+  app: AppContext,
+  op: Operation,
+  actor: Actor,
+  rawInput: unknown,
+): Promise<OperationResult> {
+  checkAccess(actor, op.access);
+  const parsed = op.input.safeParse(rawInput ?? {});
+  if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
+  const body = await op.handler({ app, actor }, parsed.data);
+  return { status: op.status?.(body) ?? 200, body };
+}
+
+/** `field: problem`, naming the field the way the caller wrote it. */
+export function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (!issue) return 'invalid request';
+  const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
+  if (issue.code === 'unrecognized_keys') {
+    return `${field}: unknown property ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  }
+  if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {
+    return `${field}: is required`;
+  }
+  if (issue.code === 'invalid_type') return `${field}: must be ${article(issue.expected)}`;
+  return `${field}: ${issue.message}`;
+}
+
+const article = (t: string) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);

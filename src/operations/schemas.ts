@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/**
+ * Parameters shared by every operation, each with the description that becomes the
+ * OpenAPI text and the MCP tool's parameter documentation.
+ */
+const HOST =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export const BrandHost = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1, 'is required')
+  .regex(HOST, 'must be a brand host such as acme.com')
+  .describe('Brand host, e.g. acme.com (as listed by v1_list_brands)');
+
+export const EventUri = z
+  .string()
+  .min(1, 'is required')
+  .max(200, 'must be at most 200 characters')
+  .describe('Story id (event_uri) as listed by list_stories');
+
+const codePoints = (s: string) => [...s].length;
+
+export const NoteText = z
+  .string()
+  .refine((s) => s.trim().length > 0 && codePoints(s) <= 600, 'must be 1 to 600 characters')
+  .describe('Brand Note text, plain text, 1 to 600 characters');
+
+export const Limit = z.coerce
+  .number()
+  .int('must be an integer')
+  .min(1, 'must be 1 to 200')
+  .max(200, 'must be 1 to 200')
+  .default(50)
+  .describe('Rows per page, 1 to 200 (default 50)');
+
+export const Cursor = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe('next_cursor from the previous page');
+
+export const Ok = z.boolean().describe('true when the operation succeeded');
+
+export const Severity = z.enum(['low', 'medium', 'high', 'critical']);
+export const StoryStatus = z.enum(['new', 'assigned', 'in_progress', 'closed']);
+export const Assessment = z.enum(['informational', 'opportunity', 'watch', 'threat', 'crisis']);
+export const Urgency = z.enum(['low', 'medium', 'high', 'immediate']);
+export const Spread = z.enum(['contained', 'growing', 'widespread', 'viral']);
+export const SourceType = z.enum([
+  'news',
+  'blog',
+  'social',
+  'forum',
+  'review',
+  'press_release',
+  'official',
+  'other',
+]);
+export const Role = z.enum(['owner', 'admin', 'member']);
+export const Timestamp = z.string().describe('ISO 8601 timestamp in UTC');

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import {
+  Assessment,
+  EventUri,
+  Severity,
+  SourceType,
+  Spread,
+  StoryStatus,
+  Timestamp,
+  Urgency,
+} from './schemas.js';
+
+/** Response shapes shared by several operations (spec section 2, CONTRACT.md). */
+export const StoryRow = z.object({
+  event_uri: EventUri,
+  title: z.string(),
+  severity: Severity,
+  detected_at: Timestamp,
+});
+
+export const SummaryItem = z.object({
+  text: z.string(),
+  cites: z.array(z.string()).describe('citation ids of sources'),
+});
+
+export const Source = z.object({
+  id: z.string(),
+  url: z.string(),
+  publisher: z.string(),
+  title: z.string(),
+  published_at: z.string().describe('date, YYYY-MM-DD'),
+  type: SourceType,
+});
+
+export const Phase = z.object({
+  phase: z.number().int().describe('1-based phase number'),
+  title: z.string(),
+  actions: z.array(z.string()),
+  status: z.enum(['open', 'done']),
+  assignee: z.string().nullable().describe('email of the assignee'),
+  done_by: z.string().nullable(),
+  done_at: Timestamp.nullable(),
+  comment: z.string().nullable(),
+});
+
+export const Advisory = z.object({
+  assessment: Assessment,
+  urgency: Urgency,
+  executive_summary: z.array(SummaryItem),
+  schema: z.literal('advisory.v1'),
+  sources: z.array(Source),
+  summary_basis: z.array(z.string()),
+  locked: z.boolean().describe('true when only the free teaser is visible'),
+  spread: Spread.optional().describe('present when unlocked'),
+  phases: z.array(Phase).optional().describe('the response plan; present when unlocked'),
+});
+
+export const AdvisoryPending = z
+  .object({
+    status: z.enum(['generating', 'ready']),
+    requested_at: Timestamp,
+    context: z.string(),
+    proposal: Advisory.optional(),
+    diff: z
+      .array(z.object({ path: z.string(), before: z.unknown(), after: z.unknown() }))
+      .optional(),
+  })
+  .describe('present while an updated advisory is generating or waiting to be applied');
+
+export const StoryDetail = z.object({
+  event_uri: EventUri,
+  title: z.string(),
+  severity: Severity,
+  detected_at: Timestamp,
+  topics: z.array(z.string()),
+  status: StoryStatus,
+  assignee: z.string().nullable(),
+  advisory: Advisory,
+  advisory_pending: AdvisoryPending.optional(),
+  brand_note: z.object({ text: z.string(), published_at: Timestamp }).nullable(),
+});
