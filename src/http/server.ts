@@ -22,6 +22,8 @@ export async function buildServer(app: AppContext): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
   });
   app.log = fastify.log;
+  // Bodies are JSON only; anything else is answered as a wrong media type, not parsed.
+  fastify.removeContentTypeParser('text/plain');
 
   fastify.setErrorHandler((err, req, reply) => {
     const r = renderError(err, req.log);

@@ -17,7 +17,7 @@ export async function executeOperation(
   rawInput: unknown,
 ): Promise<OperationResult> {
   checkAccess(actor, op.access);
-  const parsed = op.input.safeParse(rawInput ?? {});
+  const parsed = op.input.safeParse(rawInput === undefined ? {} : rawInput);
   if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
   const body = await op.handler({ app, actor }, parsed.data);
   return { status: op.status?.(body) ?? 200, body };

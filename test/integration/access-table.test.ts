@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/operations/index.js';
+import type { Operation } from '../../src/operations/operation.js';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+let svc: TestService;
+let w: World;
+
+beforeAll(async () => {
+  svc = await startService();
+  w = await seedWorld(svc.app);
+});
+afterAll(() => svc.close());
+
+/** A valid input for each operation on northwind.example, the agency's own brand. */
+function validInput(op: Operation): Record<string, unknown> {
+  const inputs: Record<string, Record<string, unknown>> = {
+    list_brands: {},
+    list_stories: { brand: 'northwind.example' },
+    get_story: { brand: 'northwind.example', event_uri: w.stories.northwind },
+    post_brand_note: {
+      brand: 'northwind.example',
+      event_uri: w.stories.northwind,
+      text: 'Statement',
+    },
+    delete_brand_note: { brand: 'northwind.example', event_uri: w.stories.northwind },
+    list_delegations: {},
+    grant_delegation: {},
+    create_api_key: {},
+  };
+  const input = inputs[op.id];
+  if (!input) throw new Error(`add a valid input for ${op.id} to the access table`);
+  return input;
+}
+
+const call = (op: Operation, key: string, input = validInput(op)) =>
+  op.method === 'POST'
+    ? svc.request(op.method, op.path, { key, body: input })
+    : svc.request(op.method, op.path, { key, query: input as Record<string, string> });
+
+/** Decided from the schema: rows are chosen before the world is seeded. */
+const takesBrand = (op: Operation) =>
+  'brand' in ((op.input as unknown as { shape?: object }).shape ?? {});
+const never = (op: Operation) => 'never' in op.access;
+const minRole = (op: Operation) => ('minRole' in op.access ? op.access.minRole : undefined);
+
+const FORBIDDEN = `{"error":"outside this key's brand scope"}`;
+const NOT_FOUND = '{"error":"not found"}';
+
+describe.each(operations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
+  it('answers 401 to a revoked key', async () => {
+    const r = await call(op, w.keys.revoked);
+    expect(r.status).toBe(401);
+    expect(r.text).toBe('{"error":"unknown or revoked API key"}');
+  });
+
+  it('answers 403 to a key on a plan without API access', async () => {
+    const r = await call(op, w.keys.starter);
+    expect(r.status).toBe(403);
+    expect(r.text).toBe(FORBIDDEN);
+  });
+
+  if (takesBrand(op) && !never(op))
+    it('answers 404 to a key of another account, as for an unknown brand', async () => {
+      const foreign = await call(op, w.keys.other);
+      const unknown = await call(op, w.keys.owner, { ...validInput(op), brand: 'unknown.example' });
+      expect(foreign.status).toBe(404);
+      expect(foreign.text).toBe(NOT_FOUND);
+      expect(unknown.text).toBe(foreign.text);
+    });
+
+  if (takesBrand(op) && !never(op))
+    it('answers 403 to a key scoped to another brand', async () => {
+      const r = await call(op, w.keys.scopedAcme);
+      expect(r.status).toBe(403);
+      expect(r.text).toBe(FORBIDDEN);
+    });
+
+  if (minRole(op) !== undefined)
+    it('answers 403 to a member key where owner/admin is needed', async () => {
+      const r = await call(op, w.keys.member);
+      expect(r.status).toBe(403);
+      expect(r.text).toBe(FORBIDDEN);
+    });
+
+  if (never(op))
+    it('answers 403 to every key, owner and full scope included', async () => {
+      for (const key of [w.keys.owner, w.keys.admin, w.keys.member, w.keys.other]) {
+        const r = await call(op, key);
+        expect(r.status).toBe(403);
+        expect(r.text).toBe(FORBIDDEN);
+      }
+    });
+
+  if (!never(op))
+    it('succeeds for a full-scope owner key of the account', async () => {
+      const r = await call(op, w.keys.owner);
+      expect(r.status).toBe(200);
+      expect(op.output.safeParse(r.body).success).toBe(true);
+    });
+});

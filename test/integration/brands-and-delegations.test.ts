@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+let svc: TestService;
+let w: World;
+
+beforeAll(async () => {
+  svc = await startService();
+  w = await seedWorld(svc.app);
+});
+afterAll(() => svc.close());
+
+describe('GET /v1/brands', () => {
+  it('lists own brands and actively delegated client brands', async () => {
+    const r = await svc.request('GET', '/v1/brands', { key: w.keys.member });
+    expect(r.status).toBe(200);
+    expect(r.body.brands).toEqual([
+      {
+        brand: 'acme.com',
+        name: 'Acme',
+        verified: true,
+        delegated: true,
+        client: w.accounts.client,
+      },
+      {
+        brand: 'northwind.example',
+        name: 'Northwind',
+        verified: true,
+        delegated: false,
+        client: null,
+      },
+      {
+        brand: 'unverified.example',
+        name: 'Unverified',
+        verified: false,
+        delegated: false,
+        client: null,
+      },
+    ]);
+  });
+
+  it('shows a brand-scoped key only its scope', async () => {
+    const r = await svc.request('GET', '/v1/brands', { key: w.keys.scopedAcme });
+    expect(r.body.brands.map((b: { brand: string }) => b.brand)).toEqual(['acme.com']);
+  });
+
+  it('drops a client brand once its delegation is no longer active, everywhere at once', async () => {
+    const extra = await svc.request('GET', '/v1/brands', { key: w.keys.other });
+    expect(extra.body.brands.map((b: { brand: string }) => b.brand)).toEqual(['globex.com']);
+    await svc.app.db.updateTable('delegations').set({ status: 'revoked' }).execute();
+    const r = await svc.request('GET', '/v1/brands', { key: w.keys.owner });
+    expect(r.body.brands.map((b: { brand: string }) => b.brand)).not.toContain('acme.com');
+    const story = await svc.request('GET', '/v1/stories', {
+      key: w.keys.owner,
+      query: { brand: 'acme.com' },
+    });
+    expect(story.text).toBe('{"error":"not found"}');
+    const rows = await svc.request('GET', '/v1/delegations', { key: w.keys.owner });
+    expect(rows.body.delegations).toEqual([
+      { brand_key: 'acme.com', status: 'revoked', client: w.accounts.client },
+    ]);
+    await svc.app.db.updateTable('delegations').set({ status: 'active' }).execute();
+  });
+});
+
+describe('GET /v1/delegations', () => {
+  it("lists the partner's delegations", async () => {
+    const r = await svc.request('GET', '/v1/delegations', { key: w.keys.owner });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      delegations: [{ brand_key: 'acme.com', status: 'active', client: w.accounts.client }],
+    });
+  });
+
+  it('shows a scoped key only the delegations of its brands', async () => {
+    const r = await svc.request('GET', '/v1/delegations', { key: w.keys.scopedNorthwind });
+    expect(r.body).toEqual({ delegations: [] });
+  });
+
+  it('is empty for an account with none', async () => {
+    const r = await svc.request('GET', '/v1/delegations', { key: w.keys.other });
+    expect(r.body).toEqual({ delegations: [] });
+  });
+});
+
+describe('operations a key can never perform', () => {
+  for (const path of ['/v1/delegations', '/v1/api-keys']) {
+    it(`POST ${path} is always 403, whoever asks and whatever the body`, async () => {
+      for (const body of [undefined, {}, { brand: 'acme.com' }, { role: 'owner' }]) {
+        const r = await svc.request('POST', path, { key: w.keys.owner, body });
+        expect(r.status).toBe(403);
+        expect(r.body).toEqual({ error: "outside this key's brand scope" });
+      }
+      const before = await svc.app.db.selectFrom('api_keys').select('id').execute();
+      const after = await svc.request('POST', path, {
+        key: w.keys.owner,
+        body: {},
+        headers: { 'idempotency-key': `never-${path}` },
+      });
+      expect(after.status).toBe(403);
+      expect(await svc.app.db.selectFrom('api_keys').select('id').execute()).toHaveLength(
+        before.length,
+      );
+    });
+  }
+});

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+let svc: TestService;
+let w: World;
+
+beforeAll(async () => {
+  svc = await startService();
+  w = await seedWorld(svc.app);
+});
+afterAll(() => svc.close());
+
+describe('bad input gets a 400 naming the field', () => {
+  const valid = () => ({
+    brand: 'northwind.example',
+    event_uri: w.stories.northwind,
+    text: 'Statement',
+  });
+  const cases: [
+    string,
+    () => { rawBody?: string; body?: unknown; headers?: Record<string, string> },
+    string,
+  ][] = [
+    ['malformed JSON', () => ({ rawBody: '{"brand": ' }), 'body: malformed JSON'],
+    ['a JSON array', () => ({ body: [1, 2] }), 'body: must be an object'],
+    ['a JSON string', () => ({ rawBody: '"text"' }), 'body: must be an object'],
+    ['JSON null', () => ({ rawBody: 'null' }), 'body: must be an object'],
+    ['an empty body', () => ({ rawBody: '' }), 'body: must be a JSON object'],
+    [
+      'a non-JSON content type',
+      () => ({ rawBody: 'brand=x', headers: { 'content-type': 'text/plain' } }),
+      'body: must be JSON (Content-Type: application/json)',
+    ],
+    [
+      'an extra property',
+      () => ({ body: { ...valid(), colour: 'red' } }),
+      "body: unknown property 'colour'",
+    ],
+    ['a missing brand', () => ({ body: { ...valid(), brand: undefined } }), 'brand: is required'],
+    [
+      'a missing event_uri',
+      () => ({ body: { ...valid(), event_uri: undefined } }),
+      'event_uri: is required',
+    ],
+    ['a number for brand', () => ({ body: { ...valid(), brand: 7 } }), 'brand: must be a string'],
+    ['an empty brand', () => ({ body: { ...valid(), brand: '' } }), 'brand: is required'],
+    [
+      'an object for text',
+      () => ({ body: { ...valid(), text: { a: 1 } } }),
+      'text: must be a string',
+    ],
+    [
+      'an over-long event_uri',
+      () => ({ body: { ...valid(), event_uri: 'e'.repeat(201) } }),
+      'event_uri: must be at most 200 characters',
+    ],
+    [
+      'an over-long text',
+      () => ({ body: { ...valid(), text: 'a'.repeat(601) } }),
+      'text: must be 1 to 600 characters',
+    ],
+    ['a prototype-pollution key', () => ({ rawBody: '{"__proto__": {"x": 1}}' }), ''],
+  ];
+  it.each(cases)('%s', async (_name, make, error) => {
+    const r = await svc.request('POST', '/v1/brand-note', { key: w.keys.owner, ...make() });
+    expect(r.status).toBe(400);
+    expect(typeof r.body.error).toBe('string');
+    expect(Object.keys(r.body)).toEqual(['error']);
+    if (error) expect(r.body.error).toBe(error);
+  });
+
+  it('refuses a repeated query parameter', async () => {
+    const r = await svc.request('GET', `/v1/stories?brand=a.com&brand=b.com`, {
+      key: w.keys.owner,
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: 'brand: must be a string' });
+  });
+
+  it('answers an unknown path with a 404 error body', async () => {
+    const r = await svc.request('GET', '/v1/nothing-here', { key: w.keys.owner });
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({ error: 'not found' });
+  });
+
+  it('answers an oversized body with 413 and an error body', async () => {
+    const r = await svc.request('POST', '/v1/brand-note', {
+      key: w.keys.owner,
+      body: { ...valid(), text: 'a'.repeat(1_100_000) },
+    });
+    expect(r.status).toBe(413);
+    expect(r.body).toEqual({ error: 'body: too large' });
+  });
+});

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.js';
+import { type AppContext, createContext } from '../../src/context.js';
+import { migrate } from '../../src/db/database.js';
+import { buildServer } from '../../src/http/server.js';
+import { freshDatabase } from './databases.js';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+}
+
+export interface RequestOptions {
+  key?: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** Sent as is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestService {
+  url: string;
+  app: AppContext;
+  server: FastifyInstance;
+  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
+  /** Every status this suite's requests got, to prove no request produced a 5xx. */
+  statuses: number[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real server on a loopback port over a fresh database of the dialect under test.
+ * `close` fails the suite if any request answered 5xx: a 500 is always a bug.
+ */
+export async function startService(env: Record<string, string> = {}): Promise<TestService> {
+  const db = await freshDatabase();
+  const config = loadConfig({ LOG_LEVEL: 'fatal', ...env, DATABASE_URL: db.url, PORT: '0' });
+  const app = await createContext(config);
+  await migrate(app.db);
+  const server = await buildServer(app);
+  await server.listen({ port: 0, host: '127.0.0.1' });
+  const address = server.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const statuses: number[] = [];
+
+  async function request(method: string, path: string, opts: RequestOptions = {}) {
+    const target = new URL(path, url);
+    for (const [k, v] of Object.entries(opts.query ?? {})) {
+      if (v !== undefined) target.searchParams.set(k, String(v));
+    }
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key !== undefined) headers['x-api-key'] = opts.key;
+    let payload: string | undefined = opts.rawBody;
+    if (payload === undefined && opts.body !== undefined) payload = JSON.stringify(opts.body);
+    if (
+      payload !== undefined &&
+      !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')
+    ) {
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(target, { method, headers, body: payload });
+    const text = await res.text();
+    statuses.push(res.status);
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, body: body as any };
+  }
+
+  return {
+    url,
+    app,
+    server,
+    request,
+    statuses,
+    async close() {
+      await server.close();
+      await app.close();
+      await db.drop();
+      const errors = statuses.filter((s) => s >= 500);
+      if (errors.length > 0) throw new Error(`requests answered 5xx: ${errors.join(', ')}`);
+    },
+  };
+}

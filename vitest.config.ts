@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The integration suite runs twice, once per database, each file against a fresh
+ * database of its own; unit tests run once.
+ */
+export default defineConfig({
+  test: {
+    hookTimeout: 60_000,
+    testTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: ['test/integration/**/*.test.ts'],
+          env: { TEST_DB: 'sqlite' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/integration/**/*.test.ts'],
+          env: { TEST_DB: 'postgres' },
+        },
+      },
+    ],
+  },
+});
