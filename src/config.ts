@@ -4,7 +4,12 @@ import { z } from 'zod';
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
-  BASE_URL: z.url().optional(),
+  BASE_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: 'must be an http(s) URL such as https://stories.example.com',
+    })
+    .optional(),
   DATABASE_URL: z.string().min(1).default('sqlite:./data/stories.db'),
   REDIS_URL: z
     .string()

@@ -1,0 +1,273 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brs, brsServe } from '../support/cli.js';
+import { freshDatabase } from '../support/databases.js';
+
+let env: Record<string, string>;
+let drop: () => Promise<void>;
+let server: Awaited<ReturnType<typeof brsServe>>;
+
+beforeAll(async () => {
+  const db = await freshDatabase();
+  env = { DATABASE_URL: db.url };
+  drop = db.drop;
+});
+afterAll(async () => {
+  await server?.stop();
+  await drop();
+});
+
+const api = (path: string, key: string) =>
+  fetch(`${server.url}${path}`, { headers: { 'x-api-key': key } }).then(async (r) => ({
+    status: r.status,
+    body: await r.json(),
+  }));
+
+describe('brs, the operator command line', () => {
+  let account: string;
+  let client: string;
+  let key: { id: string; key: string };
+
+  it('migrate', async () => {
+    expect(await brs(env, 'migrate')).toMatchObject({ code: 0, out: { ok: true } });
+  });
+
+  it('account create', async () => {
+    const r = await brs(env, 'account', 'create', '--name', 'Northwind', '--plan', 'agency');
+    expect(r.code).toBe(0);
+    expect(r.out.account).toMatch(/^acc_/);
+    account = r.out.account;
+    client = (await brs(env, 'account', 'create', '--name', 'Acme', '--plan', 'pro')).out.account;
+  });
+
+  it('refuses a bad plan with a clear JSON error and a non-zero exit', async () => {
+    const r = await brs(env, 'account', 'create', '--name', 'X', '--plan', 'gold');
+    expect(r.code).toBe(1);
+    expect(r.out).toEqual({ error: 'plan: must be starter, pro, partner or agency' });
+  });
+
+  it('user create', async () => {
+    const r = await brs(
+      env,
+      'user',
+      'create',
+      '--account',
+      account,
+      '--email',
+      'Ops@Northwind.example',
+      '--password',
+      'long enough pw',
+      '--role',
+      'owner',
+    );
+    expect(r.code).toBe(0);
+    expect(r.out.user).toMatch(/^usr_/);
+    const bad = await brs(
+      env,
+      'user',
+      'create',
+      '--account',
+      account,
+      '--email',
+      'nope',
+      '--password',
+      'long enough pw',
+      '--role',
+      'owner',
+    );
+    expect(bad.out).toEqual({ error: 'email: must be an email address' });
+  });
+
+  it('brand add', async () => {
+    expect(
+      (
+        await brs(
+          env,
+          'brand',
+          'add',
+          '--account',
+          account,
+          '--host',
+          'Northwind.example',
+          '--verified',
+        )
+      ).out,
+    ).toEqual({ brand: 'northwind.example' });
+    expect(
+      (await brs(env, 'brand', 'add', '--account', client, '--host', 'acme.com', '--name', 'Acme'))
+        .out,
+    ).toEqual({ brand: 'acme.com' });
+    const dup = await brs(env, 'brand', 'add', '--account', client, '--host', 'acme.com');
+    expect(dup.code).toBe(1);
+    expect(dup.out).toEqual({ error: 'host: this brand is already monitored' });
+  });
+
+  it('delegation grant', async () => {
+    const r = await brs(
+      env,
+      'delegation',
+      'grant',
+      '--partner',
+      account,
+      '--client',
+      client,
+      '--brand',
+      'acme.com',
+    );
+    expect(r.out).toEqual({ status: 'active' });
+  });
+
+  it('key create, shown once, working over REST', async () => {
+    const r = await brs(
+      env,
+      'key',
+      'create',
+      '--account',
+      account,
+      '--role',
+      'owner',
+      '--scope',
+      'full',
+      '--name',
+      'CI',
+    );
+    expect(r.code).toBe(0);
+    expect(r.out.id).toMatch(/^key_/);
+    expect(r.out.key).toMatch(/^brs_[a-z2-9]{12}_[A-Za-z0-9_-]{43}$/);
+    key = r.out;
+    server = await brsServe(env);
+    const brands = await api('/v1/brands', key.key);
+    expect(brands.status).toBe(200);
+    expect(brands.body.brands.map((b: { brand: string }) => b.brand)).toEqual([
+      'acme.com',
+      'northwind.example',
+    ]);
+  });
+
+  it('key create with a brand scope', async () => {
+    const r = await brs(
+      env,
+      'key',
+      'create',
+      '--account',
+      account,
+      '--role',
+      'member',
+      '--scope',
+      'acme.com',
+    );
+    expect((await api('/v1/brands', r.out.key)).body.brands).toHaveLength(1);
+    const bad = await brs(
+      env,
+      'key',
+      'create',
+      '--account',
+      account,
+      '--role',
+      'member',
+      '--scope',
+      'globex.com',
+    );
+    expect(bad.out).toEqual({ error: 'scope: not a brand of this account: globex.com' });
+  });
+
+  it('story import lands a complete, locked story', async () => {
+    const file = join(tmpdir(), `article-${process.pid}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        url: 'https://news.example.org/northwind-strike',
+        title: 'Northwind staff announce a strike over pay',
+        publisher: 'Example News',
+        published_at: '2026-11-20',
+        text: 'Workers at Northwind announced a strike on Monday after pay talks failed. The union said the walkout would last a week. Northwind said it regrets the decision.',
+      }),
+    );
+    const r = await brs(env, 'story', 'import', '--brand', 'northwind.example', '--file', file);
+    expect(r.code).toBe(0);
+    expect(r.out.event_uri).toMatch(/^evt_/);
+    const story = await api(
+      `/v1/story?brand=northwind.example&event_uri=${r.out.event_uri}`,
+      key.key,
+    );
+    expect(story.status).toBe(200);
+    const s = story.body.story;
+    expect(s.title).toBe('Northwind staff announce a strike over pay');
+    expect(['medium', 'high', 'critical']).toContain(s.severity);
+    expect(s.topics).toContain('labor');
+    expect(s.advisory.locked).toBe(true);
+    expect(s.advisory.executive_summary.length).toBeGreaterThan(0);
+    const phases = await fetch(`${server.url}/v1/stories?brand=northwind.example`, {
+      headers: { 'x-api-key': key.key },
+    });
+    expect(phases.status).toBe(200);
+
+    writeFileSync(
+      file,
+      JSON.stringify({
+        url: 'ftp://x',
+        title: 't',
+        publisher: 'p',
+        published_at: '2026-11-20',
+        text: 'x',
+      }),
+    );
+    expect(
+      (await brs(env, 'story', 'import', '--brand', 'northwind.example', '--file', file)).out,
+    ).toEqual({ error: 'url: must be an http or https URL' });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        url: 'https://x.example/a',
+        title: 'Weather',
+        publisher: 'p',
+        published_at: '2026-11-20',
+        text: 'Sunny all week.',
+      }),
+    );
+    expect(
+      (await brs(env, 'story', 'import', '--brand', 'northwind.example', '--file', file)).out,
+    ).toEqual({ error: 'article: brand not mentioned' });
+  });
+
+  it('billing subscribe', async () => {
+    expect((await brs(env, 'billing', 'subscribe', '--account', account)).out).toEqual({
+      ok: true,
+    });
+  });
+
+  it('key revoke takes effect on the next call', async () => {
+    expect((await brs(env, 'key', 'revoke', '--id', key.id)).out).toEqual({ ok: true });
+    const r = await api('/v1/brands', key.key);
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual({ error: 'unknown or revoked API key' });
+  });
+
+  it('demo seeds a complete data set whose keys work, once', async () => {
+    const demoDb = await freshDatabase();
+    const demoEnv = { DATABASE_URL: demoDb.url };
+    const r = await brs(demoEnv, 'demo');
+    expect(r.code).toBe(0);
+    expect(Object.keys(r.out).sort()).toEqual(['accounts', 'keys', 'users']);
+    const demoServer = await brsServe(demoEnv);
+    const get = (path: string, k: string) =>
+      fetch(`${demoServer.url}${path}`, { headers: { 'x-api-key': k } });
+    const stories = await get('/v1/stories?brand=acme.com', r.out.keys.northwind_owner.key);
+    expect(stories.status).toBe(200);
+    expect((await stories.json()).stories.length).toBeGreaterThanOrEqual(3);
+    expect((await get('/v1/brands', r.out.keys.initech_owner.key)).status).toBe(403);
+    await demoServer.stop();
+    const again = await brs(demoEnv, 'demo');
+    expect(again.code).toBe(1);
+    expect(again.out).toEqual({ error: 'demo: demo data already present' });
+    await demoDb.drop();
+  });
+
+  it('reports a bad configuration clearly', async () => {
+    const r = await brs({ ...env, PORT: 'eighty' }, 'migrate');
+    expect(r.code).toBe(1);
+    expect(r.out.error).toContain('PORT');
+  });
+});

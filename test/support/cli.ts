@@ -1,0 +1,61 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/brs.js', import.meta.url));
+
+/** The parent's environment minus BASE_URL, which Vitest sets to '/' for Vite's sake. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const { BASE_URL: _vite, ...rest } = process.env;
+  return { ...rest, LOG_LEVEL: 'warn', ...extra };
+}
+
+/** Runs `brs … --json` as an operator would and parses the one JSON object it prints. */
+export function brs(env: Record<string, string>, ...args: string[]) {
+  return new Promise<{ code: number; out: any; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args, '--json'],
+      { env: childEnv(env) },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        let out: unknown;
+        try {
+          out = JSON.parse(stdout);
+        } catch {
+          out = stdout;
+        }
+        resolve({ code: typeof code === 'number' ? code : 1, out, stderr });
+      },
+    );
+  });
+}
+
+/** Starts `brs serve --json` on a free port and waits for the URL it prints. */
+export async function brsServe(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--json'], {
+    env: childEnv({ PORT: '0', ...env }),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const [line] = (await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`brs serve exited with ${code}`);
+    }),
+  ])) as [string];
+  const { url } = JSON.parse(line);
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+    },
+  };
+}
