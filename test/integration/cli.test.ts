@@ -22,7 +22,7 @@ afterAll(async () => {
 const api = (path: string, key: string) =>
   fetch(`${server.url}${path}`, { headers: { 'x-api-key': key } }).then(async (r) => ({
     status: r.status,
-    body: await r.json(),
+    body: (await r.json()) as any,
   }));
 
 describe('brs, the operator command line', () => {

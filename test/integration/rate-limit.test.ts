@@ -15,7 +15,7 @@ const brands = (key: string) => svc.request('GET', '/v1/brands', { key });
 
 describe('rate limit: 120 requests per key per 60-second window', () => {
   it('answers the 121st request with 429 and Retry-After, and leaves other keys alone', async () => {
-    let last;
+    let last: Awaited<ReturnType<typeof brands>> | undefined;
     for (let i = 1; i <= 120; i++) {
       last = await brands(w.keys.member);
       expect(last.status).toBe(200);

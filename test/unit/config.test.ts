@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has working defaults: SQLite under ./data, port 8080', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.baseUrl).toBe('http://localhost:8080');
+    expect(c.database).toEqual({ dialect: 'sqlite', file: './data/stories.db' });
+    expect(c.redisUrl).toBeUndefined();
+    expect(c.rateLimitPerMinute).toBe(120);
+  });
+
+  it('reads PostgreSQL, SQLite paths, Redis and allow-listed hosts', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
+      dialect: 'postgres',
+      url: 'postgres://u@h/db',
+    });
+    expect(loadConfig({ DATABASE_URL: '/var/lib/brs.db' }).database).toEqual({
+      dialect: 'sqlite',
+      file: '/var/lib/brs.db',
+    });
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe(
+      'redis://127.0.0.1:6379',
+    );
+    expect(
+      loadConfig({ FETCH_ALLOW_HOSTS: ' 127.0.0.1:9000 , intranet:80,' }).fetchAllowHosts,
+    ).toEqual(['127.0.0.1:9000', 'intranet:80']);
+    expect(loadConfig({ BASE_URL: 'https://stories.example.com/' }).baseUrl).toBe(
+      'https://stories.example.com',
+    );
+  });
+
+  it('fails at start with a message naming every bad setting', () => {
+    try {
+      loadConfig({ PORT: 'eighty', REDIS_URL: 'localhost:6379', BASE_URL: 'ftp://x' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const text = (e as Error).message;
+      expect(text).toContain('PORT');
+      expect(text).toContain('REDIS_URL: must start with redis:// or rediss://');
+      expect(text).toContain('BASE_URL');
+    }
+  });
+});
