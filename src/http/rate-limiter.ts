@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { AppError } from '../errors.js';
 
 /** One fixed window: how many hits it holds and when (epoch ms) it ends. */
 export interface RateWindow {
@@ -50,6 +51,11 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
+/** Without Redis no process can tell how many calls a key made: answer 503, not a guess. */
+function outage(): never {
+  throw new AppError('unavailable');
+}
+
 /** INCR and the window's expiry in one atomic step, so every server process shares a window. */
 const HIT = `
 local c = redis.call('INCR', KEYS[1])
@@ -80,10 +86,9 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async hit(bucket: string, windowMs: number): Promise<RateWindow> {
-    const [count, ttl] = (await this.redis.eval(HIT, 1, this.prefix + bucket, windowMs)) as [
-      number,
-      number,
-    ];
+    const [count, ttl] = (await this.redis
+      .eval(HIT, 1, this.prefix + bucket, windowMs)
+      .catch(outage)) as [number, number];
     return { count, resetAt: Date.now() + ttl };
   }
 
@@ -93,6 +98,7 @@ export class RedisRateLimiter implements RateLimiter {
       .get(this.prefix + bucket)
       .pttl(this.prefix + bucket)
       .exec()
+      .catch(outage)
       .then((r) => [r?.[0]?.[1], r?.[1]?.[1]] as [string | null, number]);
     if (count === null || ttl < 0) return null;
     return { count: Number(count), resetAt: Date.now() + ttl };
