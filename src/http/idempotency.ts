@@ -125,3 +125,12 @@ export async function releaseIdempotent(app: AppContext, keyId: string, idemKey:
     .where('state', '=', 'in_progress')
     .execute();
 }
+
+/** Deletes records past their 24 hours; returns how many went. */
+export async function sweepExpiredIdempotency(app: AppContext): Promise<number> {
+  const gone = await app.db
+    .deleteFrom('idempotency_records')
+    .where('expires_at', '<=', app.clock.now().toISOString())
+    .executeTakeFirst();
+  return Number(gone.numDeletedRows);
+}

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { operations } from '../operations/index.js';
+import { sweepExpiredIdempotency } from './idempotency.js';
 import { buildOpenApi } from './openapi.js';
 import { renderError } from './render-error.js';
 import { mountRest } from './rest-adapter.js';
@@ -50,5 +51,14 @@ export async function buildServer(app: AppContext): Promise<FastifyInstance> {
   await fastify.register(swaggerUi, { routePrefix: '/docs' });
 
   mountRest(fastify, app, operations);
+
+  // Expired idempotency records are useless; sweep them hourly (any process may do it).
+  const sweeper = setInterval(() => {
+    sweepExpiredIdempotency(app).catch((err) =>
+      fastify.log.warn({ err }, 'idempotency sweep failed'),
+    );
+  }, 3_600_000);
+  sweeper.unref();
+  fastify.addHook('onClose', async () => clearInterval(sweeper));
   return fastify;
 }
