@@ -262,12 +262,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
   } catch (err) {
-    const message =
-      err instanceof AppError
-        ? err.code === 'not_found'
-          ? 'not found'
-          : err.message
-        : (err as Error).message;
+    const message = (err as Error).message;
     if (json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     else process.stderr.write(`brs: ${message}\n`);
     process.exitCode = 1;

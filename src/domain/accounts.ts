@@ -1,7 +1,7 @@
 import { hashPassword } from '../auth/passwords.js';
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
-import { conflict, invalid, notFound } from '../errors.js';
+import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeAudit } from './audit.js';
 
@@ -30,7 +30,7 @@ export async function requireAccount(app: AppContext, id: string) {
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst();
-  if (!account) throw notFound();
+  if (!account) throw new AppError('not_found', `account ${id}: not found`);
   return account;
 }
 

@@ -1,7 +1,7 @@
 import { generateApiKey } from '../auth/api-keys.js';
 import type { AppContext } from '../context.js';
 import type { Role } from '../db/schema.js';
-import { invalid, notFound } from '../errors.js';
+import { AppError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
@@ -74,7 +74,7 @@ export async function revokeKey(app: AppContext, id: string, actor: string): Pro
       .select(['account_id', 'revoked_at'])
       .where('id', '=', id)
       .executeTakeFirst();
-    if (!key) throw notFound();
+    if (!key) throw new AppError('not_found', `key ${id}: not found`);
     if (key.revoked_at !== null) return;
     await trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).execute();
     await writeAudit(trx, {

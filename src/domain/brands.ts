@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { conflict, notFound } from '../errors.js';
+import { AppError, conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
@@ -59,6 +59,6 @@ export async function requireBrandByHost(app: AppContext, host: string) {
     .select(['id', 'account_id', 'host', 'name', 'verified'])
     .where('host', '=', host)
     .executeTakeFirst();
-  if (!brand) throw notFound();
+  if (!brand) throw new AppError('not_found', `brand ${host}: not found`);
   return brand;
 }

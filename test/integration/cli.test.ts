@@ -265,6 +265,15 @@ describe('brs, the operator command line', () => {
     await demoDb.drop();
   });
 
+  it('names what it could not find', async () => {
+    expect(
+      (await brs(env, 'brand', 'add', '--account', 'acc_missing', '--host', 'x.example')).out,
+    ).toEqual({ error: 'account acc_missing: not found' });
+    expect((await brs(env, 'key', 'revoke', '--id', 'key_missing')).out).toEqual({
+      error: 'key key_missing: not found',
+    });
+  });
+
   it('reports a bad configuration clearly', async () => {
     const r = await brs({ ...env, PORT: 'eighty' }, 'migrate');
     expect(r.code).toBe(1);
