@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { AppContext } from './context.js';
+import { prepared } from './db/prepared.js';
 import type { BrandsTable, Plan, Role } from './db/schema.js';
 import { AppError, forbidden, notFound } from './errors.js';
 
@@ -57,23 +59,37 @@ export interface BrandAccess {
  */
 export async function brandFor(app: AppContext, actor: Actor, host: string): Promise<BrandAccess> {
   if (actor.scope !== null && !actor.scope.includes(host)) throw forbidden();
-  const brand = await app.db
-    .selectFrom('brands')
-    .select(['id', 'account_id', 'host', 'name', 'verified'])
-    .where('host', '=', host)
-    .executeTakeFirst();
-  if (!brand) throw notFound();
+  const row = await brandByHost.first(app.db, { host, account: actor.accountId });
+  if (!row) throw notFound();
+  const { delegated, ...brand } = row;
   if (brand.account_id === actor.accountId) return { brand, relation: 'own' };
-  const delegation = await app.db
-    .selectFrom('delegations')
-    .select('id')
-    .where('brand_id', '=', brand.id)
-    .where('partner_account_id', '=', actor.accountId)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-  if (!delegation) throw notFound();
+  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+  if (!delegated) throw notFound();
   return { brand, relation: 'delegated' };
 }
+
+/** The brand and, in the same statement, whether the account holds an active grant on it. */
+const brandByHost = prepared<
+  { host: string; account: string },
+  BrandAccess['brand'] & { delegated: unknown }
+>((db, p) =>
+  db
+    .selectFrom('brands as b')
+    .select(['b.id', 'b.account_id', 'b.host', 'b.name', 'b.verified'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('delegations as d')
+            .select('d.id')
+            .whereRef('d.brand_id', '=', 'b.id')
+            .where('d.partner_account_id', '=', p('account'))
+            .where('d.status', '=', sql.lit('active')),
+        )
+        .as('delegated'),
+    )
+    .where('b.host', '=', p('host')),
+);
 
 /** Brand Notes are official statements: only a verified brand, or one a client delegated. */
 export function requireNotePublisher(access: BrandAccess): void {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { prepared } from '../db/prepared.js';
 import type { Plan, Role } from '../db/schema.js';
 import { AppError, forbidden } from '../errors.js';
 import type { RateWindow } from '../http/rate-limiter.js';
@@ -95,10 +96,8 @@ export async function authenticateKey(
   };
 }
 
-async function findKey(app: AppContext, rawKey: string | undefined) {
-  const lookup = rawKey ? apiKeyLookup(rawKey) : null;
-  if (!rawKey || !lookup) return undefined;
-  const row = await app.db
+const keyByLookup = prepared<{ lookup: string }, KeyRow>((db, p) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select([
@@ -111,8 +110,24 @@ async function findKey(app: AppContext, rawKey: string | undefined) {
       'api_keys.last_used_at',
       'accounts.plan',
     ])
-    .where('api_keys.lookup', '=', lookup)
-    .executeTakeFirst();
+    .where('api_keys.lookup', '=', p('lookup')),
+);
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  secret_hash: string;
+  role: Role;
+  scope: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  plan: Plan;
+}
+
+async function findKey(app: AppContext, rawKey: string | undefined) {
+  const lookup = rawKey ? apiKeyLookup(rawKey) : null;
+  if (!rawKey || !lookup) return undefined;
+  const row = await keyByLookup.first(app.db, { lookup });
   if (!row || row.revoked_at !== null || !apiKeyMatches(rawKey, row.secret_hash)) return undefined;
-  return row as typeof row & { plan: Plan; role: Role };
+  return row;
 }

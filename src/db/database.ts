@@ -22,7 +22,34 @@ export function openDatabase(database: Database): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Reads of a working set larger than SQLite's default 16 MB page cache go to the kernel
+  // on every miss; a larger cache and memory-mapped reads keep hot pages in the process.
+  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma('mmap_size = 268435456');
+  return new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every statement anew; preparing cost up to a quarter of
+ * a request's CPU in the benchmark. The SQL text of a query is stable (values are bound
+ * parameters), so statements are kept by text, in a bounded map.
+ */
+function withStatementCache(sqlite: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (!statement) {
+        statement = sqlite.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 export async function migrate(db: Db): Promise<void> {

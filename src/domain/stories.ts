@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import { invalid, notFound } from '../errors.js';
 
 export interface StoryPage {
@@ -18,6 +19,43 @@ function decodeCursor(cursor: string): [string, string] {
   return [d, id];
 }
 
+interface PageRow {
+  id: string;
+  event_uri: string;
+  title: string;
+  severity: string;
+  detected_at: string;
+}
+
+const firstPage = prepared<{ brandId: string; take: number }, PageRow>((db, p) =>
+  db
+    .selectFrom('stories')
+    .select(['id', 'event_uri', 'title', 'severity', 'detected_at'])
+    .where('brand_id', '=', p('brandId'))
+    .orderBy('detected_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(p('take')),
+);
+
+const pageAfterCursor = prepared<
+  { brandId: string; take: number; before: string; beforeId: string },
+  PageRow
+>((db, p) =>
+  db
+    .selectFrom('stories')
+    .select(['id', 'event_uri', 'title', 'severity', 'detected_at'])
+    .where('brand_id', '=', p('brandId'))
+    .where((eb) =>
+      eb.or([
+        eb('detected_at', '<', p('before')),
+        eb.and([eb('detected_at', '=', p('before')), eb('id', '<', p('beforeId'))]),
+      ]),
+    )
+    .orderBy('detected_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(p('take')),
+);
+
 /** Newest first, keyset-paginated so deep pages cost the same as the first. */
 export async function listStoryPage(
   db: Db,
@@ -25,21 +63,14 @@ export async function listStoryPage(
   limit: number,
   cursor?: string,
 ): Promise<StoryPage> {
-  let q = db
-    .selectFrom('stories')
-    .select(['id', 'event_uri', 'title', 'severity', 'detected_at'])
-    .where('brand_id', '=', brandId);
+  const take = limit + 1;
+  let found: PageRow[];
   if (cursor) {
-    const [d, id] = decodeCursor(cursor);
-    q = q.where((eb) =>
-      eb.or([eb('detected_at', '<', d), eb.and([eb('detected_at', '=', d), eb('id', '<', id)])]),
-    );
+    const [before, beforeId] = decodeCursor(cursor);
+    found = await pageAfterCursor.all(db, { brandId, take, before, beforeId });
+  } else {
+    found = await firstPage.all(db, { brandId, take });
   }
-  const found = await q
-    .orderBy('detected_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
   const page = found.slice(0, limit);
   const last = page[page.length - 1];
   return {

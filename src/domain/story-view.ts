@@ -1,8 +1,10 @@
+import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { Db } from '../db/database.js';
+import { prepared } from '../db/prepared.js';
 import type { AdvisoriesTable } from '../db/schema.js';
 import { notFound } from '../errors.js';
-import type { Advisory, AdvisoryPending, StoryDetail } from '../operations/shapes.js';
+import type { Advisory, AdvisoryPending, Source, StoryDetail } from '../operations/shapes.js';
 
 type AdvisoryView = z.input<typeof Advisory>;
 type AdvisoryRow = Pick<
@@ -19,10 +21,58 @@ export async function loadStoryDetail(
   brandId: string,
   eventUri: string,
 ): Promise<z.input<typeof StoryDetail>> {
-  const s = await db
+  const s = await storyWithLiveAdvisory.first(db, { brandId, eventUri });
+  if (!s) throw notFound();
+
+  const unlocked = s.unlocked_at !== null;
+  const live = { ...s, id: s.advisory_id };
+  const detail: z.input<typeof StoryDetail> = {
+    event_uri: s.event_uri,
+    title: s.title,
+    severity: s.severity as never,
+    detected_at: s.detected_at,
+    topics: JSON.parse(s.topics),
+    status: s.status as never,
+    assignee: s.assignee,
+    advisory: unlocked ? await fullAdvisory(db, s.id, live) : teaser(live),
+    brand_note: s.note_text ? { text: s.note_text, published_at: s.note_published_at! } : null,
+  };
+  if (s.proposal_id) detail.advisory_pending = await loadPending(db, s.proposal_id, s.id, unlocked);
+  return detail;
+}
+
+/** Everything but the plan and sources in one statement, including whether a proposal waits. */
+const storyWithLiveAdvisory = prepared<
+  { brandId: string; eventUri: string },
+  {
+    id: string;
+    event_uri: string;
+    title: string;
+    severity: string;
+    detected_at: string;
+    topics: string;
+    status: string;
+    unlocked_at: string | null;
+    assignee: string | null;
+    advisory_id: string;
+    assessment: string | null;
+    urgency: string | null;
+    spread: string | null;
+    schema: string;
+    executive_summary: string;
+    summary_basis: string;
+    note_text: string | null;
+    note_published_at: string | null;
+    proposal_id: string | null;
+  }
+>((db, p) =>
+  db
     .selectFrom('stories as s')
     .innerJoin('advisories as a', (j) =>
-      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', 'live'),
+      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', sql.lit('live')),
+    )
+    .leftJoin('advisories as pa', (j) =>
+      j.onRef('pa.story_id', '=', 's.id').on('pa.kind', '=', sql.lit('proposal')),
     )
     .leftJoin('brand_notes as n', 'n.story_id', 's.id')
     .leftJoin('users as u', 'u.id', 's.assignee_user_id')
@@ -45,29 +95,50 @@ export async function loadStoryDetail(
       'a.summary_basis',
       'n.text as note_text',
       'n.published_at as note_published_at',
+      'pa.id as proposal_id',
     ])
-    .where('s.brand_id', '=', brandId)
-    .where('s.event_uri', '=', eventUri)
-    .executeTakeFirst();
-  if (!s) throw notFound();
+    .where('s.brand_id', '=', p('brandId'))
+    .where('s.event_uri', '=', p('eventUri')),
+);
 
-  const unlocked = s.unlocked_at !== null;
-  const live = { ...s, id: s.advisory_id };
-  const detail: z.input<typeof StoryDetail> = {
-    event_uri: s.event_uri,
-    title: s.title,
-    severity: s.severity as never,
-    detected_at: s.detected_at,
-    topics: JSON.parse(s.topics),
-    status: s.status as never,
-    assignee: s.assignee,
-    advisory: unlocked ? await fullAdvisory(db, s.id, live) : teaser(live),
-    brand_note: s.note_text ? { text: s.note_text, published_at: s.note_published_at! } : null,
-  };
-  const pending = await loadPending(db, s.id, unlocked);
-  if (pending) detail.advisory_pending = pending;
-  return detail;
-}
+const sourcesOfStory = prepared<{ storyId: string }, z.input<typeof Source>>((db, p) =>
+  db
+    .selectFrom('articles')
+    .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type'])
+    .where('story_id', '=', p('storyId'))
+    .orderBy('created_at')
+    .orderBy('source_key'),
+);
+
+const phasesOfAdvisory = prepared<
+  { advisoryId: string },
+  {
+    phase: number;
+    title: string;
+    actions: string;
+    status: string;
+    assignee: string | null;
+    done_by: string | null;
+    done_at: string | null;
+    comment: string | null;
+  }
+>((db, p) =>
+  db
+    .selectFrom('phases as ph')
+    .leftJoin('users as u', 'u.id', 'ph.assignee_user_id')
+    .select([
+      'ph.number as phase',
+      'ph.title',
+      'ph.actions',
+      'ph.status',
+      'u.email as assignee',
+      'ph.done_by',
+      'ph.done_at',
+      'ph.comment',
+    ])
+    .where('ph.advisory_id', '=', p('advisoryId'))
+    .orderBy('ph.number'),
+);
 
 function teaser(a: AdvisoryRow): AdvisoryView {
   const summary = JSON.parse(a.executive_summary) as { text: string }[];
@@ -83,31 +154,8 @@ function teaser(a: AdvisoryRow): AdvisoryView {
 }
 
 async function fullAdvisory(db: Db, storyId: string, a: AdvisoryRow): Promise<AdvisoryView> {
-  const [sources, phases] = await Promise.all([
-    db
-      .selectFrom('articles')
-      .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type'])
-      .where('story_id', '=', storyId)
-      .orderBy('created_at')
-      .orderBy('source_key')
-      .execute(),
-    db
-      .selectFrom('phases as p')
-      .leftJoin('users as u', 'u.id', 'p.assignee_user_id')
-      .select([
-        'p.number as phase',
-        'p.title',
-        'p.actions',
-        'p.status',
-        'u.email as assignee',
-        'p.done_by',
-        'p.done_at',
-        'p.comment',
-      ])
-      .where('p.advisory_id', '=', a.id)
-      .orderBy('p.number')
-      .execute(),
-  ]);
+  const sources = await sourcesOfStory.all(db, { storyId });
+  const phases = await phasesOfAdvisory.all(db, { advisoryId: a.id });
   return {
     assessment: a.assessment as never,
     urgency: a.urgency as never,
@@ -127,16 +175,15 @@ async function fullAdvisory(db: Db, storyId: string, a: AdvisoryRow): Promise<Ad
 
 async function loadPending(
   db: Db,
+  proposalId: string,
   storyId: string,
   unlocked: boolean,
-): Promise<z.input<typeof AdvisoryPending> | undefined> {
+): Promise<z.input<typeof AdvisoryPending>> {
   const p = await db
     .selectFrom('advisories')
     .selectAll()
-    .where('story_id', '=', storyId)
-    .where('kind', '=', 'proposal')
-    .executeTakeFirst();
-  if (!p) return undefined;
+    .where('id', '=', proposalId)
+    .executeTakeFirstOrThrow();
   const pending: z.input<typeof AdvisoryPending> = {
     status: p.status as 'generating' | 'ready',
     requested_at: p.requested_at ?? p.created_at,

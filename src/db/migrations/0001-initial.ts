@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /**
  * The whole data model in one migration, written with portable types only (text and
@@ -141,6 +141,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('advisories')
     .columns(['story_id', 'kind'])
     .execute();
+  // A story has one live advisory and at most one pending proposal, whatever races happen.
+  for (const kind of ['live', 'proposal']) {
+    await s
+      .createIndex(`advisories_one_${kind}`)
+      .on('advisories')
+      .column('story_id')
+      .unique()
+      .where(sql.ref('kind'), '=', kind)
+      .execute();
+  }
 
   await s
     .createTable('phases')
