@@ -26,8 +26,17 @@ export function openDatabase(database: Database): Db {
   // on every miss; a larger cache and memory-mapped reads keep hot pages in the process.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 268435456');
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const cached = withStatementCache(sqlite);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
+  sqliteHandles.set(db, cached);
+  return db;
 }
+
+export type SqliteHandle = ReturnType<typeof withStatementCache>;
+const sqliteHandles = new WeakMap<Db, SqliteHandle>();
+
+/** The SQLite connection behind `db` (for synchronous hot-path reads), or undefined on PostgreSQL. */
+export const sqliteHandle = (db: Db) => sqliteHandles.get(db);
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -39,6 +48,9 @@ const STATEMENT_CACHE_SIZE = 500;
 function withStatementCache(sqlite: SQLite.Database) {
   const cache = new Map<string, SQLite.Statement>();
   return {
+    get inTransaction() {
+      return sqlite.inTransaction;
+    },
     close: () => sqlite.close(),
     prepare(sql: string) {
       let statement = cache.get(sql);

@@ -1,5 +1,5 @@
 import { type Compilable, CompiledQuery } from 'kysely';
-import type { Db } from './database.js';
+import { type Db, sqliteHandle } from './database.js';
 
 const MARK = '\u0000param:';
 
@@ -31,9 +31,21 @@ export function prepared<P extends Record<string, unknown>, R>(
     return CompiledQuery.raw(query.sql, values) as CompiledQuery<R>;
   }
 
+  async function all(db: Db, params: P): Promise<R[]> {
+    const query = bind(db, params);
+    // On SQLite, run the cached statement synchronously, skipping the driver's async
+    // plumbing (about a third of a read's cost). Only while no transaction is open on the
+    // connection: inside one, the read waits its turn through Kysely like any other, so it
+    // can never see another request's uncommitted writes.
+    const sqlite = sqliteHandle(db);
+    if (sqlite && !sqlite.inTransaction) {
+      return sqlite.prepare(query.sql).all(...(query.parameters as unknown[])) as R[];
+    }
+    return (await db.executeQuery(query)).rows;
+  }
+
   return {
-    all: async (db: Db, params: P): Promise<R[]> => (await db.executeQuery(bind(db, params))).rows,
-    first: async (db: Db, params: P): Promise<R | undefined> =>
-      (await db.executeQuery(bind(db, params))).rows[0],
+    all,
+    first: async (db: Db, params: P): Promise<R | undefined> => (await all(db, params))[0],
   };
 }
