@@ -12,12 +12,13 @@ import { addBrand, requireBrandByHost } from '../domain/brands.js';
 import { grantDelegation } from '../domain/delegations.js';
 import { importStory } from '../domain/import-story.js';
 import { AppError } from '../errors.js';
-import { describeIssue } from '../operations/execute.js';
+import { describeIssue, refuseNul } from '../operations/execute.js';
 import { BrandHost, Role } from '../operations/schemas.js';
 import { serve, start } from './serve.js';
 
 /** Parses a CLI value with a zod schema, failing with the option's name. */
 function parse<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
+  refuseNul(value, name);
   const r = schema.safeParse(value);
   if (!r.success)
     throw new AppError('invalid', describeIssue(r.error.issues[0]).replace(/^body/, name));

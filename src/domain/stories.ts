@@ -13,7 +13,7 @@ const encodeCursor = (detectedAt: string, id: string) =>
 
 function decodeCursor(cursor: string): [string, string] {
   const [d, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!d || !id || extra !== undefined || Number.isNaN(Date.parse(d))) {
+  if (!d || !id || extra !== undefined || Number.isNaN(Date.parse(d)) || !/^[a-z0-9_]+$/.test(id)) {
     throw invalid('cursor: is not a cursor this API returned');
   }
   return [d, id];

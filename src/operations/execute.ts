@@ -17,10 +17,31 @@ export async function executeOperation(
   rawInput: unknown,
 ): Promise<OperationResult> {
   checkAccess(actor, op.access);
+  refuseNul(rawInput);
   const parsed = op.input.safeParse(rawInput === undefined ? {} : rawInput);
   if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
   const body = await op.handler({ app, actor }, parsed.data);
   return { status: op.status?.(body) ?? 200, body };
+}
+
+/**
+ * The path of the first string holding a NUL character, or null. PostgreSQL cannot store
+ * NUL in text, so such input is refused for every operation, on both databases alike.
+ */
+export function refuseNul(value: unknown, root = 'body'): void {
+  const nul = pathOfNul(value);
+  if (nul !== null) throw invalid(`${nul || root}: must not contain NUL characters`);
+}
+
+function pathOfNul(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const found = pathOfNul(v, path ? `${path}.${k}` : k);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
 
 /** `field: problem`, naming the field the way the caller wrote it. */

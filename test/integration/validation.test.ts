@@ -70,6 +70,29 @@ describe('bad input gets a 400 naming the field', () => {
     if (error) expect(r.body.error).toBe(error);
   });
 
+  it('refuses NUL characters anywhere, which PostgreSQL could not store', async () => {
+    const story = await svc.request('GET', '/v1/story', {
+      key: w.keys.owner,
+      query: { brand: 'northwind.example', event_uri: 'evt\u0000x' },
+    });
+    expect(story.status).toBe(400);
+    expect(story.body).toEqual({ error: 'event_uri: must not contain NUL characters' });
+    const note = await svc.request('POST', '/v1/brand-note', {
+      key: w.keys.owner,
+      headers: { 'idempotency-key': 'nul-1' },
+      body: { ...valid(), text: 'a\u0000b' },
+    });
+    expect(note.status).toBe(400);
+    expect(note.body).toEqual({ error: 'text: must not contain NUL characters' });
+    const cursor = Buffer.from('2026-01-01T00:00:00.000Z|a\u0000').toString('base64url');
+    const page = await svc.request('GET', '/v1/stories', {
+      key: w.keys.owner,
+      query: { brand: 'northwind.example', cursor },
+    });
+    expect(page.status).toBe(400);
+    expect(page.body).toEqual({ error: 'cursor: is not a cursor this API returned' });
+  });
+
   it('refuses a repeated query parameter', async () => {
     const r = await svc.request('GET', `/v1/stories?brand=a.com&brand=b.com`, {
       key: w.keys.owner,
