@@ -2,6 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
 import { brs, brsServe } from '../support/cli.js';
 import { freshDatabase } from '../support/databases.js';
 
@@ -199,10 +201,37 @@ describe('brs, the operator command line', () => {
     expect(s.topics).toContain('labor');
     expect(s.advisory.locked).toBe(true);
     expect(s.advisory.executive_summary.length).toBeGreaterThan(0);
-    const phases = await fetch(`${server.url}/v1/stories?brand=northwind.example`, {
-      headers: { 'x-api-key': key.key },
-    });
-    expect(phases.status).toBe(200);
+    // The plan and the citations sit behind the paywall: check them in the database itself.
+    const app = await createContext(loadConfig({ DATABASE_URL: env.DATABASE_URL! }));
+    const stored = await app.db
+      .selectFrom('stories as st')
+      .innerJoin('advisories as a', 'a.story_id', 'st.id')
+      .select(['st.id', 'a.id as advisory_id', 'a.executive_summary', 'a.summary_basis', 'a.kind'])
+      .where('st.event_uri', '=', r.out.event_uri)
+      .executeTakeFirstOrThrow();
+    const phases = await app.db
+      .selectFrom('phases')
+      .selectAll()
+      .where('advisory_id', '=', stored.advisory_id)
+      .execute();
+    const sources = await app.db
+      .selectFrom('articles')
+      .select('source_key')
+      .where('story_id', '=', stored.id)
+      .execute();
+    await app.close();
+    expect(stored.kind).toBe('live');
+    expect(phases.length).toBeGreaterThanOrEqual(3);
+    expect(sources.map((x) => x.source_key)).toEqual(['s1']);
+    const cited = (JSON.parse(stored.executive_summary) as { cites: string[] }[]).flatMap(
+      (i) => i.cites,
+    );
+    expect(cited.length).toBeGreaterThan(0);
+    expect(new Set([...cited, ...JSON.parse(stored.summary_basis)])).toEqual(new Set(['s1']));
+    const listed = await api('/v1/stories?brand=northwind.example', key.key);
+    expect(listed.body.stories.map((x: { event_uri: string }) => x.event_uri)).toContain(
+      r.out.event_uri,
+    );
 
     writeFileSync(
       file,

@@ -59,3 +59,24 @@ export async function brsServe(
     },
   };
 }
+
+/** Runs `brs start` (the quickstart) and collects its banner, up to its last line. */
+export async function brsStart(env: Record<string, string>, cwd: string) {
+  const child = spawn(process.execPath, [BIN, 'start'], {
+    env: childEnv({ PORT: '0', ...env }),
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const banner: string[] = [];
+  for await (const line of createInterface({ input: child.stdout! })) {
+    banner.push(line);
+    if (line.startsWith('Other demo keys')) break;
+  }
+  const stop = async () => {
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  };
+  return { banner, stop };
+}
