@@ -19,7 +19,14 @@ const Env = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** Failed authentications allowed per client address per minute before it gets 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
-  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  /** false, a hop count, or the load balancers' addresses/CIDRs; never trust every hop blindly. */
+  TRUST_PROXY: z
+    .string()
+    .regex(
+      /^(false|\d+|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/,
+      'must be false, a hop count, or addresses/CIDRs separated by commas',
+    )
+    .default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   INCLUDED_UNITS_PER_MONTH: z.coerce.number().int().min(0).default(1),
   SEAT_CAP_STARTER: z.coerce.number().int().min(1).default(3),
@@ -39,7 +46,8 @@ export interface Config {
   fetchAllowHosts: string[];
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
-  trustProxy: boolean;
+  /** Fastify's trustProxy: false, a hop count, or a list of trusted proxy addresses. */
+  trustProxy: false | number | string[];
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
   includedUnitsPerMonth: number;
   seatCaps: Record<'starter' | 'pro' | 'partner' | 'agency', number>;
@@ -72,7 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter(Boolean),
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
-    trustProxy: e.TRUST_PROXY === 'true',
+    trustProxy:
+      e.TRUST_PROXY === 'false'
+        ? false
+        : /^\d+$/.test(e.TRUST_PROXY)
+          ? Number(e.TRUST_PROXY)
+          : e.TRUST_PROXY.split(','),
     logLevel: e.LOG_LEVEL,
     includedUnitsPerMonth: e.INCLUDED_UNITS_PER_MONTH,
     seatCaps: {

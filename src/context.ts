@@ -29,7 +29,8 @@ export async function createContext(
       await redis.ready();
       limiter = redis;
     } else {
-      limiter = new MemoryRateLimiter();
+      const clock = overrides.clock ?? systemClock;
+      limiter = new MemoryRateLimiter(() => clock.now().getTime());
     }
   }
   const ctx: AppContext = {

@@ -52,7 +52,10 @@ export class AppError extends Error {
   }
 }
 
-/** Only `invalid` and `conflict` carry their own texts; every other code has a fixed one. */
+/**
+ * `invalid` and `conflict` carry texts of their own; the API uses every other code with
+ * its fixed text (operator-only paths may name what they could not find).
+ */
 export const invalid = (text: string) => new AppError('invalid', text);
 export const conflict = (text: string) => new AppError('conflict', text);
 export const notFound = () => new AppError('not_found');

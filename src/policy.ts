@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { AppContext } from './context.js';
 import { prepared } from './db/prepared.js';
 import type { BrandsTable, Plan, Role } from './db/schema.js';
-import { AppError, forbidden, notFound } from './errors.js';
+import { forbidden, notFound } from './errors.js';
 
 /**
  * Who is calling. A key and a signed-in user carry the same facts, so one policy answers
@@ -94,9 +94,4 @@ const brandByHost = prepared<
 /** Brand Notes are official statements: only a verified brand, or one a client delegated. */
 export function requireNotePublisher(access: BrandAccess): void {
   if (access.relation === 'own' && access.brand.verified !== 1) throw forbidden();
-}
-
-/** Assignment names people of the brand's own team, so a partner may not do it. */
-export function requireOwnBrand(access: BrandAccess): void {
-  if (access.relation !== 'own') throw new AppError('delegated_assignment');
 }

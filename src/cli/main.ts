@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { type AppContext, createContext } from '../context.js';
@@ -12,6 +12,7 @@ import { addBrand, requireBrandByHost } from '../domain/brands.js';
 import { grantDelegation } from '../domain/delegations.js';
 import { importStory } from '../domain/import-story.js';
 import { AppError } from '../errors.js';
+import { MemoryRateLimiter } from '../http/rate-limiter.js';
 import { describeIssue, refuseNul } from '../operations/execute.js';
 import { BrandHost, Role } from '../operations/schemas.js';
 import { serve, start } from './serve.js';
@@ -29,6 +30,11 @@ const Plan = z.enum(
   ['starter', 'pro', 'partner', 'agency'],
   'must be starter, pro, partner or agency',
 );
+const Name = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters');
 const Email = z.email('must be an email address').max(254);
 const Article = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
@@ -50,7 +56,7 @@ function action<A extends unknown[]>(
 ) {
   return async (...args: A) => {
     const opts = args.at(-2) as { json?: boolean };
-    const app = await createContext(loadConfig());
+    const app = await createContext(loadConfig(), { limiter: new MemoryRateLimiter() });
     try {
       await migrate(app.db);
       const out = await run(app, ...args);
@@ -63,7 +69,13 @@ function action<A extends unknown[]>(
 
 export function buildCli(): Command {
   const program = new Command('brs').description('Stories service: operator command line');
-  program.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  // Usage errors are thrown instead of exiting, so `--json` callers get them as JSON too.
+  program.exitOverride();
+  program.configureOutput({
+    writeErr: (s) => {
+      if (!process.argv.includes('--json')) process.stderr.write(s);
+    },
+  });
   const command = (name: string, description: string) =>
     program.command(name).description(description).option('--json', 'print one JSON object');
 
@@ -91,7 +103,7 @@ export function buildCli(): Command {
         async (app, o: { name: string; plan: string }) => ({
           account: await createAccount(
             app,
-            parse(z.string().trim().min(1).max(200), o.name, 'name'),
+            parse(Name, o.name, 'name'),
             parse(Plan, o.plan, 'plan'),
           ),
         }),
@@ -136,7 +148,8 @@ export function buildCli(): Command {
       action(
         async (app, o: { account: string; host: string; name?: string; verified?: boolean }) => {
           const host = parse(BrandHost, o.host, 'host');
-          await addBrand(app, o.account, host, o.name, !!o.verified);
+          const name = o.name === undefined ? undefined : parse(Name, o.name, 'name');
+          await addBrand(app, o.account, host, name, !!o.verified);
           return { brand: host };
         },
         (o) => `brand ${o.brand}`,
@@ -263,7 +276,9 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
   } catch (err) {
-    const message = (err as Error).message;
+    // --help and --version are not failures.
+    if (err instanceof CommanderError && err.exitCode === 0) return;
+    const message = (err as Error).message.replace(/^error: /, '');
     if (json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     else process.stderr.write(`brs: ${message}\n`);
     process.exitCode = 1;

@@ -76,6 +76,3 @@ export async function migrate(db: Db): Promise<void> {
 export async function ping(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
 }
-
-/** Postgres returns COUNT(*) as a string; SQLite as a number. */
-export const toInt = (v: string | number | bigint | null | undefined) => Number(v ?? 0);

@@ -9,6 +9,7 @@ import { conflict } from '../errors.js';
 import { DEMO_ARTICLES } from './demo-articles.js';
 
 export const DEMO_PASSWORD = 'demo-password';
+const DEMO_HOSTS = ['northwind.example', 'acme.com', 'globex.com', 'initech.example'];
 
 export interface DemoData {
   accounts: Record<string, string>;
@@ -22,12 +23,15 @@ export interface DemoData {
  * API access; keys of every role; stories of every severity, one unlocked.
  */
 export async function seedDemo(app: AppContext): Promise<DemoData> {
-  const existing = await app.db
+  // Check every demo host before writing anything, so a conflict leaves no partial demo.
+  const taken = await app.db
     .selectFrom('brands')
-    .select('id')
-    .where('host', '=', 'acme.com')
-    .executeTakeFirst();
-  if (existing) throw conflict('demo: demo data already present');
+    .select('host')
+    .where('host', 'in', DEMO_HOSTS)
+    .execute();
+  if (taken.length > 0) {
+    throw conflict(`demo: demo data already present (${taken.map((b) => b.host).join(', ')})`);
+  }
 
   const northwind = await createAccount(app, 'Northwind Communications', 'agency');
   const acme = await createAccount(app, 'Acme Corp', 'pro');

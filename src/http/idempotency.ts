@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { AppError, invalid } from '../errors.js';
+import { MAX_DEPTH } from '../operations/execute.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 /** An in-progress record older than this belongs to a crashed request and may be taken over. */
@@ -23,13 +24,14 @@ export function fingerprint(method: string, path: string, body: unknown): string
     .digest('hex');
 }
 
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+function stableJson(v: unknown, depth = 0): string {
+  if (depth > MAX_DEPTH) throw invalid('body: nested too deeply');
+  if (Array.isArray(v)) return `[${v.map((x) => stableJson(x, depth + 1)).join(',')}]`;
   if (v && typeof v === 'object') {
     const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) =>
       a < b ? -1 : a > b ? 1 : 0,
     );
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x)}`).join(',')}}`;
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${stableJson(x, depth + 1)}`).join(',')}}`;
   }
   return JSON.stringify(v);
 }

@@ -28,10 +28,14 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
       summary: op.summary,
       description: op.description,
       responses: {
-        [op.id === 'create_api_key' || op.id === 'grant_delegation' ? '403' : '200']: {
-          description: 'Success',
-          content: { 'application/json': { schema: schemaOf(op.output, 'output') } },
-        },
+        ...('never' in op.access
+          ? {}
+          : {
+              '200': {
+                description: 'Success',
+                content: { 'application/json': { schema: schemaOf(op.output, 'output') } },
+              },
+            }),
         ...Object.fromEntries(
           Object.entries(ERROR_STATUSES).map(([status, description]) => [
             status,

@@ -68,7 +68,7 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly prefix = 'brs:rl:',
   ) {
     // Fail fast instead of queueing while Redis is away; the caller decides what to do.
@@ -76,13 +76,19 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.on('error', () => {});
   }
 
-  async ready(): Promise<void> {
-    if (this.redis.status !== 'ready') {
-      await new Promise<void>((resolve, reject) => {
-        this.redis.once('ready', resolve);
-        this.redis.once('end', () => reject(new Error('redis connection ended')));
+  /** Waits for the connection; a Redis that cannot be reached is a start-up error, not a hang. */
+  async ready(timeoutMs = 5000): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.redis.disconnect();
+        reject(new Error(`REDIS_URL: cannot connect to ${this.url} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
       });
-    }
+    });
   }
 
   async hit(bucket: string, windowMs: number): Promise<RateWindow> {

@@ -37,12 +37,25 @@ export function renderError(err: unknown, log?: FastifyBaseLogger): Rendered {
       headers: {},
     };
   }
+  if (isUniqueViolation(err)) {
+    // A check-then-insert lost a race: the state changed under the request, a 409.
+    return { status: 409, body: { error: 'conflict' }, headers: {} };
+  }
   if (isDatabaseOutage(err)) {
     log?.error({ err }, 'dependency unavailable');
     return { status: 503, body: { error: 'service unavailable' }, headers: {} };
   }
   log?.error({ err }, 'unhandled error');
   return { status: 500, body: { error: 'internal error' }, headers: {} };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 function isDatabaseOutage(err: unknown): boolean {

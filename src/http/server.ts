@@ -9,6 +9,11 @@ import { buildOpenApi } from './openapi.js';
 import { renderError } from './render-error.js';
 import { mountRest } from './rest-adapter.js';
 
+/** A hop count becomes the equivalent trust function (Fastify's types take no number). */
+function trustProxyOption(t: false | number | string[]) {
+  return typeof t === 'number' ? (_address: string, hop: number) => hop < t : t;
+}
+
 /** Builds the whole HTTP service around a context; the caller decides where it listens. */
 export async function buildServer(app: AppContext): Promise<FastifyInstance> {
   const fastify = Fastify({
@@ -18,7 +23,7 @@ export async function buildServer(app: AppContext): Promise<FastifyInstance> {
       stream: process.stderr,
       redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
     },
-    trustProxy: app.config.trustProxy,
+    trustProxy: trustProxyOption(app.config.trustProxy),
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
   });

@@ -17,12 +17,16 @@ export async function executeOperation(
   rawInput: unknown,
 ): Promise<OperationResult> {
   checkAccess(actor, op.access);
-  refuseNul(rawInput);
   const parsed = op.input.safeParse(rawInput === undefined ? {} : rawInput);
   if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
+  // After validation: the parsed input holds only declared fields, so the walk is shallow.
+  refuseNul(parsed.data);
   const body = await op.handler({ app, actor }, parsed.data);
   return { status: op.status?.(body) ?? 200, body };
 }
+
+/** Inputs are flat; anything deeper than this is refused rather than walked. */
+export const MAX_DEPTH = 32;
 
 /**
  * The path of the first string holding a NUL character, or null. PostgreSQL cannot store
@@ -33,11 +37,12 @@ export function refuseNul(value: unknown, root = 'body'): void {
   if (nul !== null) throw invalid(`${nul || root}: must not contain NUL characters`);
 }
 
-function pathOfNul(value: unknown, path = ''): string | null {
+function pathOfNul(value: unknown, path = '', depth = 0): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (depth > MAX_DEPTH) throw invalid(`${path || 'body'}: nested too deeply`);
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      const found = pathOfNul(v, path ? `${path}.${k}` : k);
+      const found = pathOfNul(v, path ? `${path}.${k}` : k, depth + 1);
       if (found !== null) return found;
     }
   }

@@ -290,7 +290,7 @@ describe('brs, the operator command line', () => {
     await demoServer.stop();
     const again = await brs(demoEnv, 'demo');
     expect(again.code).toBe(1);
-    expect(again.out).toEqual({ error: 'demo: demo data already present' });
+    expect(again.out.error).toMatch(/^demo: demo data already present \(/);
     await demoDb.drop();
   });
 
@@ -301,6 +301,48 @@ describe('brs, the operator command line', () => {
     expect((await brs(env, 'key', 'revoke', '--id', 'key_missing')).out).toEqual({
       error: 'key key_missing: not found',
     });
+  });
+
+  it('demo writes nothing when any of its brands is taken', async () => {
+    const db = await freshDatabase();
+    const e = { DATABASE_URL: db.url };
+    const acc = (await brs(e, 'account', 'create', '--name', 'Other', '--plan', 'pro')).out.account;
+    await brs(e, 'brand', 'add', '--account', acc, '--host', 'globex.com');
+    const r = await brs(e, 'demo');
+    expect(r.code).toBe(1);
+    expect(r.out).toEqual({ error: 'demo: demo data already present (globex.com)' });
+    const app = await createContext(loadConfig({ DATABASE_URL: db.url }));
+    expect(await app.db.selectFrom('accounts').select('id').execute()).toHaveLength(1);
+    await app.close();
+    await db.drop();
+  });
+
+  it('prints usage errors as JSON too', async () => {
+    const r = await brs(env, 'key', 'create');
+    expect(r.code).toBe(1);
+    expect(r.out).toEqual({ error: "required option '--account <account>' not specified" });
+    expect((await brs(env, 'nonsense')).out).toEqual({ error: "unknown command 'nonsense'" });
+  });
+
+  it('refuses an empty brand name', async () => {
+    const r = await brs(
+      env,
+      'brand',
+      'add',
+      '--account',
+      account,
+      '--host',
+      'empty.example',
+      '--name',
+      ' ',
+    );
+    expect(r.out).toEqual({ error: 'name: must not be empty' });
+  });
+
+  it('fails fast with a clear message when REDIS_URL cannot be reached', async () => {
+    const r = await brs({ ...env, REDIS_URL: 'redis://127.0.0.1:1' }, 'serve');
+    expect(r.code).toBe(1);
+    expect(r.out).toEqual({ error: 'REDIS_URL: cannot connect to redis://127.0.0.1:1 within 5 s' });
   });
 
   it('reports a bad configuration clearly', async () => {

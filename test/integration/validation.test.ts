@@ -93,6 +93,30 @@ describe('bad input gets a 400 naming the field', () => {
     expect(page.body).toEqual({ error: 'cursor: is not a cursor this API returned' });
   });
 
+  it('refuses a deeply nested body with a 400, with or without Idempotency-Key', async () => {
+    const deep = `{"brand":"northwind.example","event_uri":"x","text":"t","x":${'['.repeat(20000)}${']'.repeat(20000)}}`;
+    for (const headers of [{}, { 'idempotency-key': 'deep-1' }] as Record<string, string>[]) {
+      const r = await svc.request('POST', '/v1/brand-note', {
+        key: w.keys.owner,
+        rawBody: deep,
+        headers,
+      });
+      expect(r.status).toBe(400);
+      expect(typeof r.body.error).toBe('string');
+    }
+  });
+
+  it('refuses a forged cursor whose date part is not a timestamp of ours', async () => {
+    for (const raw of ['2026-01-01\u0000|sto_abc', 'hello 1|sto_abc', '2026-01-01|sto_abc']) {
+      const r = await svc.request('GET', '/v1/stories', {
+        key: w.keys.owner,
+        query: { brand: 'northwind.example', cursor: Buffer.from(raw).toString('base64url') },
+      });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ error: 'cursor: is not a cursor this API returned' });
+    }
+  });
+
   it('refuses a repeated query parameter', async () => {
     const r = await svc.request('GET', `/v1/stories?brand=a.com&brand=b.com`, {
       key: w.keys.owner,

@@ -31,6 +31,16 @@ describe('configuration', () => {
     );
   });
 
+  it('reads TRUST_PROXY as false, a hop count, or trusted addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8,192.168.1.4' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.4',
+    ]);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY/);
+  });
+
   it('fails at start with a message naming every bad setting', () => {
     try {
       loadConfig({ PORT: 'eighty', REDIS_URL: 'localhost:6379', BASE_URL: 'ftp://x' });

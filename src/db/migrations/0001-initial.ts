@@ -212,6 +212,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['partner_account_id', 'status'])
     .execute();
   await s.createIndex('delegations_brand').on('delegations').column('brand_id').execute();
+  await s
+    .createIndex('delegations_one_active')
+    .on('delegations')
+    .columns(['brand_id', 'partner_account_id'])
+    .unique()
+    .where(sql.ref('status'), '=', 'active')
+    .execute();
 
   await s
     .createTable('delegation_invites')
