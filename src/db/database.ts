@@ -64,6 +64,14 @@ function withStatementCache(sqlite: SQLite.Database) {
   };
 }
 
+/**
+ * Runs `fn` in a transaction, or inside the caller's when `db` already is one, so a
+ * domain function can be composed into a larger unit (the idempotent request).
+ */
+export function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
 export async function migrate(db: Db): Promise<void> {
   const migrator = new Migrator({
     db,

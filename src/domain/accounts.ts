@@ -1,5 +1,6 @@
 import { hashPassword } from '../auth/passwords.js';
 import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
 import type { Plan, Role } from '../db/schema.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -8,7 +9,7 @@ import { writeAudit } from './audit.js';
 export async function createAccount(app: AppContext, name: string, plan: Plan): Promise<string> {
   const id = newId('acc', 12);
   const now = app.clock.now().toISOString();
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await trx
       .insertInto('accounts')
       .values({ id, name, plan, state: 'active', trial_ends_at: null, created_at: now })
@@ -48,7 +49,7 @@ export async function addUser(
     throw invalid('password: must be at least 8 characters');
   const passwordHash = password === null ? null : await hashPassword(password);
   const now = app.clock.now().toISOString();
-  return app.db.transaction().execute(async (trx) => {
+  return withTransaction(app.db, async (trx) => {
     const existing = await trx
       .selectFrom('users')
       .select('id')

@@ -1,5 +1,6 @@
 import { generateApiKey } from '../auth/api-keys.js';
 import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
 import type { Role } from '../db/schema.js';
 import { AppError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -22,7 +23,7 @@ export async function createKey(
   const k = generateApiKey();
   const id = newId('key');
   const now = app.clock.now().toISOString();
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await trx
       .insertInto('api_keys')
       .values({
@@ -68,7 +69,7 @@ async function readableHosts(app: AppContext, accountId: string): Promise<Set<st
 
 export async function revokeKey(app: AppContext, id: string, actor: string): Promise<void> {
   const now = app.clock.now().toISOString();
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     const key = await trx
       .selectFrom('api_keys')
       .select(['account_id', 'revoked_at'])

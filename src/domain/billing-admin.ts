@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
@@ -7,7 +8,7 @@ import { writeAudit } from './audit.js';
 export async function subscribe(app: AppContext, accountId: string, actor: string): Promise<void> {
   await requireAccount(app, accountId);
   const now = app.clock.now().toISOString();
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await trx
       .insertInto('billing_subscriptions')
       .values({

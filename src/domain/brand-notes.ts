@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
 import { type Actor, actorLabel, type BrandAccess, requireNotePublisher } from '../policy.js';
 import { writeAudit } from './audit.js';
 import { findStoryId } from './stories.js';
@@ -14,7 +15,7 @@ export async function publishBrandNote(
   requireNotePublisher(access);
   const storyId = await findStoryId(app.db, access.brand.id, eventUri);
   const now = app.clock.now().toISOString();
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await trx
       .insertInto('brand_notes')
       .values({ story_id: storyId, text, author: actorLabel(actor), published_at: now })
@@ -49,7 +50,7 @@ export async function deleteBrandNote(
   requireNotePublisher(access);
   const storyId = await findStoryId(app.db, access.brand.id, eventUri);
   const now = app.clock.now().toISOString();
-  return app.db.transaction().execute(async (trx) => {
+  return withTransaction(app.db, async (trx) => {
     const gone = await trx
       .deleteFrom('brand_notes')
       .where('story_id', '=', storyId)

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
 import { AppError, conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
@@ -21,7 +22,7 @@ export async function addBrand(
     .where('host', '=', host)
     .executeTakeFirst();
   if (taken) throw conflict('host: this brand is already monitored');
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await trx
       .insertInto('brands')
       .values({

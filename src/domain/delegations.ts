@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
 import { conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
@@ -20,7 +21,7 @@ export async function grantDelegation(
   if (partner.id === opts.clientId) throw invalid('partner: must differ from the client');
   if (partner.plan !== 'agency') throw invalid('partner: client delegation needs the agency plan');
   const now = app.clock.now().toISOString();
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     const active = await trx
       .selectFrom('delegations')
       .select('id')

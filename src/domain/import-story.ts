@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { type ArticleInput, generateAdvisory, mentionsBrand } from '../pipeline/builtin-advisor.js';
@@ -23,7 +24,7 @@ export async function importStory(
   const eventUri = newId('evt');
   const advisoryId = newId('adv');
   const now = app.clock.now().toISOString();
-  await app.db.transaction().execute(async (trx) => {
+  await withTransaction(app.db, async (trx) => {
     await trx
       .insertInto('stories')
       .values({

@@ -4,7 +4,11 @@ import { AppError, invalid } from '../errors.js';
 import { MAX_DEPTH } from '../operations/execute.js';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
-/** An in-progress record older than this belongs to a crashed request and may be taken over. */
+/**
+ * An in-progress record older than this belongs to a request that died; it may be taken
+ * over. Safe because an operation and its stored answer commit in one transaction: a
+ * record still in progress means the operation's writes never committed.
+ */
 const STALE_MS = 60_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 

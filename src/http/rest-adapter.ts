@@ -20,13 +20,22 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * a strict JSON body for POST; Idempotency-Key honoured on every POST.
  */
 export function mountRest(fastify: FastifyInstance, app: AppContext, ops: readonly Operation[]) {
+  /** Who is calling, set before the body is parsed (see onRequest below). */
+  const actors = new WeakMap<FastifyRequest, Actor>();
+
   for (const op of ops) {
     fastify.route({
       method: op.method,
       url: op.path,
-      handler: async (req, reply) => {
+      // Authenticate before the body is read: a bad key is a 401 whatever the body, and a
+      // malformed body from a good key still counts against its window, with the headers.
+      onRequest: async (req, reply) => {
         const { actor, headers } = await authenticateKey(app, presentedKey(req.headers), req.ip);
         reply.headers(headers);
+        actors.set(req, actor);
+      },
+      handler: async (req, reply) => {
+        const actor = actors.get(req)!;
         const input = op.method === 'POST' ? req.body : req.query;
         const idemKey = req.headers['idempotency-key'];
         if (op.method === 'POST' && idemKey !== undefined) {
@@ -69,19 +78,26 @@ async function runIdempotent(
   let status: number;
   let body: string;
   try {
-    const result = await executeOperation(app, op, actor, req.body);
-    status = result.status;
-    body = JSON.stringify(result.body);
+    // The operation's writes and its stored answer commit together: a retry finds either
+    // both (and replays) or neither (and runs), never an operation without its record.
+    ({ status, body } = await app.db.transaction().execute(async (trx) => {
+      const inTransaction = { ...app, db: trx };
+      const result = await executeOperation(inTransaction, op, actor, req.body);
+      const text = JSON.stringify(result.body);
+      await finishIdempotent(inTransaction, keyId, idemKey, result.status, text);
+      return { status: result.status, body: text };
+    }));
   } catch (err) {
     const rendered = renderError(err);
     if (rendered.status >= 500) {
       await releaseIdempotent(app, keyId, idemKey);
       throw err;
     }
+    // A refusal rolled its transaction back, so nothing of the operation remains; store it.
     reply.headers(rendered.headers);
     status = rendered.status;
     body = JSON.stringify(rendered.body);
+    await finishIdempotent(app, keyId, idemKey, status, body);
   }
-  await finishIdempotent(app, keyId, idemKey, status, body);
   return reply.code(status).type(JSON_TYPE).send(body);
 }

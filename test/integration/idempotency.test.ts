@@ -135,6 +135,44 @@ describe('Idempotency-Key', () => {
     );
   });
 
+  it('commits an operation together with its stored answer, or neither', async () => {
+    const { sql } = await import('kysely');
+    const { testDialect } = await import('../support/databases.js');
+    // Make storing the answer fail, after the operation's own writes succeeded.
+    if (testDialect() === 'postgres') {
+      await sql`CREATE FUNCTION fail_finish() RETURNS trigger AS $$ BEGIN
+        IF NEW.idem_key = 'atomic-1' AND NEW.state = 'done' THEN RAISE EXCEPTION 'injected'; END IF;
+        RETURN NEW; END $$ LANGUAGE plpgsql`.execute(svc.app.db);
+      await sql`CREATE TRIGGER fail_finish BEFORE UPDATE ON idempotency_records
+        FOR EACH ROW EXECUTE FUNCTION fail_finish()`.execute(svc.app.db);
+    } else {
+      await sql`CREATE TRIGGER fail_finish BEFORE UPDATE ON idempotency_records
+        WHEN NEW.idem_key = 'atomic-1' AND NEW.state = 'done'
+        BEGIN SELECT RAISE(ABORT, 'injected'); END`.execute(svc.app.db);
+    }
+    await svc.request('DELETE', '/v1/brand-note', {
+      key: w.keys.owner,
+      query: { brand: 'northwind.example', event_uri: w.stories.northwind },
+    });
+    const audits = (await auditRows()).length;
+    const failed = await post('atomic-1', 'Atomic');
+    expect(failed.status).toBe(500);
+    svc.statuses.splice(svc.statuses.indexOf(500), 1); // injected on purpose
+    expect(await svc.app.db.selectFrom('brand_notes').select('text').execute()).toEqual([]);
+    expect((await auditRows()).length).toBe(audits);
+
+    await sql`DROP TRIGGER fail_finish${sql.raw(testDialect() === 'postgres' ? ' ON idempotency_records' : '')}`.execute(
+      svc.app.db,
+    );
+    const retried = await post('atomic-1', 'Atomic');
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await svc.app.db.selectFrom('brand_notes').select('text').execute()).toEqual([
+      { text: 'Atomic' },
+    ]);
+    expect((await auditRows()).length).toBe(audits + 1);
+  });
+
   it('refuses a malformed Idempotency-Key', async () => {
     const r = await post('x'.repeat(256), 'Text');
     expect(r.status).toBe(400);

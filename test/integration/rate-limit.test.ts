@@ -45,6 +45,19 @@ describe('rate limit: 120 requests per key per 60-second window', () => {
     expect(Number(r.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
   });
 
+  it('authenticates before reading the body: bad bodies count and carry the headers', async () => {
+    const bad = await svc.request('POST', '/v1/brand-note', {
+      key: w.keys.scopedAcme,
+      rawBody: '{oops',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('ratelimit-limit')).toBe('120');
+    const next = await svc.request('GET', '/v1/brands', { key: w.keys.scopedAcme });
+    expect(Number(next.headers.get('ratelimit-remaining'))).toBe(
+      Number(bad.headers.get('ratelimit-remaining')) - 1,
+    );
+  });
+
   it('limits failed authentications per client address, so keys cannot be guessed at speed', async () => {
     for (let i = 0; i < 10; i++)
       expect((await brands(`brs_guessguessgu_${'x'.repeat(43)}`)).status).toBe(401);

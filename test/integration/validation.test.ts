@@ -117,6 +117,12 @@ describe('bad input gets a 400 naming the field', () => {
     }
   });
 
+  it('answers a bad body from an unknown caller with 401, not 400', async () => {
+    const r = await svc.request('POST', '/v1/brand-note', { rawBody: '{oops' });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual({ error: 'unknown or revoked API key' });
+  });
+
   it('refuses a repeated query parameter', async () => {
     const r = await svc.request('GET', `/v1/stories?brand=a.com&brand=b.com`, {
       key: w.keys.owner,
