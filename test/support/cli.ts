@@ -51,12 +51,7 @@ export async function brsServe(
   return {
     url,
     child,
-    stop: async () => {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
-      }
-    },
+    stop: () => stopChild(child),
   };
 }
 
@@ -72,11 +67,15 @@ export async function brsStart(env: Record<string, string>, cwd: string) {
     banner.push(line);
     if (line.startsWith('Other demo keys')) break;
   }
-  const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  };
-  return { banner, stop };
+  return { banner, stop: () => stopChild(child) };
+}
+
+/** Stops a child once, however it ended; SIGKILL if it has not exited 5 s after SIGTERM. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
 }
