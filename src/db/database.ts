@@ -52,6 +52,8 @@ function withStatementCache(sqlite: SQLite.Database) {
       return sqlite.inTransaction;
     },
     close: () => sqlite.close(),
+    /** A statement of its own that returns rows as arrays (see prepared.ts). */
+    prepareRaw: (sql: string) => sqlite.prepare(sql).raw(true),
     prepare(sql: string) {
       let statement = cache.get(sql);
       if (!statement) {
