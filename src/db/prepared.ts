@@ -37,7 +37,7 @@ export function prepared<P extends Record<string, unknown>, R>(
   const readers = new WeakMap<Db, { statement: RawStatement; columns: string[] }>();
   const marker = (name: string) => `${MARK}${name}` as never;
 
-  function bind(db: Db, params: P): CompiledQuery<R> {
+  function bind(db: Db, params: P): { sql: string; values: unknown[] } {
     let query = compiled.get(db);
     if (!query) {
       query = build(db, marker).compile();
@@ -46,11 +46,11 @@ export function prepared<P extends Record<string, unknown>, R>(
     const values = query.parameters.map((v) =>
       typeof v === 'string' && v.startsWith(MARK) ? params[v.slice(MARK.length)] : v,
     );
-    return CompiledQuery.raw(query.sql, values) as CompiledQuery<R>;
+    return { sql: query.sql, values };
   }
 
   async function all(db: Db, params: P): Promise<R[]> {
-    const query = bind(db, params);
+    const { sql, values } = bind(db, params);
     // On SQLite, run the cached statement synchronously, skipping the driver's async
     // plumbing (about a third of a read's cost). Only while no transaction is open on the
     // connection: inside one, the read waits its turn through Kysely like any other, so it
@@ -59,13 +59,13 @@ export function prepared<P extends Record<string, unknown>, R>(
     if (sqlite && !sqlite.inTransaction) {
       let reader = readers.get(db);
       if (!reader) {
-        const statement = sqlite.prepareRaw(query.sql);
+        const statement = sqlite.prepareRaw(sql);
         reader = { statement, columns: statement.columns().map((c) => c.name) };
         readers.set(db, reader);
       }
-      return toObjects(reader.statement.all(...query.parameters) as unknown[][], reader.columns);
+      return toObjects(reader.statement.all(...values) as unknown[][], reader.columns);
     }
-    return (await db.executeQuery(query)).rows;
+    return (await db.executeQuery(CompiledQuery.raw(sql, values) as CompiledQuery<R>)).rows;
   }
 
   return {

@@ -9,7 +9,13 @@ import { conflict } from '../errors.js';
 import { DEMO_ARTICLES } from './demo-articles.js';
 
 export const DEMO_PASSWORD = 'demo-password';
-const DEMO_HOSTS = ['northwind.example', 'acme.com', 'globex.com', 'initech.example'];
+/** The demo's brands, by the account that monitors them. */
+const DEMO_BRANDS = [
+  { account: 'northwind', host: 'northwind.example', name: 'Northwind', verified: true },
+  { account: 'acme', host: 'acme.com', name: 'Acme', verified: true },
+  { account: 'globex', host: 'globex.com', name: 'Globex', verified: true },
+  { account: 'initech', host: 'initech.example', name: 'Initech', verified: false },
+] as const;
 
 export interface DemoData {
   accounts: Record<string, string>;
@@ -27,7 +33,11 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
   const taken = await app.db
     .selectFrom('brands')
     .select('host')
-    .where('host', 'in', DEMO_HOSTS)
+    .where(
+      'host',
+      'in',
+      DEMO_BRANDS.map((b) => b.host),
+    )
     .execute();
   if (taken.length > 0) {
     throw conflict(`demo: demo data already present (${taken.map((b) => b.host).join(', ')})`);
@@ -50,10 +60,8 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
     users[email] = account;
   }
 
-  await addBrand(app, northwind, 'northwind.example', 'Northwind', true);
-  await addBrand(app, acme, 'acme.com', 'Acme', true);
-  await addBrand(app, globex, 'globex.com', 'Globex', true);
-  await addBrand(app, initech, 'initech.example', 'Initech', false);
+  const accounts = { northwind, acme, globex, initech };
+  for (const b of DEMO_BRANDS) await addBrand(app, accounts[b.account], b.host, b.name, b.verified);
   await grantDelegation(app, {
     partnerId: northwind,
     clientId: acme,
@@ -116,5 +124,5 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
       actor: 'operator',
     }),
   };
-  return { accounts: { northwind, acme, globex, initech }, keys, users };
+  return { accounts, keys, users };
 }

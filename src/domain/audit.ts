@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { newId } from '../ids.js';
 
@@ -12,19 +12,21 @@ export interface AuditEntry {
   at: string;
 }
 
+/** The row an audit entry becomes (bulk loaders insert it themselves). */
+export function auditRow(e: AuditEntry): Insertable<DB['audit_log']> {
+  return {
+    id: newId('aud'),
+    account_id: e.accountId,
+    brand_id: e.brandId ?? null,
+    story_id: e.storyId ?? null,
+    actor: e.actor,
+    action: e.action,
+    details: JSON.stringify(e.details ?? {}),
+    created_at: e.at,
+  };
+}
+
 /** Call inside the same transaction as the change it records. */
 export async function writeAudit(db: Kysely<DB>, e: AuditEntry): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({
-      id: newId('aud'),
-      account_id: e.accountId,
-      brand_id: e.brandId ?? null,
-      story_id: e.storyId ?? null,
-      actor: e.actor,
-      action: e.action,
-      details: JSON.stringify(e.details ?? {}),
-      created_at: e.at,
-    })
-    .execute();
+  await db.insertInto('audit_log').values(auditRow(e)).execute();
 }

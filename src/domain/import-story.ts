@@ -5,6 +5,7 @@ import type { DB } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { type ArticleInput, generateAdvisory, mentionsBrand } from '../pipeline/builtin-advisor.js';
+import { auditRow } from './audit.js';
 
 type BrandRef = { id: string; account_id: string };
 
@@ -83,16 +84,15 @@ export function buildStoryRows(
     done_at: null,
     comment: null,
   }));
-  const audit_log: Insertable<DB['audit_log']> = {
-    id: newId('aud'),
-    account_id: brand.account_id,
-    brand_id: brand.id,
-    story_id: storyId,
+  const audit_log = auditRow({
+    accountId: brand.account_id,
+    brandId: brand.id,
+    storyId,
     actor,
     action: 'story.created',
-    details: JSON.stringify({ event_uri: eventUri, url: article.url }),
-    created_at: now,
-  };
+    details: { event_uri: eventUri, url: article.url },
+    at: now,
+  });
   return { eventUri, stories, articles, advisories, phases, audit_log };
 }
 
