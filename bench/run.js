@@ -9,12 +9,13 @@
  *
  * BENCH_DURATION=<s> changes the measured seconds per scenario (default 10).
  * BENCH_CPU_PROF=<dir> runs the server under `node --cpu-prof` and leaves the profile there.
+ * BENCH_WORKERS=<n> sets WORKERS for the service and the baseline (default: one per CPU).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -27,6 +28,8 @@ const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 // JIT, SQLite page cache and each key's once-a-minute last_used_at write settle here.
 const WARMUP_SECONDS = 3;
 const DATA = { brands: 100, keys: 3000, storiesPerBrand: 100 };
+// One server process per CPU for the service and the baseline alike, as production runs.
+const WORKERS = process.env.BENCH_WORKERS ?? String(availableParallelism());
 const TARGETS = { list_stories: 0.2, get_story: 0.35, p99Ms: 25 };
 // The default the server runs with; the bench must measure it, not raise it.
 const RATE_LIMIT = loadConfig({}).rateLimitPerMinute;
@@ -174,7 +177,7 @@ async function main() {
     `Stories benchmark: ${cpu.length} CPUs (${cpu[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
   );
   console.log(
-    `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per scenario, rate limit ${RATE_LIMIT}/key/min`,
+    `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per scenario, rate limit ${RATE_LIMIT}/key/min, ${WORKERS} server process(es)`,
   );
   // Client and server share the cores: anything else running skews every number.
   console.log(
@@ -198,17 +201,17 @@ async function main() {
     const getPool = rest.slice(half);
 
     // The baseline gets the very same requests, so the client's own work is the same.
-    const hello = await startChild(['bench/hello.js'], { PATH: process.env.PATH });
+    const hello = await startChild(['bench/hello.js'], { PATH: process.env.PATH, WORKERS });
     const baseline = await load('hello-world', hello.port, listRequests(listPool), null);
     await stopChild(hello);
 
-    // Defaults for everything but where to listen and what to log: in-memory rate limiter
-    // at its default limit, no Redis.
+    // Defaults for everything but where to listen, what to log and WORKERS: the in-memory
+    // rate limiter (kept by the cluster's primary) at its default limit, no Redis.
     const { RATE_LIMIT_PER_MINUTE, REDIS_URL, HOST, ...env } = process.env;
     const profDir = process.env.BENCH_CPU_PROF;
     const server = await startChild(
       ['bin/brs.js', 'serve'],
-      { ...env, DATABASE_URL: `sqlite:${join(tmp, 'bench.db')}`, LOG_LEVEL: 'warn' },
+      { ...env, DATABASE_URL: `sqlite:${join(tmp, 'bench.db')}`, LOG_LEVEL: 'warn', WORKERS },
       profDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profDir)}`] : [],
     );
     await probe(server.port, probeKey, data.stories);

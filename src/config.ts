@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /** Every setting the service reads, validated once at start so a typo fails loudly, not later. */
@@ -15,6 +16,11 @@ const Env = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
     .optional(),
+  /** Server processes sharing the port; `auto` is one per CPU. */
+  WORKERS: z
+    .string()
+    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a number of processes from 1 to 999')
+    .default('1'),
   FETCH_ALLOW_HOSTS: z.string().default(''),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** Failed authentications allowed per client address per minute before it gets 429. */
@@ -43,6 +49,7 @@ export interface Config {
   baseUrl: string;
   database: Database;
   redisUrl: string | undefined;
+  workers: number;
   fetchAllowHosts: string[];
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
@@ -75,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     database: parseDatabaseUrl(e.DATABASE_URL),
     redisUrl: e.REDIS_URL,
+    workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS),
     fetchAllowHosts: e.FETCH_ALLOW_HOSTS.split(',')
       .map((s) => s.trim())
       .filter(Boolean),

@@ -1,26 +1,129 @@
+import cluster from 'node:cluster';
+import { once } from 'node:events';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config.js';
-import { createContext } from '../context.js';
+import { type AppContext, createContext } from '../context.js';
 import { migrate } from '../db/database.js';
 import { seedDemo } from '../demo/seed-demo.js';
+import { ClusterRateLimiter, serveRateLimitToWorkers } from '../http/cluster-rate-limiter.js';
 import { buildServer } from '../http/server.js';
 
-/** Runs the server until SIGINT/SIGTERM, then drains requests and closes connections. */
-export async function serve(
-  config: Config,
-  opts: { json: boolean; banner?: (url: string) => Promise<string> },
-) {
+type Banner = (url: string) => Promise<string>;
+
+/**
+ * Runs the server until SIGINT/SIGTERM, then drains requests and closes connections.
+ * With WORKERS > 1 this process becomes the cluster's primary: it migrates once, forks the
+ * workers that share the port, keeps their rate-limit windows (unless Redis does) and
+ * prints the banner once they all listen.
+ */
+export async function serve(config: Config, opts: { json: boolean; banner?: Banner }) {
+  if (cluster.isWorker) return serveAsWorker(config);
   const app = await createContext(config);
   await migrate(app.db);
+  if (config.workers > 1) return servePrimary(config, app, opts);
+
   const server = await buildServer(app);
   const address = await server.listen({ port: config.port, host: config.host });
+  await announce(config, address, opts);
+  const stop = async () => {
+    await server.close();
+    await app.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+async function announce(config: Config, address: string, opts: { json: boolean; banner?: Banner }) {
   const url = config.port === 0 ? address : config.baseUrl;
   if (opts.json) process.stdout.write(`${JSON.stringify({ url })}\n`);
   else
     process.stdout.write(opts.banner ? await opts.banner(url) : `Stories is listening on ${url}\n`);
+}
+
+async function serveAsWorker(config: Config) {
+  // Without Redis, the primary keeps the windows, so a key's 120 hold across processes.
+  const limiter = config.redisUrl ? undefined : new ClusterRateLimiter();
+  const app = await createContext(config, limiter ? { limiter } : {});
+  const server = await buildServer(app);
+  try {
+    await server.listen({ port: config.port, host: config.host });
+  } catch (e) {
+    // Exit for real (the IPC channel would keep the process alive) so the primary sees it.
+    process.stderr.write(`brs: ${(e as Error).message}\n`);
+    await app.close();
+    process.exit(1);
+  }
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await server.close();
+    await app.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  // Ctrl-C reaches the whole process group; the primary decides when workers stop.
+  process.on('SIGINT', () => {});
+}
+
+async function servePrimary(
+  config: Config,
+  app: AppContext,
+  opts: { json: boolean; banner?: Banner },
+) {
+  if (!config.redisUrl) serveRateLimitToWorkers(app.limiter);
+  let stopping = false;
+  let port = config.port;
+
+  // A worker that fails before it ever listened is a start-up error: stop, do not loop.
+  const fork = () =>
+    new Promise<void>((resolve, reject) => {
+      const worker = cluster.fork();
+      let listening = false;
+      worker.once('listening', (a) => {
+        listening = true;
+        port = a.port; // with PORT=0 the workers share one port the primary picked
+        resolve();
+      });
+      worker.once('exit', (code, signal) => {
+        if (stopping) return;
+        if (!listening)
+          return reject(new Error(`a server worker exited at start (${signal ?? code})`));
+        process.stderr.write(
+          `server worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`,
+        );
+        fork().catch((e) => {
+          process.stderr.write(`${e.message}\n`);
+          process.exit(1);
+        });
+      });
+    });
+
+  try {
+    await fork();
+    await Promise.all(Array.from({ length: config.workers - 1 }, fork));
+  } catch (e) {
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    await app.close();
+    throw e;
+  }
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  await announce(config, `http://${host}:${port}`, opts);
+
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+    await Promise.all(
+      workers.map((w) => {
+        const exited = once(w, 'exit');
+        w.process.kill('SIGTERM');
+        return exited;
+      }),
+    );
     await app.close();
     process.exit(0);
   };
@@ -34,6 +137,7 @@ export async function serve(
  * demo key again on the next start).
  */
 export async function start(config: Config, opts: { json: boolean }) {
+  if (cluster.isWorker) return serve(config, opts);
   const credentials = join(
     config.database.dialect === 'sqlite' ? dirname(config.database.file) : 'data',
     'demo-credentials.json',

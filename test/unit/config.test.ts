@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -39,6 +40,14 @@ describe('configuration', () => {
       '192.168.1.4',
     ]);
     expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('reads WORKERS as a process count or auto (one per CPU)', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    for (const bad of ['0', '-1', 'two', '1.5'])
+      expect(() => loadConfig({ WORKERS: bad })).toThrow(/WORKERS: must be auto or a number/);
   });
 
   it('fails at start with a message naming every bad setting', () => {

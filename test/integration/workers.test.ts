@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { request } from 'node:http';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brs, brsServe } from '../support/cli.js';
+import { freshDatabase } from '../support/databases.js';
+
+/** WORKERS=2: several server processes on one port, without Redis. */
+let env: Record<string, string>;
+let drop: () => Promise<void>;
+let key: string;
+let server: Awaited<ReturnType<typeof brsServe>>;
+
+/** One request on its own connection, so the kernel spreads them over the workers. */
+function get(path: string): Promise<{ status: number; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.url}${path}`, { agent: false, headers: { 'x-api-key': key } });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function workerPids(): Promise<number[]> {
+  const { stdout } = await promisify(execFile)('pgrep', ['-P', String(server.child.pid)]);
+  return stdout.trim().split('\n').map(Number);
+}
+
+beforeAll(async () => {
+  const db = await freshDatabase();
+  env = { DATABASE_URL: db.url, WORKERS: '2' };
+  drop = db.drop;
+  const account = (await brs(env, 'account', 'create', '--name', 'P', '--plan', 'partner')).out
+    .account;
+  key = (
+    await brs(env, 'key', 'create', '--account', account, '--role', 'owner', '--scope', 'full')
+  ).out.key;
+  server = await brsServe(env);
+});
+afterAll(async () => {
+  await server?.stop();
+  await drop();
+});
+
+describe('WORKERS=2', () => {
+  it('runs two server processes behind one port', async () => {
+    expect(await workerPids()).toHaveLength(2);
+  });
+
+  it('counts one rate-limit window per key across the processes', async () => {
+    const remaining: number[] = [];
+    for (let i = 0; i < 120; i++) {
+      const r = await get('/v1/brands');
+      expect(r.status).toBe(200);
+      remaining.push(Number(r.headers['ratelimit-remaining']));
+    }
+    // Per-process windows would repeat numbers; one shared window counts straight down.
+    expect(remaining).toEqual(Array.from({ length: 120 }, (_, i) => 119 - i));
+    const r = await get('/v1/brands');
+    expect(r.status).toBe(429);
+    expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('replaces a worker that dies and keeps answering', async () => {
+    const [victim] = await workerPids();
+    process.kill(victim!, 'SIGKILL');
+    for (let i = 0; i < 100; i++) {
+      const pids = await workerPids().catch((): number[] => []);
+      if (pids.length === 2 && !pids.includes(victim!)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const pids = await workerPids();
+    expect(pids).toHaveLength(2);
+    expect(pids).not.toContain(victim);
+    const statuses = new Set<number>();
+    for (let i = 0; i < 6; i++) statuses.add((await get('/healthz')).status);
+    expect([...statuses]).toEqual([200]);
+  });
+
+  it('stops every process on SIGTERM', async () => {
+    const pids = await workerPids();
+    await server.stop();
+    expect(server.child.exitCode).toBe(0);
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
