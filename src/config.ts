@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import type { Plan } from './db/schema.js';
 
 /** Every setting the service reads, validated once at start so a typo fails loudly, not later. */
 const Env = z.object({
@@ -34,7 +35,27 @@ const Env = z.object({
     )
     .default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  INCLUDED_UNITS_PER_MONTH: z.coerce.number().int().min(0).default(1),
+  INCLUDED_UNITS_STARTER: z.coerce.number().int().min(0).default(1),
+  INCLUDED_UNITS_PRO: z.coerce.number().int().min(0).default(1),
+  INCLUDED_UNITS_PARTNER: z.coerce.number().int().min(0).default(1),
+  INCLUDED_UNITS_AGENCY: z.coerce.number().int().min(0).default(1),
+  /** Signs action links; without it the service uses a secret generated in its database. */
+  SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** smtp(s)://user:pass@host:port; without it, emails stay in the outbox (`brs outbox`). */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('Stories <no-reply@stories.localhost>'),
+  BILLING: z.enum(['ledger', 'stripe'], 'must be ledger or stripe').default('ledger'),
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Where the Stripe API is; only changed for a proxy or a test double. */
+  STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STRIPE_METER_EVENT: z.string().min(1).default('advisory_unlock'),
+  JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** First retry delay of a failed job; doubles with each attempt. */
+  JOB_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
   SEAT_CAP_STARTER: z.coerce.number().int().min(1).default(3),
   SEAT_CAP_PRO: z.coerce.number().int().min(1).default(10),
   SEAT_CAP_PARTNER: z.coerce.number().int().min(1).default(25),
@@ -56,8 +77,22 @@ export interface Config {
   /** Fastify's trustProxy: false, a hop count, or a list of trusted proxy addresses. */
   trustProxy: false | number | string[];
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
-  includedUnitsPerMonth: number;
-  seatCaps: Record<'starter' | 'pro' | 'partner' | 'agency', number>;
+  includedUnits: Record<Plan, number>;
+  secretKey: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  billing:
+    | { provider: 'ledger' }
+    | {
+        provider: 'stripe';
+        secretKey: string;
+        webhookSecret: string;
+        apiUrl: string | undefined;
+        meterEvent: string;
+      };
+  jobPollMs: number;
+  jobRetryBaseMs: number;
+  seatCaps: Record<Plan, number>;
 }
 
 export class ConfigError extends Error {}
@@ -67,6 +102,23 @@ export function parseDatabaseUrl(url: string): Database {
   const file = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   if (file.length === 0) throw new ConfigError('DATABASE_URL: sqlite: needs a file path');
   return { dialect: 'sqlite', file };
+}
+
+function billingConfig(e: z.infer<typeof Env>): Config['billing'] {
+  if (e.BILLING === 'ledger') return { provider: 'ledger' };
+  const missing = (['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const).filter((k) => !e[k]);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `invalid configuration:\n${missing.map((k) => `  ${k}: required when BILLING=stripe`).join('\n')}`,
+    );
+  }
+  return {
+    provider: 'stripe',
+    secretKey: e.STRIPE_SECRET_KEY!,
+    webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
+    apiUrl: e.STRIPE_API_URL,
+    meterEvent: e.STRIPE_METER_EVENT,
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -95,7 +147,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           ? Number(e.TRUST_PROXY)
           : e.TRUST_PROXY.split(','),
     logLevel: e.LOG_LEVEL,
-    includedUnitsPerMonth: e.INCLUDED_UNITS_PER_MONTH,
+    includedUnits: {
+      starter: e.INCLUDED_UNITS_STARTER,
+      pro: e.INCLUDED_UNITS_PRO,
+      partner: e.INCLUDED_UNITS_PARTNER,
+      agency: e.INCLUDED_UNITS_AGENCY,
+    },
+    secretKey: e.SECRET_KEY,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    billing: billingConfig(e),
+    jobPollMs: e.JOB_POLL_MS,
+    jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
     seatCaps: {
       starter: e.SEAT_CAP_STARTER,
       pro: e.SEAT_CAP_PRO,

@@ -1,8 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { type Billing, createBilling } from './billing/billing.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.js';
+import { jobHandlers } from './jobs/handlers.js';
+import { JobRunner } from './jobs/queue.js';
 
 /**
  * Everything a handler may use, handed in rather than imported, so every test can build
@@ -13,6 +16,8 @@ export interface AppContext {
   db: Db;
   clock: Clock;
   limiter: RateLimiter;
+  billing: Billing;
+  jobs: JobRunner;
   log?: FastifyBaseLogger;
   close(): Promise<void>;
 }
@@ -33,12 +38,19 @@ export async function createContext(
       limiter = new MemoryRateLimiter(() => clock.now().getTime());
     }
   }
+  let runner: JobRunner | undefined;
   const ctx: AppContext = {
     config,
     db,
     clock: overrides.clock ?? systemClock,
     limiter,
+    billing: createBilling(config),
+    get jobs() {
+      runner ??= new JobRunner(ctx, jobHandlers);
+      return runner;
+    },
     async close() {
+      await runner?.stop();
       await limiter.close();
       await db.destroy();
     },

@@ -7,10 +7,12 @@ import { migrate } from '../db/database.js';
 import { seedDemo } from '../demo/seed-demo.js';
 import { addUser, createAccount } from '../domain/accounts.js';
 import { createKey, revokeKey } from '../domain/api-key-admin.js';
+import { listAudit } from '../domain/audit.js';
 import { subscribe } from '../domain/billing-admin.js';
 import { addBrand, requireBrandByHost } from '../domain/brands.js';
 import { grantDelegation } from '../domain/delegations.js';
 import { importStory } from '../domain/import-story.js';
+import { listOutbox } from '../email/outbox.js';
 import { AppError } from '../errors.js';
 import { MemoryRateLimiter } from '../http/rate-limiter.js';
 import { describeIssue, refuseNul } from '../operations/execute.js';
@@ -46,6 +48,12 @@ const Article = z.strictObject({
     .enum(['news', 'blog', 'social', 'forum', 'review', 'press_release', 'official', 'other'])
     .optional(),
 });
+
+const CliLimit = z.coerce
+  .number()
+  .int('must be an integer')
+  .min(1, 'must be 1 to 1000')
+  .max(1000, 'must be 1 to 1000');
 
 type Printable = Record<string, unknown>;
 
@@ -251,14 +259,45 @@ export function buildCli(): Command {
     .description('billing')
     .command('subscribe')
     .requiredOption('--account <account>', 'account key')
+    .option('--customer <id>', 'the Stripe customer to meter against (BILLING=stripe)')
     .option('--json', 'print one JSON object')
     .action(
       action(
-        async (app, o: { account: string }) => {
-          await subscribe(app, o.account, 'operator');
+        async (app, o: { account: string; customer?: string }) => {
+          await subscribe(app, o.account, 'operator', o.customer);
           return { ok: true };
         },
         () => 'subscribed',
+      ),
+    );
+
+  command('outbox', 'emails the service wrote, newest first (without SMTP_URL they stay here)')
+    .option('--limit <n>', 'how many, 1 to 1000', '50')
+    .action(
+      action(
+        async (app, o: { limit: string }) => ({
+          emails: await listOutbox(app, parse(CliLimit, o.limit, 'limit')),
+        }),
+        (o) =>
+          (o.emails as { created_at: string; status: string; to: string; subject: string }[])
+            .map((e) => `${e.created_at}  ${e.status.padEnd(7)}  ${e.to}  ${e.subject}`)
+            .join('\n'),
+      ),
+    );
+
+  command('audit', "a brand's audit trail, newest first")
+    .requiredOption('--brand <host>', 'brand host')
+    .option('--limit <n>', 'how many, 1 to 1000', '100')
+    .action(
+      action(
+        async (app, o: { brand: string; limit: string }) => {
+          const brand = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          return { entries: await listAudit(app, brand.id, parse(CliLimit, o.limit, 'limit')) };
+        },
+        (o) =>
+          (o.entries as { at: string; actor: string; action: string; event_uri: string | null }[])
+            .map((e) => `${e.at}  ${e.action.padEnd(24)}  ${e.actor}  ${e.event_uri ?? ''}`)
+            .join('\n'),
       ),
     );
 

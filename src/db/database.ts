@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../config.js';
 import * as initial from './migrations/0001-initial.js';
+import * as teamwork from './migrations/0002-teamwork-and-billing.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -77,7 +78,12 @@ export function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise
 export async function migrate(db: Db): Promise<void> {
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => ({ '0001-initial': initial }) },
+    provider: {
+      getMigrations: async () => ({
+        '0001-initial': initial,
+        '0002-teamwork-and-billing': teamwork,
+      }),
+    },
   });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
@@ -85,4 +91,14 @@ export async function migrate(db: Db): Promise<void> {
 
 export async function ping(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
+}
+
+/** Whether a database error is a unique-constraint violation, on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }

@@ -312,6 +312,8 @@ export interface OutgoingEmailsTable {
   id: string;
   account_id: string | null;
   to_address: string;
+  /** What the email is for: assignment, invitation, notice. */
+  kind: string;
   subject: string;
   text_body: string;
   html_body: string | null;
@@ -330,6 +332,12 @@ export interface OauthRecordsTable {
   uid: string | null;
   consumed_at: string | null;
   expires_at: string | null;
+}
+
+/** Service-wide values every process must agree on (the link-signing secret). */
+export interface SettingsTable {
+  key: string;
+  value: string;
 }
 
 export interface DB {
@@ -359,4 +367,5 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   outgoing_emails: OutgoingEmailsTable;
   oauth_records: OauthRecordsTable;
+  settings: SettingsTable;
 }

@@ -1,4 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
+import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
 import { newId } from '../ids.js';
 
@@ -29,4 +30,24 @@ export function auditRow(e: AuditEntry): Insertable<DB['audit_log']> {
 /** Call inside the same transaction as the change it records. */
 export async function writeAudit(db: Kysely<DB>, e: AuditEntry): Promise<void> {
   await db.insertInto('audit_log').values(auditRow(e)).execute();
+}
+
+/** A brand's audit trail, newest first, as the operator reads it (`brs audit`). */
+export async function listAudit(app: AppContext, brandId: string, limit: number) {
+  const rows = await app.db
+    .selectFrom('audit_log as l')
+    .leftJoin('stories as s', 's.id', 'l.story_id')
+    .select(['l.created_at', 'l.actor', 'l.action', 's.event_uri', 'l.details'])
+    .where('l.brand_id', '=', brandId)
+    .orderBy('l.created_at', 'desc')
+    .orderBy('l.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    at: r.created_at,
+    actor: r.actor,
+    action: r.action,
+    event_uri: r.event_uri,
+    details: JSON.parse(r.details) as Record<string, unknown>,
+  }));
 }

@@ -1,24 +1,42 @@
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
+import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
 
-/** Gives the account a subscription of the built-in ledger to meter units against. */
-export async function subscribe(app: AppContext, accountId: string, actor: string): Promise<void> {
+/**
+ * Gives the account a subscription to meter units against: on the built-in ledger, or
+ * with BILLING=stripe on the given Stripe customer.
+ */
+export async function subscribe(
+  app: AppContext,
+  accountId: string,
+  actor: string,
+  customer?: string,
+): Promise<void> {
   await requireAccount(app, accountId);
+  const provider = app.billing.provider;
+  if (provider === 'stripe' && !customer) {
+    throw invalid('customer: required with BILLING=stripe (the Stripe customer id, cus_…)');
+  }
+  const externalId = customer ?? newId('sub');
   const now = app.clock.now().toISOString();
   await withTransaction(app.db, async (trx) => {
     await trx
       .insertInto('billing_subscriptions')
       .values({
         account_id: accountId,
-        provider: 'ledger',
-        external_id: newId('sub'),
+        provider,
+        external_id: externalId,
         status: 'active',
         created_at: now,
       })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({ status: 'active' }))
+      .onConflict((oc) =>
+        oc
+          .column('account_id')
+          .doUpdateSet({ status: 'active', provider, external_id: externalId }),
+      )
       .execute();
     await writeAudit(trx, { accountId, actor, action: 'billing.subscribed', at: now });
   });

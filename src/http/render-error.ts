@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { isUniqueViolation } from '../db/database.js';
 import { AppError, errorBody } from '../errors.js';
 
 export interface Rendered {
@@ -47,15 +48,6 @@ export function renderError(err: unknown, log?: FastifyBaseLogger): Rendered {
   }
   log?.error({ err }, 'unhandled error');
   return { status: 500, body: { error: 'internal error' }, headers: {} };
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
-  return (
-    code === '23505' ||
-    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
 }
 
 function isDatabaseOutage(err: unknown): boolean {

@@ -4,6 +4,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { operations } from '../operations/index.js';
+import { mountActionLinks } from './action-links.js';
+import { mountBilling } from './billing-routes.js';
 import { sweepExpiredIdempotency } from './idempotency.js';
 import { buildOpenApi } from './openapi.js';
 import { renderError } from './render-error.js';
@@ -15,7 +17,10 @@ function trustProxyOption(t: false | number | string[]) {
 }
 
 /** Builds the whole HTTP service around a context; the caller decides where it listens. */
-export async function buildServer(app: AppContext): Promise<FastifyInstance> {
+export async function buildServer(
+  app: AppContext,
+  opts: { runJobs?: boolean } = {},
+): Promise<FastifyInstance> {
   const fastify = Fastify({
     logger: {
       level: app.config.logLevel,
@@ -56,6 +61,14 @@ export async function buildServer(app: AppContext): Promise<FastifyInstance> {
   await fastify.register(swaggerUi, { routePrefix: '/docs' });
 
   mountRest(fastify, app, operations);
+  mountBilling(fastify, app);
+  mountActionLinks(fastify, app);
+
+  // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts).
+  if (opts.runJobs ?? true) {
+    app.jobs.start();
+    fastify.addHook('onClose', () => app.jobs.stop());
+  }
 
   // Expired idempotency records are useless; sweep them hourly (any process may do it).
   const sweeper = setInterval(() => {

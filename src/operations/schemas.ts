@@ -62,3 +62,31 @@ export const SourceType = z.enum([
 ]);
 export const Role = z.enum(['owner', 'admin', 'member']);
 export const Timestamp = z.string().describe('ISO 8601 timestamp in UTC');
+
+export const PhaseNumber = z
+  .number('must be an integer')
+  .int('must be an integer')
+  .min(1, 'must be 1 or more')
+  .max(100, 'must be at most 100')
+  .describe('Phase number of the response plan, 1-based');
+
+export const TeammateEmail = z
+  .email('must be an email address')
+  .max(254, 'must be at most 254 characters')
+  .describe("Teammate's email");
+
+export const Invite = z
+  .boolean('must be true or false')
+  .optional()
+  .describe('true invites an unknown email into the team (takes a seat) and assigns them');
+
+export const PhaseComment = z
+  .string()
+  .refine((s) => [...s].length <= 500, 'must be at most 500 characters')
+  .optional()
+  .describe('Optional comment, at most 500 characters; kept in the audit trail');
+
+export const ContextText = z
+  .string()
+  .refine((s) => s.trim().length > 0 && [...s].length <= 2000, 'must be 1 to 2000 characters')
+  .describe("The brand's authoritative context, at most 2000 characters");

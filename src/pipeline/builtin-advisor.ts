@@ -135,3 +135,49 @@ export function generateAdvisory(article: ArticleInput, sourceId = 's1'): Genera
     phases: PLAYBOOK[positive ? 'positive' : 'risk']!,
   };
 }
+
+/** Words in the brand's context that say the coverage overstates the problem. */
+const EASING =
+  /\b(resolved|fixed|false|inaccurate|misleading|denied|no injuries|corrected|retracted)\b/i;
+const URGENCIES = ['low', 'medium', 'high', 'immediate'] as const;
+
+/**
+ * A proposed update of the advisory that takes the brand's own context into account.
+ * The summary keeps citing the story's sources and adds the context as the brand's
+ * statement (no citation: it is not a source); context that eases the story lowers the
+ * urgency one step and adds a "correct the record" phase, other context a briefing phase.
+ */
+export function proposeAdvisory(
+  sources: (ArticleInput & { source_key: string })[],
+  context: string,
+): GeneratedAdvisory {
+  const first = sources[0]!;
+  const base = generateAdvisory(first, first.source_key);
+  const easing = EASING.test(context);
+  const said = context.replace(/\s+/g, ' ').trim();
+  const excerpt = said.length > 280 ? `${said.slice(0, 277)}...` : said;
+  const extra = easing
+    ? {
+        title: 'Correct the record',
+        actions: [
+          'Send the publisher the correction with the evidence',
+          'Publish the clarification on owned channels',
+        ],
+      }
+    : {
+        title: 'Brief the team on the new context',
+        actions: [
+          'Share the context with everyone answering questions',
+          'Update the holding statement with it',
+        ],
+      };
+  const phases = [...base.phases];
+  phases.splice(Math.min(2, phases.length), 0, extra);
+  return {
+    ...base,
+    urgency: easing ? URGENCIES[Math.max(0, URGENCIES.indexOf(base.urgency) - 1)]! : base.urgency,
+    executiveSummary: [...base.executiveSummary, { text: `The brand adds: ${excerpt}`, cites: [] }],
+    summaryBasis: sources.map((s) => s.source_key),
+    phases: phases.slice(0, 6),
+  };
+}

@@ -15,6 +15,7 @@ afterAll(() => svc.close());
 
 /** A valid input for each operation on northwind.example, the agency's own brand. */
 function validInput(op: Operation): Record<string, unknown> {
+  const story = { brand: 'northwind.example', event_uri: w.stories.northwind };
   const inputs: Record<string, Record<string, unknown>> = {
     list_brands: {},
     list_stories: { brand: 'northwind.example' },
@@ -28,10 +29,59 @@ function validInput(op: Operation): Record<string, unknown> {
     list_delegations: {},
     grant_delegation: {},
     create_api_key: {},
+    trigger_advisory: story,
+    add_story_context: { ...story, context: 'The recall was resolved on Monday.' },
+    apply_advisory_proposal: story,
+    dismiss_advisory_proposal: story,
+    assign_story: { ...story, assignee: 'owner@northwind.example' },
+    unassign_story: story,
+    assign_phase: { ...story, phase: 1, assignee: 'owner@northwind.example' },
+    unassign_phase: { ...story, phase: 1 },
+    complete_phase: { ...story, phase: 1 },
   };
   const input = inputs[op.id];
   if (!input) throw new Error(`add a valid input for ${op.id} to the access table`);
   return input;
+}
+
+/**
+ * A valid input on a fresh story in the state the operation needs (unlocked, with a
+ * pending or ready proposal), so each success row stands on its own.
+ */
+async function readyInput(op: Operation): Promise<Record<string, unknown>> {
+  const input = validInput(op);
+  if (!('event_uri' in input)) return input;
+  const story = {
+    brand: 'northwind.example',
+    event_uri: await w.story('northwind.example', 100 + operations.indexOf(op)),
+  };
+  const needs = (...ids: string[]) => ids.includes(op.id);
+  const post = (path: string, body: object) =>
+    svc.request('POST', path, { key: w.keys.owner, body });
+  if (
+    needs(
+      'add_story_context',
+      'apply_advisory_proposal',
+      'dismiss_advisory_proposal',
+      'assign_phase',
+      'unassign_phase',
+      'complete_phase',
+    )
+  ) {
+    expect((await post('/v1/advisory', story)).status).toBe(200);
+  }
+  if (needs('apply_advisory_proposal', 'dismiss_advisory_proposal')) {
+    expect((await post('/v1/story/context', { ...story, context: 'New facts.' })).status).toBe(202);
+    await svc.app.jobs.drain();
+  }
+  if (needs('unassign_phase')) {
+    await post('/v1/story/phase-assign', {
+      ...story,
+      phase: 1,
+      assignee: 'owner@northwind.example',
+    });
+  }
+  return { ...input, ...story };
 }
 
 const call = (op: Operation, key: string, input = validInput(op)) =>
@@ -95,8 +145,8 @@ describe.each(operations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
 
   if (!never(op))
     it('succeeds for a full-scope owner key of the account', async () => {
-      const r = await call(op, w.keys.owner);
-      expect(r.status).toBe(200);
+      const r = await call(op, w.keys.owner, await readyInput(op));
+      expect(r.status).toBe(op.status ? op.status(r.body) : 200);
       expect(op.output.safeParse(r.body).success).toBe(true);
     });
 });

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
@@ -35,15 +37,25 @@ export interface TestService {
  * A real server on a loopback port over a fresh database of the dialect under test.
  * `close` fails the suite if any request answered 5xx: a 500 is always a bug.
  */
-export async function startService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startService(
+  env: Record<string, string> = {},
+  opts: { runJobs?: boolean } = {},
+): Promise<TestService> {
   const db = await freshDatabase();
-  const config = loadConfig({ LOG_LEVEL: 'fatal', ...env, DATABASE_URL: db.url, PORT: '0' });
+  // The port is chosen first so BASE_URL, and every link the service writes, is right.
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    LOG_LEVEL: 'fatal',
+    ...env,
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    BASE_URL: url,
+  });
   const app = await createContext(config);
   await migrate(app.db);
-  const server = await buildServer(app);
-  await server.listen({ port: 0, host: '127.0.0.1' });
-  const address = server.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const server = await buildServer(app, { runJobs: opts.runJobs });
+  await server.listen({ port, host: '127.0.0.1' });
   const statuses: number[] = [];
 
   async function request(method: string, path: string, opts: RequestOptions = {}) {
@@ -87,4 +99,12 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
       if (errors.length > 0) throw new Error(`requests answered 5xx: ${errors.join(', ')}`);
     },
   };
+}
+
+export async function freePort(): Promise<number> {
+  const srv = createServer().listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const { port } = srv.address() as { port: number };
+  await new Promise((r) => srv.close(r));
+  return port;
 }

@@ -1,0 +1,343 @@
+import { signLink } from '../auth/signed-links.js';
+import type { AppContext } from '../context.js';
+import { type Db, withTransaction } from '../db/database.js';
+import { queueEmail } from '../email/outbox.js';
+import { AppError, conflict, notFound } from '../errors.js';
+import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
+import { writeAudit } from './audit.js';
+import { resolveTeammate } from './teammates.js';
+
+/** Story statuses (CONTRACT.md); the transitions are in docs/api.md, "Story status". */
+export type StoryStatus = 'new' | 'assigned' | 'in_progress' | 'closed';
+
+/** How long the link in an assignment email works. */
+const ACTION_LINK_TTL_MS = 14 * 24 * 3_600_000;
+
+interface StoryRow {
+  id: string;
+  title: string;
+  status: StoryStatus;
+  unlocked: boolean;
+  assignee_user_id: string | null;
+  advisory_id: string;
+}
+
+async function loadStory(trx: Db, brandId: string, eventUri: string): Promise<StoryRow> {
+  const s = await trx
+    .selectFrom('stories as s')
+    .innerJoin('advisories as a', (j) =>
+      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', 'live'),
+    )
+    .select([
+      's.id',
+      's.title',
+      's.status',
+      's.unlocked_at',
+      's.assignee_user_id',
+      'a.id as advisory_id',
+    ])
+    .where('s.brand_id', '=', brandId)
+    .where('s.event_uri', '=', eventUri)
+    .executeTakeFirst();
+  if (!s) throw notFound();
+  return { ...s, status: s.status as StoryStatus, unlocked: s.unlocked_at !== null };
+}
+
+async function loadPhase(trx: Db, advisoryId: string, phase: number) {
+  const p = await trx
+    .selectFrom('phases')
+    .selectAll()
+    .where('advisory_id', '=', advisoryId)
+    .where('number', '=', phase)
+    .executeTakeFirst();
+  if (!p) throw notFound();
+  return p;
+}
+
+/** Assignment is for the brand's own team: a partner acting on a client brand may not. */
+function requireOwnBrand(access: BrandAccess) {
+  if (access.relation === 'delegated') throw new AppError('delegated_assignment');
+}
+
+function requireUnlocked(story: StoryRow) {
+  if (!story.unlocked) throw conflict('advisory is locked');
+}
+
+/** Whether every phase of the live advisory is done (a plan always has phases). */
+async function allPhasesDone(trx: Db, advisoryId: string): Promise<boolean> {
+  const open = await trx
+    .selectFrom('phases')
+    .select('id')
+    .where('advisory_id', '=', advisoryId)
+    .where('status', '!=', 'done')
+    .limit(1)
+    .executeTakeFirst();
+  return !open;
+}
+
+async function setStatus(trx: Db, storyId: string, status: StoryStatus, at: string, extra = {}) {
+  await trx
+    .updateTable('stories')
+    .set({ status, last_activity_at: at, ...extra })
+    .where('id', '=', storyId)
+    .execute();
+}
+
+/** The email that tells an assignee (or an invited newcomer) what to do, with its link. */
+async function notifyAssignee(
+  app: AppContext,
+  trx: Db,
+  args: {
+    accountId: string;
+    to: { userId: string; email: string; invited: boolean };
+    story: StoryRow;
+    brandName: string;
+    phase?: { number: number; title: string; actions: string[] };
+    at: string;
+  },
+) {
+  const token = await signLink(
+    app,
+    'action',
+    { s: args.story.id, u: args.to.userId, ...(args.phase && { p: args.phase.number }) },
+    ACTION_LINK_TTL_MS,
+    trx,
+  );
+  const link = `${app.config.baseUrl}/action/${token}`;
+  const what = args.phase
+    ? `phase ${args.phase.number} of the response plan, "${args.phase.title}"`
+    : 'the story';
+  const lines = [
+    args.to.invited
+      ? `You have been invited to the ${args.brandName} team on Stories and assigned ${what}.`
+      : `You have been assigned ${what}.`,
+    '',
+    `Story: ${args.story.title}`,
+    ...(args.phase ? ['', 'Actions:', ...args.phase.actions.map((a) => `- ${a}`)] : []),
+    '',
+    `Open it here (the link works for 14 days): ${link}`,
+  ];
+  await queueEmail(
+    trx,
+    {
+      accountId: args.accountId,
+      to: args.to.email,
+      kind: args.to.invited ? 'invitation' : 'assignment',
+      subject: args.phase
+        ? `Action for you: ${args.phase.title} (${args.story.title})`.slice(0, 250)
+        : `Story assigned to you: ${args.story.title}`.slice(0, 250),
+      text: lines.join('\n'),
+    },
+    args.at,
+  );
+}
+
+export async function assignStory(
+  app: AppContext,
+  actor: Actor,
+  access: BrandAccess,
+  eventUri: string,
+  email: string,
+  invite: boolean,
+) {
+  requireOwnBrand(access);
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const story = await loadStory(trx, access.brand.id, eventUri);
+    const to = await resolveTeammate(
+      app,
+      trx,
+      { id: access.brand.account_id, plan: actor.plan },
+      email,
+      invite,
+      actorLabel(actor),
+    );
+    const status: StoryStatus = story.status === 'new' ? 'assigned' : story.status;
+    await setStatus(trx, story.id, status, at, { assignee_user_id: to.userId });
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: story.id,
+      actor: actorLabel(actor),
+      action: 'story.assigned',
+      details: { assignee: to.email, invited: to.invited },
+      at,
+    });
+    await notifyAssignee(app, trx, {
+      accountId: access.brand.account_id,
+      to,
+      story,
+      brandName: access.brand.name,
+      at,
+    });
+    return { assignee: to.email, invited: to.invited, status };
+  });
+}
+
+export async function unassignStory(
+  app: AppContext,
+  actor: Actor,
+  access: BrandAccess,
+  eventUri: string,
+) {
+  requireOwnBrand(access);
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const story = await loadStory(trx, access.brand.id, eventUri);
+    if (story.assignee_user_id === null) return { unassigned: false, status: story.status };
+    // Any assigned state returns to new (spec 3.1); a closed story stays closed.
+    const status: StoryStatus = story.status === 'closed' ? 'closed' : 'new';
+    await setStatus(trx, story.id, status, at, { assignee_user_id: null });
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: story.id,
+      actor: actorLabel(actor),
+      action: 'story.unassigned',
+      at,
+    });
+    return { unassigned: true, status };
+  });
+}
+
+export async function assignPhase(
+  app: AppContext,
+  actor: Actor,
+  access: BrandAccess,
+  eventUri: string,
+  phaseNumber: number,
+  email: string,
+  invite: boolean,
+) {
+  requireOwnBrand(access);
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const story = await loadStory(trx, access.brand.id, eventUri);
+    requireUnlocked(story);
+    const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
+    if (phase.status === 'done') throw conflict('phase is already done');
+    const to = await resolveTeammate(
+      app,
+      trx,
+      { id: access.brand.account_id, plan: actor.plan },
+      email,
+      invite,
+      actorLabel(actor),
+    );
+    await trx
+      .updateTable('phases')
+      .set({ assignee_user_id: to.userId })
+      .where('id', '=', phase.id)
+      .execute();
+    const status: StoryStatus = story.status === 'closed' ? 'closed' : 'in_progress';
+    await setStatus(trx, story.id, status, at);
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: story.id,
+      actor: actorLabel(actor),
+      action: 'phase.assigned',
+      details: { phase: phaseNumber, assignee: to.email, invited: to.invited },
+      at,
+    });
+    await notifyAssignee(app, trx, {
+      accountId: access.brand.account_id,
+      to,
+      story,
+      brandName: access.brand.name,
+      phase: { number: phase.number, title: phase.title, actions: JSON.parse(phase.actions) },
+      at,
+    });
+    return { assignee: to.email, invited: to.invited, status };
+  });
+}
+
+export async function unassignPhase(
+  app: AppContext,
+  actor: Actor,
+  access: BrandAccess,
+  eventUri: string,
+  phaseNumber: number,
+) {
+  requireOwnBrand(access);
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const story = await loadStory(trx, access.brand.id, eventUri);
+    const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
+    if (phase.assignee_user_id === null) return { unassigned: false, status: story.status };
+    // Only the assignee is cleared: a done phase stays done.
+    await trx
+      .updateTable('phases')
+      .set({ assignee_user_id: null })
+      .where('id', '=', phase.id)
+      .execute();
+    await setStatus(trx, story.id, story.status, at);
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: story.id,
+      actor: actorLabel(actor),
+      action: 'phase.unassigned',
+      details: { phase: phaseNumber },
+      at,
+    });
+    return { unassigned: true, status: story.status };
+  });
+}
+
+/**
+ * Marks a phase done, recording who (the key or user) and when; the last open phase
+ * closes the story. `onlyUserId` restricts it to the phase's assignee (the MCP user
+ * session's validate_action). Marking a done phase again changes nothing.
+ */
+export async function completePhase(
+  app: AppContext,
+  actor: Actor,
+  access: BrandAccess,
+  eventUri: string,
+  phaseNumber: number,
+  comment: string | undefined,
+  opts: { onlyUserId?: string } = {},
+) {
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const story = await loadStory(trx, access.brand.id, eventUri);
+    requireUnlocked(story);
+    const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
+    if (opts.onlyUserId && phase.assignee_user_id !== opts.onlyUserId) {
+      throw conflict('only the assignee of this phase may mark it done');
+    }
+    if (phase.status === 'done') {
+      return {
+        done_by: phase.done_by!,
+        done_at: phase.done_at!,
+        already_done: true,
+        status: story.status,
+      };
+    }
+    const doneBy = actorLabel(actor);
+    await trx
+      .updateTable('phases')
+      .set({ status: 'done', done_by: doneBy, done_at: at, comment: comment ?? null })
+      .where('id', '=', phase.id)
+      .execute();
+    const status: StoryStatus = (await allPhasesDone(trx, story.advisory_id))
+      ? 'closed'
+      : 'in_progress';
+    await setStatus(trx, story.id, status, at);
+    const audit = {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: story.id,
+      actor: doneBy,
+      at,
+    };
+    await writeAudit(trx, {
+      ...audit,
+      action: 'phase.done',
+      details: { phase: phaseNumber, ...(comment !== undefined && { comment }) },
+    });
+    if (status === 'closed') await writeAudit(trx, { ...audit, action: 'story.closed' });
+    return { done_by: doneBy, done_at: at, already_done: false, status };
+  });
+}

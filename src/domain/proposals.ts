@@ -1,0 +1,321 @@
+import { sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import { type Db, isUniqueViolation, withTransaction } from '../db/database.js';
+import type { AdvisoriesTable, PhasesTable } from '../db/schema.js';
+import { conflict, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { enqueue } from '../jobs/queue.js';
+import { proposeAdvisory } from '../pipeline/builtin-advisor.js';
+import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
+import { writeAudit } from './audit.js';
+
+/**
+ * Context and proposals (spec 3.3). Context queues the generation of a pending advisory;
+ * the live advisory changes only when a proposal is applied, and then phases where work
+ * started (assigned or done) are kept verbatim with their assignees and done state.
+ */
+
+const PROPOSAL_PENDING = 'a proposal is already pending; apply or dismiss it first';
+
+async function storyOf(trx: Db, brandId: string, eventUri: string) {
+  const s = await trx
+    .selectFrom('stories as s')
+    .innerJoin('advisories as a', (j) =>
+      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', sql.lit('live')),
+    )
+    .leftJoin('advisories as p', (j) =>
+      j.onRef('p.story_id', '=', 's.id').on('p.kind', '=', sql.lit('proposal')),
+    )
+    .select([
+      's.id',
+      's.status',
+      's.unlocked_at',
+      'a.id as live_id',
+      'a.version as live_version',
+      'p.id as proposal_id',
+      'p.status as proposal_status',
+    ])
+    .where('s.brand_id', '=', brandId)
+    .where('s.event_uri', '=', eventUri)
+    .executeTakeFirst();
+  if (!s) throw notFound();
+  return s;
+}
+
+export async function addContext(
+  app: AppContext,
+  actor: Actor,
+  access: BrandAccess,
+  eventUri: string,
+  context: string,
+) {
+  const at = app.clock.now().toISOString();
+  try {
+    return await withTransaction(app.db, async (trx) => {
+      const s = await storyOf(trx, access.brand.id, eventUri);
+      if (s.unlocked_at === null) throw conflict('advisory is locked');
+      if (s.proposal_id) throw conflict(PROPOSAL_PENDING);
+      const id = newId('adv');
+      await trx
+        .insertInto('advisories')
+        .values({
+          id,
+          story_id: s.id,
+          version: s.live_version + 1,
+          kind: 'proposal',
+          status: 'generating',
+          assessment: null,
+          urgency: null,
+          spread: null,
+          schema: 'advisory.v1',
+          executive_summary: '[]',
+          summary_basis: '[]',
+          diff: null,
+          context,
+          generator: 'builtin',
+          requested_at: at,
+          created_at: at,
+          applied_at: null,
+        })
+        .execute();
+      await enqueue(trx, 'advisory.propose', { advisory: id }, { now: at });
+      await trx
+        .updateTable('stories')
+        .set({ last_activity_at: at })
+        .where('id', '=', s.id)
+        .execute();
+      await writeAudit(trx, {
+        accountId: access.brand.account_id,
+        brandId: access.brand.id,
+        storyId: s.id,
+        actor: actorLabel(actor),
+        action: 'advisory.context_added',
+        details: { context },
+        at,
+      });
+      return { status: 'generating' as const, requested_at: at, context };
+    });
+  } catch (e) {
+    // Two contexts at once: the unique index lets one proposal in; the other is told why.
+    throw isUniqueViolation(e) ? conflict(PROPOSAL_PENDING) : e;
+  }
+}
+
+type PhaseRow = PhasesTable;
+type AdvisoryFields = Pick<
+  AdvisoriesTable,
+  'assessment' | 'urgency' | 'spread' | 'executive_summary' | 'summary_basis'
+>;
+
+/** The changes from the live advisory to the proposal, field by field. */
+export function diffAdvisories(
+  live: AdvisoryFields & { phases: Pick<PhaseRow, 'title' | 'actions'>[] },
+  next: AdvisoryFields & { phases: Pick<PhaseRow, 'title' | 'actions'>[] },
+): { path: string; before: unknown; after: unknown }[] {
+  const out: { path: string; before: unknown; after: unknown }[] = [];
+  for (const f of ['assessment', 'urgency', 'spread'] as const) {
+    if (live[f] !== next[f]) out.push({ path: f, before: live[f], after: next[f] });
+  }
+  const a = JSON.parse(live.executive_summary) as { text: string }[];
+  const b = JSON.parse(next.executive_summary) as { text: string }[];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i]?.text !== b[i]?.text) {
+      out.push({
+        path: `executive_summary[${i}]`,
+        before: a[i]?.text ?? null,
+        after: b[i]?.text ?? null,
+      });
+    }
+  }
+  for (let i = 0; i < Math.max(live.phases.length, next.phases.length); i++) {
+    const x = live.phases[i];
+    const y = next.phases[i];
+    if (x?.title !== y?.title) {
+      out.push({
+        path: `phases[${i + 1}].title`,
+        before: x?.title ?? null,
+        after: y?.title ?? null,
+      });
+    }
+    if (x && y && x.actions !== y.actions) {
+      out.push({
+        path: `phases[${i + 1}].actions`,
+        before: JSON.parse(x.actions),
+        after: JSON.parse(y.actions),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The `advisory.propose` job: writes the proposal's content, phases and diff. Running it
+ * again, or after the proposal was dismissed, changes nothing.
+ */
+export async function generateProposalJob(app: AppContext, payload: { advisory: string }) {
+  return withTransaction(app.db, async (trx) => {
+    const p = await trx
+      .selectFrom('advisories')
+      .selectAll()
+      .where('id', '=', payload.advisory)
+      .where('kind', '=', 'proposal')
+      .where('status', '=', 'generating')
+      .executeTakeFirst();
+    if (!p) return { skipped: true };
+    const live = await trx
+      .selectFrom('advisories')
+      .selectAll()
+      .where('story_id', '=', p.story_id)
+      .where('kind', '=', 'live')
+      .executeTakeFirstOrThrow();
+    const livePhases = await trx
+      .selectFrom('phases')
+      .selectAll()
+      .where('advisory_id', '=', live.id)
+      .orderBy('number')
+      .execute();
+    const sources = await trx
+      .selectFrom('articles')
+      .select(['source_key', 'url', 'title', 'publisher', 'published_at', 'text', 'type'])
+      .where('story_id', '=', p.story_id)
+      .orderBy('created_at')
+      .orderBy('source_key')
+      .execute();
+    const g = proposeAdvisory(sources, p.context ?? '');
+    const fields = {
+      assessment: g.assessment,
+      urgency: g.urgency,
+      spread: live.spread,
+      executive_summary: JSON.stringify(g.executiveSummary),
+      summary_basis: JSON.stringify(g.summaryBasis),
+    };
+    const phases = g.phases.map((ph, i) => ({
+      id: newId('pha'),
+      advisory_id: p.id,
+      number: i + 1,
+      title: ph.title,
+      actions: JSON.stringify(ph.actions),
+      status: 'open',
+      assignee_user_id: null,
+      done_by: null,
+      done_at: null,
+      comment: null,
+    }));
+    const diff = diffAdvisories({ ...live, phases: livePhases }, { ...fields, phases });
+    await trx
+      .updateTable('advisories')
+      .set({ ...fields, status: 'ready', diff: JSON.stringify(diff) })
+      .where('id', '=', p.id)
+      .execute();
+    await trx.insertInto('phases').values(phases).execute();
+    return { ready: true, changes: diff.length };
+  });
+}
+
+async function pendingProposal(trx: Db, access: BrandAccess, eventUri: string) {
+  const s = await storyOf(trx, access.brand.id, eventUri);
+  if (!s.proposal_id) throw conflict('no pending proposal');
+  return s;
+}
+
+/**
+ * Replaces the live advisory with the ready proposal. Each phase of the live plan where
+ * work started (assigned or done) stays verbatim, with its assignee and done state, at
+ * its number; started phases beyond the new plan's length follow it, renumbered in order.
+ */
+export async function applyProposal(
+  app: AppContext,
+  actor: Actor,
+  access: BrandAccess,
+  eventUri: string,
+) {
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const s = await pendingProposal(trx, access, eventUri);
+    if (s.proposal_status !== 'ready') throw conflict('proposal is still generating');
+    const proposalId = s.proposal_id!;
+    const [livePhases, newPhases] = await Promise.all(
+      [s.live_id, proposalId].map((id) =>
+        trx
+          .selectFrom('phases')
+          .selectAll()
+          .where('advisory_id', '=', id)
+          .orderBy('number')
+          .execute(),
+      ),
+    );
+    const started = livePhases!.filter(
+      (ph) => ph.assignee_user_id !== null || ph.status === 'done',
+    );
+    let next = newPhases!.length;
+    for (const ph of started) {
+      const replaced = newPhases!.find((n) => n.number === ph.number);
+      if (replaced) await trx.deleteFrom('phases').where('id', '=', replaced.id).execute();
+      await trx
+        .updateTable('phases')
+        .set({ advisory_id: proposalId, number: replaced ? ph.number : ++next })
+        .where('id', '=', ph.id)
+        .execute();
+    }
+    await trx
+      .updateTable('advisories')
+      .set({ kind: 'superseded' })
+      .where('id', '=', s.live_id)
+      .execute();
+    await trx
+      .updateTable('advisories')
+      .set({ kind: 'live', applied_at: at })
+      .where('id', '=', proposalId)
+      .execute();
+    const open = await trx
+      .selectFrom('phases')
+      .select('id')
+      .where('advisory_id', '=', proposalId)
+      .where('status', '!=', 'done')
+      .limit(1)
+      .executeTakeFirst();
+    // New open work reopens a closed story; a plan with nothing left to do closes it.
+    const status = !open ? 'closed' : s.status === 'closed' ? 'in_progress' : s.status;
+    await trx
+      .updateTable('stories')
+      .set({ status, last_activity_at: at })
+      .where('id', '=', s.id)
+      .execute();
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: s.id,
+      actor: actorLabel(actor),
+      action: 'advisory.applied',
+      details: { kept_phases: started.map((ph) => ph.number) },
+      at,
+    });
+    return { status };
+  });
+}
+
+export async function dismissProposal(
+  app: AppContext,
+  actor: Actor,
+  access: BrandAccess,
+  eventUri: string,
+) {
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const s = await pendingProposal(trx, access, eventUri);
+    await trx
+      .updateTable('advisories')
+      .set({ kind: 'dismissed' })
+      .where('id', '=', s.proposal_id!)
+      .execute();
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: s.id,
+      actor: actorLabel(actor),
+      action: 'advisory.dismissed',
+      at,
+    });
+    return { dismissed: true };
+  });
+}

@@ -1,0 +1,113 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
+import { newId } from '../ids.js';
+import { enqueue } from '../jobs/queue.js';
+
+export interface Email {
+  accountId: string | null;
+  to: string;
+  kind: 'assignment' | 'invitation' | 'notice';
+  subject: string;
+  text: string;
+}
+
+/**
+ * Records an email and the job that sends it, inside the caller's transaction: the email
+ * exists exactly when the change it announces does, and a slow or failing mail server
+ * never blocks or undoes that change.
+ */
+export async function queueEmail(db: Db, email: Email, now: string): Promise<string> {
+  const id = newId('eml');
+  await db
+    .insertInto('outgoing_emails')
+    .values({
+      id,
+      account_id: email.accountId,
+      to_address: email.to,
+      kind: email.kind,
+      subject: email.subject,
+      text_body: email.text,
+      html_body: null,
+      status: 'queued',
+      error: null,
+      created_at: now,
+      sent_at: null,
+    })
+    .execute();
+  await enqueue(db, 'email.send', { email: id }, { now });
+  return id;
+}
+
+const transports = new WeakMap<AppContext, Transporter>();
+
+/**
+ * The `email.send` job. With SMTP_URL the message goes out through nodemailer (a failure
+ * throws, so the job is retried with backoff); without it the email stays in the outbox,
+ * where the operator reads it (`brs outbox`). Running twice sends once: a sent email is
+ * left alone.
+ */
+export async function sendEmailJob(app: AppContext, payload: { email: string }) {
+  const email = await app.db
+    .selectFrom('outgoing_emails')
+    .selectAll()
+    .where('id', '=', payload.email)
+    .executeTakeFirst();
+  if (!email || email.status === 'sent' || email.status === 'outbox') return { skipped: true };
+  if (!app.config.smtpUrl) {
+    await app.db
+      .updateTable('outgoing_emails')
+      .set({ status: 'outbox' })
+      .where('id', '=', email.id)
+      .execute();
+    return { outbox: true };
+  }
+  let transport = transports.get(app);
+  if (!transport) {
+    transport = nodemailer.createTransport(app.config.smtpUrl);
+    transports.set(app, transport);
+  }
+  try {
+    await transport.sendMail({
+      from: app.config.mailFrom,
+      to: email.to_address,
+      subject: email.subject,
+      text: email.text_body,
+    });
+  } catch (e) {
+    await app.db
+      .updateTable('outgoing_emails')
+      .set({ error: (e as Error).message })
+      .where('id', '=', email.id)
+      .execute();
+    throw e;
+  }
+  await app.db
+    .updateTable('outgoing_emails')
+    .set({ status: 'sent', error: null, sent_at: app.clock.now().toISOString() })
+    .where('id', '=', email.id)
+    .execute();
+  return { sent: true };
+}
+
+/** The newest emails with their delivery state, for the operator (`brs outbox`). */
+export async function listOutbox(app: AppContext, limit: number) {
+  const rows = await app.db
+    .selectFrom('outgoing_emails')
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((e) => ({
+    id: e.id,
+    to: e.to_address,
+    kind: e.kind,
+    subject: e.subject,
+    text: e.text_body,
+    status: e.status,
+    error: e.error,
+    created_at: e.created_at,
+    sent_at: e.sent_at,
+  }));
+}

@@ -1,0 +1,9 @@
+import { generateProposalJob } from '../domain/proposals.js';
+import { sendEmailJob } from '../email/outbox.js';
+import type { JobHandler } from './queue.js';
+
+/** Every kind of background job, by the name it is enqueued with. */
+export const jobHandlers: Record<string, JobHandler> = {
+  'email.send': sendEmailJob,
+  'advisory.propose': generateProposalJob,
+};

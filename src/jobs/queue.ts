@@ -1,0 +1,163 @@
+import { sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
+import type { JobsTable } from '../db/schema.js';
+import { newId } from '../ids.js';
+
+/**
+ * Background work as rows of the jobs table, on both databases. A job is enqueued in the
+ * same transaction as the change that needs it, so it exists exactly when that change
+ * does. Any number of processes run jobs: a claim is one atomic UPDATE (PostgreSQL skips
+ * rows another process has locked; SQLite has a single writer), and a claim expires after
+ * its lease, so a job whose process died runs again. Handlers must therefore be safe to
+ * run twice (each checks the state it is about to change).
+ */
+export type JobRow = JobsTable;
+/** A handler declares the payload it takes; the registry only knows it takes one. */
+export type JobHandler = (app: AppContext, payload: never, job: JobRow) => Promise<unknown>;
+
+const LEASE_MS = 5 * 60_000;
+
+export async function enqueue(
+  db: Db,
+  name: string,
+  payload: Record<string, unknown>,
+  opts: { runAt?: string; maxAttempts?: number; now: string },
+): Promise<string> {
+  const id = newId('job');
+  await db
+    .insertInto('jobs')
+    .values({
+      id,
+      name,
+      payload: JSON.stringify(payload),
+      status: 'queued',
+      attempts: 0,
+      max_attempts: opts.maxAttempts ?? 8,
+      run_at: opts.runAt ?? opts.now,
+      locked_until: null,
+      locked_by: null,
+      last_error: null,
+      result: null,
+      created_at: opts.now,
+      updated_at: opts.now,
+    })
+    .execute();
+  return id;
+}
+
+/** Takes the next due job (or one whose lease ran out) for this worker, or undefined. */
+async function claim(app: AppContext, worker: string): Promise<JobRow | undefined> {
+  const now = app.clock.now();
+  const at = now.toISOString();
+  const postgres = app.config.database.dialect === 'postgres';
+  let next = app.db
+    .selectFrom('jobs')
+    .select('id')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', at)]),
+        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
+      ]),
+    )
+    .orderBy('run_at')
+    .limit(1);
+  if (postgres) next = next.forUpdate().skipLocked();
+  return app.db
+    .updateTable('jobs')
+    .set({
+      status: 'running',
+      attempts: sql`attempts + 1`,
+      locked_by: worker,
+      locked_until: new Date(now.getTime() + LEASE_MS).toISOString(),
+      updated_at: at,
+    })
+    .where('id', '=', next)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+async function finish(app: AppContext, job: JobRow, outcome: { result?: unknown; error?: Error }) {
+  const now = app.clock.now();
+  const base = { locked_by: null, locked_until: null, updated_at: now.toISOString() };
+  let update: Partial<JobRow>;
+  if (!outcome.error) {
+    update = { ...base, status: 'done', result: JSON.stringify(outcome.result ?? null) };
+  } else if (job.attempts >= job.max_attempts) {
+    update = { ...base, status: 'failed', last_error: outcome.error.message };
+  } else {
+    // Exponential backoff: base, 2×base, 4×base, …
+    const delay = app.config.jobRetryBaseMs * 2 ** (job.attempts - 1);
+    update = {
+      ...base,
+      status: 'queued',
+      last_error: outcome.error.message,
+      run_at: new Date(now.getTime() + delay).toISOString(),
+    };
+  }
+  // Only if this worker still holds the claim: a job that outlived its lease belongs to
+  // whoever claimed it since.
+  await app.db
+    .updateTable('jobs')
+    .set(update)
+    .where('id', '=', job.id)
+    .where('locked_by', '=', job.locked_by)
+    .execute();
+}
+
+export class JobRunner {
+  private readonly worker = newId('wrk');
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly app: AppContext,
+    private readonly handlers: Record<string, JobHandler>,
+  ) {}
+
+  /** Runs every job that is due now, one after another; answers how many ran. */
+  drain(): Promise<number> {
+    this.running ??= this.runDue().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async runDue(): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      if (this.stopped) return ran;
+      const job = await claim(this.app, this.worker);
+      if (!job) return ran;
+      ran++;
+      const handler = this.handlers[job.name];
+      try {
+        if (!handler) throw new Error(`no handler for job ${job.name}`);
+        const result = await handler(this.app, JSON.parse(job.payload) as never, job);
+        await finish(this.app, job, { result });
+      } catch (e) {
+        this.app.log?.warn({ job: job.id, name: job.name, err: e }, 'job failed');
+        await finish(this.app, job, { error: e as Error });
+      }
+    }
+  }
+
+  /** Polls for due jobs every JOB_POLL_MS until stopped. */
+  start(): void {
+    const tick = () => {
+      this.drain()
+        .catch((e) => this.app.log?.error({ err: e }, 'job runner'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.app.config.jobPollMs);
+        });
+    };
+    this.timer = setTimeout(tick, this.app.config.jobPollMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}

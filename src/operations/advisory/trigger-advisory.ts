@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { unlockAdvisory } from '../../domain/unlock.js';
+import { brandFor } from '../../policy.js';
+import { defineOperation } from '../operation.js';
+import { BrandHost, EventUri, Ok } from '../schemas.js';
+
+export const TriggerResult = z.object({
+  ok: Ok,
+  counted: z.boolean().describe("whether one of the brand's included monthly units was used"),
+  billed_eur: z.number().describe('amount billed by this call, in EUR'),
+  note: z.string().describe('what happened, in words'),
+  checkout_url: z
+    .string()
+    .optional()
+    .describe('present when a one-off purchase must be completed first (no subscription)'),
+});
+
+export const triggerAdvisory = defineOperation({
+  id: 'trigger_advisory',
+  method: 'POST',
+  path: '/v1/advisory',
+  summary: "Unlock a story's full advisory",
+  description:
+    "Unlocks the full advisory. Uses the brand's included monthly unit first; beyond it meters 15 EUR on the payer's subscription (the partner, for a delegated brand). Without a subscription nothing is unlocked or charged and checkout_url starts an explicit one-off purchase. An unlocked advisory answers ok at once and charges nothing. If metering fails, nothing is unlocked (402).",
+  input: z.strictObject({ brand: BrandHost, event_uri: EventUri }),
+  output: TriggerResult,
+  access: {},
+  hints: { readOnly: false, destructive: false, openWorld: true },
+  async handler({ app, actor }, input) {
+    const access = await brandFor(app, actor, input.brand);
+    return unlockAdvisory(app, actor, access, input.event_uri, { allowMetering: true });
+  },
+});

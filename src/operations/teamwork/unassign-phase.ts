@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { unassignPhase as unassign } from '../../domain/assignments.js';
+import { brandFor } from '../../policy.js';
+import { defineOperation } from '../operation.js';
+import { BrandHost, EventUri, Ok, PhaseNumber, StoryStatus } from '../schemas.js';
+
+export const unassignPhase = defineOperation({
+  id: 'unassign_phase',
+  method: 'DELETE',
+  path: '/v1/story/phase-assign',
+  summary: "Clear a phase's assignee",
+  description: "Clears the phase's assignee; a done phase stays done. Own brands only.",
+  input: z.object({
+    brand: BrandHost,
+    event_uri: EventUri,
+    phase: z.coerce.number().pipe(PhaseNumber),
+  }),
+  output: z.object({
+    ok: Ok,
+    brand: z.string(),
+    event_uri: z.string(),
+    phase: z.number().int(),
+    unassigned: z.boolean().describe('false when the phase had no assignee'),
+    status: StoryStatus,
+  }),
+  access: {},
+  hints: { readOnly: false, destructive: true, openWorld: false },
+  async handler({ app, actor }, input) {
+    const access = await brandFor(app, actor, input.brand);
+    const r = await unassign(app, actor, access, input.event_uri, input.phase);
+    return {
+      ok: true,
+      brand: access.brand.host,
+      event_uri: input.event_uri,
+      phase: input.phase,
+      ...r,
+    };
+  },
+});
