@@ -1,7 +1,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
-import { newId } from '../ids.js';
+import { sortableId } from '../ids.js';
 
 export interface AuditEntry {
   accountId: string;
@@ -16,7 +16,7 @@ export interface AuditEntry {
 /** The row an audit entry becomes (bulk loaders insert it themselves). */
 export function auditRow(e: AuditEntry): Insertable<DB['audit_log']> {
   return {
-    id: newId('aud'),
+    id: sortableId('aud'),
     account_id: e.accountId,
     brand_id: e.brandId ?? null,
     story_id: e.storyId ?? null,

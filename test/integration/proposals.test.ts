@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribe } from '../../src/domain/billing-admin.js';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/**
+ * Context and proposals (spec 3.3). The job runner is off, so the test decides when the
+ * proposal is generated and can see it while it is still generating.
+ */
+let svc: TestService;
+let w: World;
+let n = 20;
+const BRAND = 'northwind.example';
+const TEAMMATE = 'owner@northwind.example';
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  w = await seedWorld(svc.app);
+  await subscribe(svc.app, w.accounts.agency, 'test');
+});
+afterAll(() => svc.close());
+
+const post = (path: string, body: object, key = w.keys.owner) =>
+  svc.request('POST', path, { key, body: { brand: BRAND, ...body } });
+const detail = async (event_uri: string) =>
+  (await svc.request('GET', '/v1/story', { key: w.keys.owner, query: { brand: BRAND, event_uri } }))
+    .body.story;
+
+async function unlockedStory() {
+  const e = await w.story(BRAND, n++);
+  expect((await post('/v1/advisory', { event_uri: e })).body.ok).toBe(true);
+  return e;
+}
+
+describe('context and proposals', () => {
+  it('refuses context on a locked advisory and over 2000 characters', async () => {
+    const locked = await w.story(BRAND, n++);
+    const r = await post('/v1/story/context', { event_uri: locked, context: 'Facts.' });
+    expect(r.status).toBe(409);
+    expect(r.text).toBe('{"error":"advisory is locked"}');
+    const e = await unlockedStory();
+    const long = await post('/v1/story/context', { event_uri: e, context: 'x'.repeat(2001) });
+    expect(long.status).toBe(400);
+    expect(long.body.error).toMatch(/^context: must be 1 to 2000 characters/);
+  });
+
+  it('context → generating → ready with a diff → apply keeps started phases verbatim', async () => {
+    const e = await unlockedStory();
+    // Work starts on the live plan: phase 1 assigned, phase 2 done with a comment.
+    expect(
+      (await post('/v1/story/phase-assign', { event_uri: e, phase: 1, assignee: TEAMMATE })).status,
+    ).toBe(200);
+    expect(
+      (await post('/v1/story/phase-done', { event_uri: e, phase: 2, comment: 'Statement out' }))
+        .status,
+    ).toBe(200);
+    const before = await detail(e);
+
+    const ctx = 'The recall was resolved on Monday; no injuries were confirmed.';
+    const r = await post('/v1/story/context', { event_uri: e, context: ctx });
+    expect(r.status).toBe(202);
+    expect(r.body.advisory_pending).toMatchObject({ status: 'generating', context: ctx });
+
+    const generating = await detail(e);
+    expect(generating.advisory_pending).toEqual({
+      status: 'generating',
+      requested_at: r.body.advisory_pending.requested_at,
+      context: ctx,
+    });
+    expect(generating.advisory).toEqual(before.advisory); // the live advisory is untouched
+    const early = await post('/v1/story/advisory-apply', { event_uri: e });
+    expect(early.status).toBe(409);
+    expect(early.text).toBe('{"error":"proposal is still generating"}');
+    const again = await post('/v1/story/context', { event_uri: e, context: 'More.' });
+    expect(again.status).toBe(409);
+
+    expect(await svc.app.jobs.drain()).toBeGreaterThan(0);
+    const ready = await detail(e);
+    expect(ready.advisory_pending.status).toBe('ready');
+    const proposal = ready.advisory_pending.proposal;
+    expect(proposal.locked).toBe(false);
+    expect(proposal.executive_summary.at(-1).text).toContain(
+      'The brand adds: The recall was resolved',
+    );
+    // Every citation resolves to a source of the story.
+    const ids = new Set(proposal.sources.map((s: { id: string }) => s.id));
+    for (const item of proposal.executive_summary)
+      for (const c of item.cites) expect(ids.has(c)).toBe(true);
+    expect(ready.advisory_pending.diff).toEqual(
+      expect.arrayContaining([
+        { path: 'urgency', before: before.advisory.urgency, after: proposal.urgency },
+        {
+          path: 'phases[3].title',
+          before: before.advisory.phases[2].title,
+          after: 'Correct the record',
+        },
+      ]),
+    );
+    expect(ready.advisory).toEqual(before.advisory);
+
+    const member = await post('/v1/story/advisory-apply', { event_uri: e }, w.keys.member);
+    expect(member.status).toBe(403);
+    const applied = await post('/v1/story/advisory-apply', { event_uri: e }, w.keys.admin);
+    expect(applied.status).toBe(200);
+    expect(applied.body).toMatchObject({ ok: true, applied: true, status: 'in_progress' });
+
+    const after = await detail(e);
+    expect(after.advisory_pending).toBeUndefined();
+    expect(after.advisory.urgency).toBe(proposal.urgency);
+    // Phases where work started stay exactly as they were, assignee and done state included.
+    expect(after.advisory.phases[0]).toEqual(before.advisory.phases[0]);
+    expect(after.advisory.phases[1]).toEqual(before.advisory.phases[1]);
+    expect(after.advisory.phases[0].assignee).toBe(TEAMMATE);
+    expect(after.advisory.phases[1]).toMatchObject({ status: 'done', comment: 'Statement out' });
+    // The rest comes from the proposal.
+    expect(after.advisory.phases[2].title).toBe('Correct the record');
+    expect(after.advisory.phases.length).toBe(proposal.phases.length);
+    expect((await post('/v1/story/advisory-apply', { event_uri: e })).text).toBe(
+      '{"error":"no pending proposal"}',
+    );
+  });
+
+  it('dismiss drops the proposal and leaves the live advisory byte-identical', async () => {
+    const e = await unlockedStory();
+    const read = () =>
+      svc.request('GET', '/v1/story', { key: w.keys.owner, query: { brand: BRAND, event_uri: e } });
+    const before = (await read()).text;
+    await post('/v1/story/context', { event_uri: e, context: 'A supplier caused the defect.' });
+    await svc.app.jobs.drain();
+    expect((await read()).body.story.advisory_pending.status).toBe('ready');
+    expect((await post('/v1/story/advisory-dismiss', { event_uri: e }, w.keys.member)).status).toBe(
+      403,
+    );
+    const r = await post('/v1/story/advisory-dismiss', { event_uri: e }, w.keys.admin);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ ok: true, dismissed: true });
+    expect((await read()).text).toBe(before);
+    expect((await post('/v1/story/advisory-dismiss', { event_uri: e })).status).toBe(409);
+  });
+
+  it('a proposal applied to a closed story with new open phases reopens it', async () => {
+    const e = await unlockedStory();
+    const phases = (await detail(e)).advisory.phases.length;
+    for (let p = 1; p <= phases; p++)
+      await post('/v1/story/phase-done', { event_uri: e, phase: p });
+    expect((await detail(e)).status).toBe('closed');
+    await post('/v1/story/context', {
+      event_uri: e,
+      context: 'A second outlet repeated the claim.',
+    });
+    await svc.app.jobs.drain();
+    const r = await post('/v1/story/advisory-apply', { event_uri: e });
+    expect(r.body.status).toBe('in_progress');
+    const after = await detail(e);
+    expect(after.status).toBe('in_progress');
+    expect(
+      after.advisory.phases.filter((p: { status: string }) => p.status === 'open').length,
+    ).toBeGreaterThan(0);
+  });
+});
