@@ -32,7 +32,7 @@ export async function buildServer(
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
     // Signed links carry their payload in the path (/action/<payload>.<signature>).
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
   });
   app.log = fastify.log;
   // Bodies are JSON only; anything else is answered as a wrong media type, not parsed.

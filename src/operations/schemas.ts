@@ -70,6 +70,12 @@ export const PhaseNumber = z
   .max(100, 'must be at most 100')
   .describe('Phase number of the response plan, 1-based');
 
+/** The same, read from a query string (DELETE inputs). */
+export const PhaseNumberInQuery = z.coerce
+  .number('must be an integer')
+  .pipe(PhaseNumber)
+  .describe('Phase number of the response plan, 1-based');
+
 export const TeammateEmail = z
   .email('must be an email address')
   .max(254, 'must be at most 254 characters')

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribe } from '../../src/domain/billing-admin.js';
 import { operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -10,6 +11,8 @@ let w: World;
 beforeAll(async () => {
   svc = await startService();
   w = await seedWorld(svc.app);
+  // Unlocks past the included unit are metered, so every success row can unlock.
+  await subscribe(svc.app, w.accounts.agency, 'test');
 });
 afterAll(() => svc.close());
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { unassignPhase as unassign } from '../../domain/assignments.js';
 import { brandFor } from '../../policy.js';
 import { defineOperation } from '../operation.js';
-import { BrandHost, EventUri, Ok, PhaseNumber, StoryStatus } from '../schemas.js';
+import { BrandHost, EventUri, Ok, PhaseNumberInQuery, StoryStatus } from '../schemas.js';
 
 export const unassignPhase = defineOperation({
   id: 'unassign_phase',
@@ -13,7 +13,7 @@ export const unassignPhase = defineOperation({
   input: z.object({
     brand: BrandHost,
     event_uri: EventUri,
-    phase: z.coerce.number().pipe(PhaseNumber),
+    phase: PhaseNumberInQuery,
   }),
   output: z.object({
     ok: Ok,
