@@ -6,11 +6,13 @@ type Json = Record<string, unknown>;
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'Invalid input; the text names the field',
   '401': 'unknown or revoked API key',
+  '402': 'payment failed; nothing was unlocked',
   '403': "outside this key's brand scope (or another refusal of an authenticated key)",
   '404': 'not found (an unknown brand and a foreign brand answer alike)',
   '409': 'state conflict, or the same Idempotency-Key still in progress',
   '422': 'Idempotency-Key was used with a different request',
   '429': 'rate limit exceeded; honour Retry-After',
+  '503': 'service unavailable: a dependency (database, Redis, payment provider) is down',
 };
 
 const schemaOf = (s: z.ZodType, io: 'input' | 'output') => {
@@ -31,8 +33,9 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
         ...('never' in op.access
           ? {}
           : {
-              '200': {
-                description: 'Success',
+              [String(op.status ?? 200)]: {
+                description:
+                  op.status === 202 ? 'Accepted: the work finishes in the background' : 'Success',
                 content: { 'application/json': { schema: schemaOf(op.output, 'output') } },
               },
             }),

@@ -22,7 +22,7 @@ export async function executeOperation(
   // After validation: the parsed input holds only declared fields, so the walk is shallow.
   refuseNul(parsed.data);
   const body = await op.handler({ app, actor }, parsed.data);
-  return { status: op.status?.(body) ?? 200, body };
+  return { status: op.status ?? 200, body };
 }
 
 /** Inputs are flat; anything deeper than this is refused rather than walked. */

@@ -29,8 +29,8 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   output: O;
   access: Access;
   hints: Hints;
-  /** The success status when it is not 200. */
-  status?: (output: z.output<O>) => number;
+  /** The success status when it is not 200 (202 for work that finishes in the background). */
+  status?: number;
   handler: (ctx: OperationContext, input: z.output<I>) => Promise<z.input<O>>;
 }
 

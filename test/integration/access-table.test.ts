@@ -149,7 +149,7 @@ describe.each(operations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
   if (!never(op))
     it('succeeds for a full-scope owner key of the account', async () => {
       const r = await call(op, w.keys.owner, await readyInput(op));
-      expect(r.status).toBe(op.status ? op.status(r.body) : 200);
+      expect(r.status).toBe(op.status ?? 200);
       expect(op.output.safeParse(r.body).success).toBe(true);
     });
 });

@@ -24,7 +24,7 @@ export const addStoryContext = defineOperation({
   }),
   access: {},
   hints: { readOnly: false, destructive: false, openWorld: false },
-  status: () => 202,
+  status: 202,
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const pending = await addContext(app, actor, access, input.event_uri, input.context);
