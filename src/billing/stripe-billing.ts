@@ -16,8 +16,9 @@ export class StripeBilling implements Billing {
   constructor(private readonly config: StripeConfig) {
     const api = config.apiUrl ? new URL(config.apiUrl) : undefined;
     this.client = new Stripe(config.secretKey, {
-      maxNetworkRetries: 2,
-      timeout: 10_000,
+      // The metering call runs inside the unlock's transaction: keep it short.
+      maxNetworkRetries: 1,
+      timeout: 8_000,
       ...(api && {
         host: api.hostname,
         port: Number(api.port || (api.protocol === 'https:' ? 443 : 80)),

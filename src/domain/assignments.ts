@@ -5,6 +5,7 @@ import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
+import { lockStory } from './story-lock.js';
 import { resolveTeammate } from './teammates.js';
 
 /** Story statuses (CONTRACT.md); the transitions are in docs/api.md, "Story status". */
@@ -22,7 +23,14 @@ interface StoryRow {
   advisory_id: string;
 }
 
-async function loadStory(trx: Db, brandId: string, eventUri: string): Promise<StoryRow> {
+/** Locks the story (see lockStory) and reads what assignment needs of it. */
+async function loadStory(
+  trx: Db,
+  brandId: string,
+  eventUri: string,
+  at: string,
+): Promise<StoryRow> {
+  await lockStory(trx, { brandId, eventUri }, at);
   const s = await trx
     .selectFrom('stories as s')
     .innerJoin('advisories as a', (j) =>
@@ -143,7 +151,7 @@ export async function assignStory(
   requireOwnBrand(access);
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
-    const story = await loadStory(trx, access.brand.id, eventUri);
+    const story = await loadStory(trx, access.brand.id, eventUri, at);
     const to = await resolveTeammate(
       app,
       trx,
@@ -183,7 +191,7 @@ export async function unassignStory(
   requireOwnBrand(access);
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
-    const story = await loadStory(trx, access.brand.id, eventUri);
+    const story = await loadStory(trx, access.brand.id, eventUri, at);
     if (story.assignee_user_id === null) return { unassigned: false, status: story.status };
     // Any assigned state returns to new (spec 3.1); a closed story stays closed.
     const status: StoryStatus = story.status === 'closed' ? 'closed' : 'new';
@@ -212,7 +220,7 @@ export async function assignPhase(
   requireOwnBrand(access);
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
-    const story = await loadStory(trx, access.brand.id, eventUri);
+    const story = await loadStory(trx, access.brand.id, eventUri, at);
     requireUnlocked(story);
     const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
     if (phase.status === 'done') throw conflict('phase is already done');
@@ -262,7 +270,7 @@ export async function unassignPhase(
   requireOwnBrand(access);
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
-    const story = await loadStory(trx, access.brand.id, eventUri);
+    const story = await loadStory(trx, access.brand.id, eventUri, at);
     const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
     if (phase.assignee_user_id === null) return { unassigned: false, status: story.status };
     // Only the assignee is cleared: a done phase stays done.
@@ -301,7 +309,7 @@ export async function completePhase(
 ) {
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
-    const story = await loadStory(trx, access.brand.id, eventUri);
+    const story = await loadStory(trx, access.brand.id, eventUri, at);
     requireUnlocked(story);
     const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
     if (opts.onlyUserId && phase.assignee_user_id !== opts.onlyUserId) {

@@ -8,6 +8,7 @@ import { enqueue } from '../jobs/queue.js';
 import { proposeAdvisory } from '../pipeline/builtin-advisor.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
+import { lockStory } from './story-lock.js';
 
 /**
  * Context and proposals (spec 3.3). Context queues the generation of a pending advisory;
@@ -17,7 +18,9 @@ import { writeAudit } from './audit.js';
 
 const PROPOSAL_PENDING = 'a proposal is already pending; apply or dismiss it first';
 
-async function storyOf(trx: Db, brandId: string, eventUri: string) {
+/** Locks the story (see lockStory) and reads its live advisory and any proposal. */
+async function storyOf(trx: Db, brandId: string, eventUri: string, at: string) {
+  await lockStory(trx, { brandId, eventUri }, at);
   const s = await trx
     .selectFrom('stories as s')
     .innerJoin('advisories as a', (j) =>
@@ -52,7 +55,7 @@ export async function addContext(
   const at = app.clock.now().toISOString();
   try {
     return await withTransaction(app.db, async (trx) => {
-      const s = await storyOf(trx, access.brand.id, eventUri);
+      const s = await storyOf(trx, access.brand.id, eventUri, at);
       if (s.unlocked_at === null) throw conflict('advisory is locked');
       if (s.proposal_id) throw conflict(PROPOSAL_PENDING);
       const id = newId('adv');
@@ -153,7 +156,14 @@ export function diffAdvisories(
  * again, or after the proposal was dismissed, changes nothing.
  */
 export async function generateProposalJob(app: AppContext, payload: { advisory: string }) {
+  const target = await app.db
+    .selectFrom('advisories')
+    .select('story_id')
+    .where('id', '=', payload.advisory)
+    .executeTakeFirst();
+  if (!target) return { skipped: true };
   return withTransaction(app.db, async (trx) => {
+    await lockStory(trx, { id: target.story_id }, app.clock.now().toISOString());
     const p = await trx
       .selectFrom('advisories')
       .selectAll()
@@ -212,8 +222,8 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
   });
 }
 
-async function pendingProposal(trx: Db, access: BrandAccess, eventUri: string) {
-  const s = await storyOf(trx, access.brand.id, eventUri);
+async function pendingProposal(trx: Db, access: BrandAccess, eventUri: string, at: string) {
+  const s = await storyOf(trx, access.brand.id, eventUri, at);
   if (!s.proposal_id) throw conflict('no pending proposal');
   return s;
 }
@@ -231,7 +241,7 @@ export async function applyProposal(
 ) {
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
-    const s = await pendingProposal(trx, access, eventUri);
+    const s = await pendingProposal(trx, access, eventUri, at);
     if (s.proposal_status !== 'ready') throw conflict('proposal is still generating');
     const proposalId = s.proposal_id!;
     const [livePhases, newPhases] = await Promise.all(
@@ -302,7 +312,7 @@ export async function dismissProposal(
 ) {
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
-    const s = await pendingProposal(trx, access, eventUri);
+    const s = await pendingProposal(trx, access, eventUri, at);
     await trx
       .updateTable('advisories')
       .set({ kind: 'dismissed' })

@@ -43,6 +43,16 @@ export async function resolveTeammate(
   }
   if (!invite) throw new AppError('unknown_teammate');
 
+  // Concurrent invites into one account count seats one after another (PostgreSQL locks
+  // the account row; on SQLite the story lock taken first already holds the write lock).
+  if (app.config.database.dialect === 'postgres') {
+    await trx
+      .selectFrom('accounts')
+      .select('id')
+      .where('id', '=', account.id)
+      .forUpdate()
+      .execute();
+  }
   const { seats } = await trx
     .selectFrom('memberships')
     .select((eb) => eb.fn.countAll<number | string>().as('seats'))

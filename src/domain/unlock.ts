@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
-import { findStoryId } from './stories.js';
+import { lockStory } from './story-lock.js';
 
 /** The advisory trigger result of spec 2.10. */
 export interface UnlockResult {
@@ -24,9 +24,6 @@ const ALREADY: UnlockResult = {
   note: 'already unlocked; nothing was charged',
 };
 
-/** Thrown inside the unlock transaction to roll it back and offer a checkout instead. */
-class CheckoutNeeded extends Error {}
-
 const period = (at: Date) => at.toISOString().slice(0, 7);
 
 /**
@@ -35,10 +32,13 @@ const period = (at: Date) => at.toISOString().slice(0, 7);
  * delegated brand), unless `allowMetering` is false (the MCP user session never charges);
  * without a subscription nothing is unlocked and a checkout is offered instead.
  *
- * Everything happens in one transaction that starts by claiming the story
- * (`unlocked_at IS NULL`): concurrent requests for one story wait for it and then find it
- * unlocked, so at most one unit is ever used or charged. A failed metering call rolls the
- * claim back (402, nothing unlocked); a unique index allows one unlock charge per story.
+ * One transaction that starts by locking the story (lockStory): concurrent requests for
+ * one story run one after another and the later ones find it unlocked, so at most one
+ * unit is ever used or charged; a unique index allows one unlock charge per story too.
+ * `unlocked_at` is written only on the paths that unlock. The metering call is made
+ * inside the transaction, so a refusal rolls everything back (402, nothing unlocked) and
+ * a charge never exists without its unlock; its identifier makes a retry count once at
+ * the provider.
  */
 export async function unlockAdvisory(
   app: AppContext,
@@ -47,90 +47,111 @@ export async function unlockAdvisory(
   eventUri: string,
   opts: { allowMetering: boolean },
 ): Promise<UnlockResult> {
-  const storyId = await findStoryId(app.db, access.brand.id, eventUri);
   const payer = access.relation === 'delegated' ? actor.accountId : access.brand.account_id;
   const now = app.clock.now();
   const at = now.toISOString();
-  const audit = {
-    accountId: payer,
-    brandId: access.brand.id,
-    storyId,
-    actor: actorLabel(actor),
-    at,
-  };
 
-  try {
-    return await withTransaction(app.db, async (trx) => {
-      const claimed = await trx
-        .updateTable('stories')
-        .set({ unlocked_at: at, last_activity_at: at })
-        .where('id', '=', storyId)
-        .where('unlocked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) === 0) return ALREADY;
+  type Outcome = { result: UnlockResult } | { checkout: string };
+  const outcome = await withTransaction(app.db, async (trx): Promise<Outcome> => {
+    const storyId = await lockStory(trx, { brandId: access.brand.id, eventUri }, at);
+    const story = await trx
+      .selectFrom('stories')
+      .select('unlocked_at')
+      .where('id', '=', storyId)
+      .executeTakeFirstOrThrow();
+    if (story.unlocked_at !== null) return { result: ALREADY };
+    const audit = {
+      accountId: payer,
+      brandId: access.brand.id,
+      storyId,
+      actor: actorLabel(actor),
+      at,
+    };
+    const unlock = async (
+      kind: 'included' | 'metered',
+      cents: number,
+      externalId: string | null,
+    ) => {
+      await trx.updateTable('stories').set({ unlocked_at: at }).where('id', '=', storyId).execute();
+      await trx
+        .insertInto('billing_ledger')
+        .values({
+          id: newId('led'),
+          account_id: payer,
+          brand_id: access.brand.id,
+          story_id: storyId,
+          kind,
+          amount_cents: cents,
+          currency: CURRENCY,
+          period: period(now),
+          external_id: externalId,
+          created_at: at,
+        })
+        .execute();
+      // Nobody may buy what is already unlocked: close the story's open checkouts.
+      await trx
+        .updateTable('checkout_sessions')
+        .set({ status: 'canceled' })
+        .where('story_id', '=', storyId)
+        .where('status', '=', 'open')
+        .execute();
+      await writeAudit(trx, { ...audit, action: 'advisory.unlocked', details: { unit: kind } });
+    };
 
-      const { used, included } = await includedUnits(app, trx, access.brand.id, now);
-      if (used < included) {
-        await trx.insertInto('billing_ledger').values(ledgerRow('included', 0)).execute();
-        await writeAudit(trx, {
-          ...audit,
-          action: 'advisory.unlocked',
-          details: { unit: 'included' },
-        });
-        return {
+    const { used, included } = await includedUnits(app, trx, access.brand.id, now);
+    if (used < included) {
+      await unlock('included', 0, null);
+      return {
+        result: {
           ok: true,
           counted: true,
           billed_eur: 0,
           note: `included unit used: ${used + 1} of ${included} this month`,
-        };
-      }
+        },
+      };
+    }
 
-      const sub = opts.allowMetering
-        ? await trx
-            .selectFrom('billing_subscriptions')
-            .select(['external_id', 'provider'])
-            .where('account_id', '=', payer)
-            .where('status', '=', 'active')
-            .executeTakeFirst()
-        : undefined;
-      if (!sub) throw new CheckoutNeeded();
+    // A subscription is metered only by the provider it was made with.
+    const sub = opts.allowMetering
+      ? await trx
+          .selectFrom('billing_subscriptions')
+          .select('external_id')
+          .where('account_id', '=', payer)
+          .where('status', '=', 'active')
+          .where('provider', '=', app.billing.provider)
+          .executeTakeFirst()
+      : undefined;
+    if (!sub) return { checkout: storyId };
 
-      let externalId: string;
-      try {
-        ({ externalId } = await app.billing.meter({
-          identifier: `unlock_${storyId}`,
-          customer: sub.external_id,
-          at: now,
-        }));
-      } catch (e) {
-        app.log?.warn({ err: e, story: storyId }, 'metering failed');
-        throw new AppError('payment_failed');
-      }
-      await trx
-        .insertInto('billing_ledger')
-        .values({ ...ledgerRow('metered', UNIT_PRICE_CENTS), external_id: externalId })
-        .execute();
-      await writeAudit(trx, {
-        ...audit,
-        action: 'advisory.unlocked',
-        details: { unit: 'metered' },
-      });
-      await writeAudit(trx, {
-        ...audit,
-        action: 'billing.charged',
-        details: { amount_eur: UNIT_PRICE_CENTS / 100, provider: app.billing.provider },
-      });
-      return {
+    let externalId: string;
+    try {
+      ({ externalId } = await app.billing.meter({
+        identifier: `unlock_${storyId}`,
+        customer: sub.external_id,
+        at: now,
+      }));
+    } catch (e) {
+      app.log?.warn({ err: e, story: storyId }, 'metering failed');
+      throw new AppError('payment_failed');
+    }
+    await unlock('metered', UNIT_PRICE_CENTS, externalId);
+    await writeAudit(trx, {
+      ...audit,
+      action: 'billing.charged',
+      details: { amount_eur: UNIT_PRICE_CENTS / 100, provider: app.billing.provider },
+    });
+    return {
+      result: {
         ok: true,
         counted: false,
         billed_eur: UNIT_PRICE_CENTS / 100,
         note: `included units used up this month: ${UNIT_PRICE_CENTS / 100} EUR metered on the subscription`,
-      };
-    });
-  } catch (e) {
-    if (!(e instanceof CheckoutNeeded)) throw e;
-  }
-  const checkoutUrl = await openCheckout(app, payer, storyId);
+      },
+    };
+  });
+  if ('result' in outcome) return outcome.result;
+
+  const checkoutUrl = await openCheckout(app, payer, outcome.checkout);
   return {
     ok: false,
     counted: false,
@@ -140,21 +161,6 @@ export async function unlockAdvisory(
       : `nothing was unlocked or charged: no included unit left this month; buy one (${UNIT_PRICE_CENTS / 100} EUR) at checkout_url`,
     checkout_url: checkoutUrl,
   };
-
-  function ledgerRow(kind: 'included' | 'metered', cents: number) {
-    return {
-      id: newId('led'),
-      account_id: payer,
-      brand_id: access.brand.id,
-      story_id: storyId,
-      kind,
-      amount_cents: cents,
-      currency: CURRENCY,
-      period: period(now),
-      external_id: null,
-      created_at: at,
-    };
-  }
 }
 
 /**
@@ -214,69 +220,78 @@ async function openCheckout(app: AppContext, payer: string, storyId: string): Pr
     app.log?.error({ err: e }, 'checkout could not be started');
     throw new AppError('unavailable');
   }
-  try {
-    await app.db
-      .insertInto('checkout_sessions')
-      .values({
-        id,
-        account_id: payer,
-        story_id: storyId,
-        amount_cents: UNIT_PRICE_CENTS,
-        currency: CURRENCY,
-        status: 'open',
-        external_id: started.externalId,
-        url: started.url,
-        created_at: app.clock.now().toISOString(),
-        completed_at: null,
-      })
-      .execute();
-    return started.url;
-  } catch (e) {
-    // A concurrent request opened one first (one open checkout per story and payer).
-    const winner = await open();
-    if (winner) return winner.url;
-    throw e;
-  }
+  // One open checkout per story and payer: a concurrent request's row wins, and both
+  // answer its URL (no exception, so an enclosing PostgreSQL transaction stays usable).
+  await app.db
+    .insertInto('checkout_sessions')
+    .values({
+      id,
+      account_id: payer,
+      story_id: storyId,
+      amount_cents: UNIT_PRICE_CENTS,
+      currency: CURRENCY,
+      status: 'open',
+      external_id: started.externalId,
+      url: started.url,
+      created_at: app.clock.now().toISOString(),
+      completed_at: null,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  return (await open())!.url;
 }
 
 /**
- * Completes a one-off purchase exactly once: the first call marks the checkout
- * completed, unlocks the story (if it still is locked) and records the purchase in the
- * ledger, all in one transaction; every later call changes nothing.
+ * Completes a one-off purchase exactly once: the first call for an open checkout marks
+ * it completed, unlocks the story and records the purchase in the ledger, in one
+ * transaction that locks the story first (the same order as an unlock, so the two cannot
+ * deadlock); every later call changes nothing. A checkout canceled because the story was
+ * unlocked another way is never charged on our own page; if a provider took the payment
+ * anyway (Stripe, in a race), the purchase is recorded and flagged for a refund.
  */
 export async function completeCheckout(
   app: AppContext,
   checkoutId: string,
   actor: string,
+  opts: { paidAtProvider: boolean },
 ): Promise<{ completed: boolean }> {
   const at = app.clock.now();
+  const c = await app.db
+    .selectFrom('checkout_sessions as c')
+    .innerJoin('stories as s', 's.id', 'c.story_id')
+    .select([
+      'c.account_id',
+      'c.story_id',
+      'c.amount_cents',
+      'c.currency',
+      'c.external_id',
+      's.brand_id',
+    ])
+    .where('c.id', '=', checkoutId)
+    .executeTakeFirst();
+  if (!c) return { completed: false };
   return withTransaction(app.db, async (trx) => {
-    const done = await trx
-      .updateTable('checkout_sessions')
-      .set({ status: 'completed', completed_at: at.toISOString() })
+    await lockStory(trx, { id: c.story_id }, at.toISOString());
+    const from = opts.paidAtProvider ? ['open', 'canceled'] : ['open'];
+    const row = await trx
+      .selectFrom('checkout_sessions')
+      .select('status')
       .where('id', '=', checkoutId)
-      .where('status', '=', 'open')
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) return { completed: false };
-    const c = await trx
-      .selectFrom('checkout_sessions as c')
-      .innerJoin('stories as s', 's.id', 'c.story_id')
-      .select([
-        'c.account_id',
-        'c.story_id',
-        'c.amount_cents',
-        'c.currency',
-        'c.external_id',
-        's.brand_id',
-      ])
-      .where('c.id', '=', checkoutId)
       .executeTakeFirstOrThrow();
-    const unlocked = await trx
-      .updateTable('stories')
-      .set({ unlocked_at: at.toISOString(), last_activity_at: at.toISOString() })
-      .where('id', '=', c.story_id)
-      .where('unlocked_at', 'is', null)
-      .executeTakeFirst();
+    if (!from.includes(row.status)) return { completed: false };
+    const refundDue = row.status === 'canceled';
+    await trx
+      .updateTable('checkout_sessions')
+      .set({ status: refundDue ? 'refund_due' : 'completed', completed_at: at.toISOString() })
+      .where('id', '=', checkoutId)
+      .execute();
+    const audit = {
+      accountId: c.account_id,
+      brandId: c.brand_id,
+      storyId: c.story_id,
+      actor,
+      at: at.toISOString(),
+    };
     await trx
       .insertInto('billing_ledger')
       .values({
@@ -292,19 +307,24 @@ export async function completeCheckout(
         created_at: at.toISOString(),
       })
       .execute();
-    const audit = {
-      accountId: c.account_id,
-      brandId: c.brand_id,
-      storyId: c.story_id,
-      actor,
-      at: at.toISOString(),
-    };
     await writeAudit(trx, {
       ...audit,
-      action: 'billing.purchased',
+      action: refundDue ? 'billing.refund_due' : 'billing.purchased',
       details: { amount_eur: c.amount_cents / 100, checkout: checkoutId },
     });
-    if (Number(unlocked.numUpdatedRows) > 0) {
+    if (!refundDue) {
+      await trx
+        .updateTable('stories')
+        .set({ unlocked_at: at.toISOString() })
+        .where('id', '=', c.story_id)
+        .where('unlocked_at', 'is', null)
+        .execute();
+      await trx
+        .updateTable('checkout_sessions')
+        .set({ status: 'canceled' })
+        .where('story_id', '=', c.story_id)
+        .where('status', '=', 'open')
+        .execute();
       await writeAudit(trx, {
         ...audit,
         action: 'advisory.unlocked',
@@ -313,4 +333,14 @@ export async function completeCheckout(
     }
     return { completed: true };
   });
+}
+
+/** A provider's checkout that expired unpaid: closed, so the next unlock opens a new one. */
+export async function expireCheckout(app: AppContext, checkoutId: string): Promise<void> {
+  await app.db
+    .updateTable('checkout_sessions')
+    .set({ status: 'expired' })
+    .where('id', '=', checkoutId)
+    .where('status', '=', 'open')
+    .execute();
 }

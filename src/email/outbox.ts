@@ -64,7 +64,14 @@ export async function sendEmailJob(app: AppContext, payload: { email: string }) 
   }
   let transport = transports.get(app);
   if (!transport) {
-    transport = nodemailer.createTransport(app.config.smtpUrl);
+    // Time limits well inside the job's 5-minute lease, so a hung server cannot make
+    // another process send the same email again.
+    transport = nodemailer.createTransport({
+      url: app.config.smtpUrl,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 60_000,
+    });
     transports.set(app, transport);
   }
   try {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { StripeBilling } from '../billing/stripe-billing.js';
 import type { AppContext } from '../context.js';
-import { completeCheckout } from '../domain/unlock.js';
+import { completeCheckout, expireCheckout } from '../domain/unlock.js';
 import { html, PAGE_HEADERS, page } from '../web/html.js';
 
 /**
@@ -27,13 +27,30 @@ export function mountBilling(fastify: FastifyInstance, app: AppContext) {
     const price = `${(c.amount_cents / 100).toFixed(2)} EUR`;
     const facts = html`<dl><dt>Brand</dt><dd>${c.host}</dd><dt>Story</dt><dd>${c.title}</dd>
 <dt>Price</dt><dd>${price}, one-off</dd></dl>`;
-    if (c.status === 'completed') {
-      return page(
+    const closed: Record<string, [string, string]> = {
+      completed: [
         'Purchase confirmed',
-        html`<h1>Purchase confirmed</h1><div class="card">${facts}
-<p>The full advisory is unlocked. The purchase is on your next invoice.</p></div>`,
+        'The full advisory is unlocked. The purchase is on your next invoice.',
+      ],
+      canceled: [
+        'Already unlocked',
+        'The advisory was unlocked another way before this purchase: nothing was charged.',
+      ],
+      refund_due: [
+        'Already unlocked',
+        'The advisory was unlocked another way while you paid: the payment will be refunded.',
+      ],
+      expired: [
+        'Checkout expired',
+        'Nothing was charged. Unlock the advisory again to start a new purchase.',
+      ],
+    };
+    const done = closed[c.status];
+    if (done)
+      return page(
+        done[0],
+        html`<h1>${done[0]}</h1><div class="card">${facts}<p>${done[1]}</p></div>`,
       );
-    }
     const confirm =
       app.billing.provider === 'ledger'
         ? html`<form method="post" action="/billing/checkout/${c.id}">
@@ -62,7 +79,7 @@ export function mountBilling(fastify: FastifyInstance, app: AppContext) {
             .headers(PAGE_HEADERS)
             .send(page('Not found', html`<h1>Checkout not found</h1>`));
         }
-        await completeCheckout(app, c.id, `checkout:${c.id}`);
+        await completeCheckout(app, c.id, `checkout:${c.id}`, { paidAtProvider: false });
         return reply.code(303).header('location', `/billing/checkout/${c.id}`).send();
       });
     });
@@ -84,12 +101,20 @@ export function mountBilling(fastify: FastifyInstance, app: AppContext) {
         } catch {
           return reply.code(400).send({ error: 'stripe-signature: does not verify' });
         }
-        if (event.type === 'checkout.session.completed') {
-          const session = event.data.object;
-          const id = session.metadata?.checkout_id ?? session.client_reference_id;
-          if (id && session.payment_status === 'paid') {
-            await completeCheckout(app, id, `stripe:${session.id}`);
-          }
+        const session = event.data.object as {
+          id: string;
+          metadata?: Record<string, string> | null;
+          client_reference_id?: string | null;
+          payment_status?: string;
+        };
+        const id = session.metadata?.checkout_id ?? session.client_reference_id;
+        if (id) {
+          const paid =
+            (event.type === 'checkout.session.completed' && session.payment_status === 'paid') ||
+            event.type === 'checkout.session.async_payment_succeeded';
+          if (paid)
+            await completeCheckout(app, id, `stripe:${session.id}`, { paidAtProvider: true });
+          if (event.type === 'checkout.session.expired') await expireCheckout(app, id);
         }
         // Every verified event is acknowledged, handled or not, so Stripe stops resending.
         return { received: true };

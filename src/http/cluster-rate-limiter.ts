@@ -1,5 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
+import { AppError } from '../errors.js';
 import type { RateLimiter, RateWindow } from './rate-limiter.js';
+
+const ANSWER_TIMEOUT_MS = 5000;
 
 /**
  * Rate-limit windows shared by the server processes of one machine without Redis: the
@@ -36,13 +39,19 @@ export function serveRateLimitToWorkers(limiter: RateLimiter): void {
 /** In a worker: a RateLimiter whose windows live in the primary. */
 export class ClusterRateLimiter implements RateLimiter {
   private nextId = 1;
-  private readonly waiting = new Map<number, (w: RateWindow | null) => void>();
+  private readonly waiting = new Map<
+    number,
+    { resolve: (w: RateWindow | null) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
   private queue: Call[] = [];
   private readonly onMessage = (message: unknown) => {
     if (!isBatch(message)) return;
     for (const [id, w] of message.brsRateLimit as Answer[]) {
-      this.waiting.get(id)?.(w);
+      const waiter = this.waiting.get(id);
+      if (!waiter) continue;
+      clearTimeout(waiter.timer);
       this.waiting.delete(id);
+      waiter.resolve(w);
     }
   };
 
@@ -55,13 +64,29 @@ export class ClusterRateLimiter implements RateLimiter {
     const id = this.nextId++;
     if (this.queue.length === 0) setImmediate(() => this.flush());
     this.queue.push([id, op, bucket, windowMs]);
-    return new Promise((resolve) => this.waiting.set(id, resolve));
+    return new Promise((resolve, reject) => {
+      // Without an answer no one can tell how many calls a key made: 503, never a hang.
+      const timer = setTimeout(() => this.fail(id), ANSWER_TIMEOUT_MS);
+      this.waiting.set(id, { resolve, reject, timer });
+    });
+  }
+
+  private fail(id: number): void {
+    const waiter = this.waiting.get(id);
+    if (!waiter) return;
+    clearTimeout(waiter.timer);
+    this.waiting.delete(id);
+    waiter.reject(new AppError('unavailable'));
   }
 
   private flush(): void {
     const calls = this.queue;
     this.queue = [];
-    process.send!({ brsRateLimit: calls });
+    try {
+      process.send!({ brsRateLimit: calls });
+    } catch {
+      for (const [id] of calls) this.fail(id); // the primary is gone
+    }
   }
 
   async hit(bucket: string, windowMs: number): Promise<RateWindow> {

@@ -52,7 +52,10 @@ export function renderError(err: unknown, log?: FastifyBaseLogger): Rendered {
 
 function isDatabaseOutage(err: unknown): boolean {
   const code = (err as { code?: string })?.code ?? '';
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', 'SQLITE_BUSY'].includes(
-    code,
+  // SQLITE_BUSY and its variants (BUSY_SNAPSHOT, BUSY_TIMEOUT, …): another process held
+  // the database longer than the busy timeout.
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03'].includes(code) ||
+    code.startsWith('SQLITE_BUSY')
   );
 }

@@ -50,6 +50,19 @@ export async function enqueue(
 async function claim(app: AppContext, worker: string): Promise<JobRow | undefined> {
   const now = app.clock.now();
   const at = now.toISOString();
+  // A job whose process died on its last attempt is not run again: it failed.
+  await app.db
+    .updateTable('jobs')
+    .set({
+      status: 'failed',
+      last_error: 'lease expired on the last attempt',
+      locked_by: null,
+      updated_at: at,
+    })
+    .where('status', '=', 'running')
+    .where('locked_until', '<', at)
+    .whereRef('attempts', '>=', 'max_attempts')
+    .execute();
   const postgres = app.config.database.dialect === 'postgres';
   let next = app.db
     .selectFrom('jobs')

@@ -12,10 +12,11 @@ const BRAND = 'northwind.example';
 const TEAMMATE = 'owner@northwind.example';
 
 beforeAll(async () => {
-  svc = await startService({ SEAT_CAP_AGENCY: '3' });
+  svc = await startService({ SEAT_CAP_AGENCY: '3', SEAT_CAP_PARTNER: '3' });
   w = await seedWorld(svc.app);
   await subscribe(svc.app, w.accounts.agency, 'test');
   await subscribe(svc.app, w.accounts.client, 'test');
+  await subscribe(svc.app, w.accounts.other, 'test');
   await addUser(svc.app, w.accounts.other, 'someone@globex.com', 'correct horse battery', 'member');
 });
 afterAll(() => svc.close());
@@ -252,5 +253,45 @@ describe('status machine', () => {
       phase: 1,
       comment: 'Checked',
     });
+  });
+});
+
+describe('concurrent changes to one story or team', () => {
+  it('the last two phases marked done at once close the story', async () => {
+    const e = await unlocked();
+    const phases = (await status(e)).advisory.phases.length;
+    for (let p = 1; p <= phases - 2; p++)
+      await send('POST', '/v1/story/phase-done', { event_uri: e, phase: p });
+    const [a, b] = await Promise.all([
+      send('POST', '/v1/story/phase-done', { event_uri: e, phase: phases - 1 }),
+      send('POST', '/v1/story/phase-done', { event_uri: e, phase: phases }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect([a.body.status, b.body.status]).toContain('closed');
+    expect((await status(e)).status).toBe('closed');
+  });
+
+  it('concurrent invites never exceed the seat cap', async () => {
+    // Globex (partner plan, cap 3) has one member: two seats are left.
+    const e = await w.story('globex.com', n++);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        send(
+          'POST',
+          '/v1/story/assign',
+          { event_uri: e, assignee: `new${i}@globex.com`, invite: true },
+          w.keys.other,
+          'globex.com',
+        ),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(2);
+    expect(answers.filter((a) => a.status === 403)).toHaveLength(4);
+    const seats = await svc.app.db
+      .selectFrom('memberships')
+      .select('user_id')
+      .where('account_id', '=', w.accounts.other)
+      .execute();
+    expect(seats).toHaveLength(3);
   });
 });

@@ -157,4 +157,21 @@ describe('context and proposals', () => {
       after.advisory.phases.filter((p: { status: string }) => p.status === 'open').length,
     ).toBeGreaterThan(0);
   });
+
+  it('apply and dismiss at once: one wins, the story keeps a live advisory', async () => {
+    for (let i = 0; i < 4; i++) {
+      const e = await unlockedStory();
+      await post('/v1/story/context', { event_uri: e, context: `Update ${i}.` });
+      await svc.app.jobs.drain();
+      const [a, d] = await Promise.all([
+        post('/v1/story/advisory-apply', { event_uri: e }),
+        post('/v1/story/advisory-dismiss', { event_uri: e }),
+      ]);
+      expect([a.status, d.status].sort()).toEqual([200, 409]);
+      const s = await detail(e);
+      expect(s.advisory.locked).toBe(false);
+      expect(s.advisory.phases.length).toBeGreaterThanOrEqual(3);
+      expect(s.advisory_pending).toBeUndefined();
+    }
+  });
 });

@@ -106,6 +106,30 @@ describe('Stripe adapter', () => {
     ]);
   });
 
+  it('an expired Stripe session closes the checkout; the next unlock opens a new one', async () => {
+    const e = await w.story('northwind.example', n++);
+    const first = await unlock(e);
+    const session = stripe.sessions.at(-1)!;
+    const expired = await webhook({
+      id: 'evt_test_expired',
+      object: 'event',
+      type: 'checkout.session.expired',
+      data: {
+        object: {
+          id: session.id,
+          object: 'checkout.session',
+          client_reference_id: session.client_reference_id,
+          metadata: { checkout_id: session['metadata[checkout_id]'] },
+          payment_status: 'unpaid',
+        },
+      },
+    });
+    expect(expired.status).toBe(200);
+    const second = await unlock(e);
+    expect(second.body.checkout_url).not.toBe(first.body.checkout_url);
+    expect(await locked(e)).toBe(true);
+  });
+
   it('meters one unit with an idempotent identifier on the subscription', async () => {
     await subscribe(svc.app, w.accounts.agency, 'test', 'cus_test_agency');
     const e = await w.story('northwind.example', n++);

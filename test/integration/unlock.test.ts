@@ -92,6 +92,35 @@ describe('trigger_advisory on the built-in ledger', () => {
     expect(await (await fetch(r.body.checkout_url)).text()).toContain('Purchase confirmed');
   });
 
+  it('with an Idempotency-Key and no subscription, still unlocks nothing', async () => {
+    const e = await fresh();
+    const r = await svc.request('POST', '/v1/advisory', {
+      key: w.keys.owner,
+      headers: { 'idempotency-key': `unlock-${e}` },
+      body: { brand: 'northwind.example', event_uri: e },
+    });
+    expect(r.body).toMatchObject({ ok: false, billed_eur: 0 });
+    expect(r.body.checkout_url).toBeTruthy();
+    expect((await story('northwind.example', e)).body.story.advisory.locked).toBe(true);
+    expect(await ledger(e)).toEqual([]);
+  });
+
+  it('a checkout left open when the story is unlocked another way can no longer be charged', async () => {
+    const e = await fresh();
+    const offer = await unlock('northwind.example', e);
+    expect(offer.body.checkout_url).toBeTruthy();
+    await subscribe(svc.app, w.accounts.agency, 'test');
+    expect((await unlock('northwind.example', e)).body).toMatchObject({ ok: true, billed_eur: 15 });
+    const confirm = await fetch(offer.body.checkout_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    });
+    expect(confirm.status).toBe(303);
+    expect(await (await fetch(offer.body.checkout_url)).text()).toContain('nothing was charged');
+    expect((await ledger(e)).map((l) => l.kind)).toEqual(['metered']);
+  });
+
   it('meters 15 EUR on the subscription once the included units are used', async () => {
     await subscribe(svc.app, w.accounts.agency, 'test');
     const e = await fresh();
