@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
+import { mountMcp } from '../mcp/mcp-route.js';
 import { operations } from '../operations/index.js';
 import { mountActionLinks } from './action-links.js';
 import { mountBilling } from './billing-routes.js';
@@ -64,6 +65,7 @@ export async function buildServer(
 
   mountRest(fastify, app, operations);
   mountBilling(fastify, app);
+  mountMcp(fastify, app);
   mountActionLinks(fastify, app);
 
   // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts).

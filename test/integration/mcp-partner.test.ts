@@ -1,0 +1,245 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribe } from '../../src/domain/billing-admin.js';
+import { operations } from '../../src/operations/index.js';
+import type { Operation } from '../../src/operations/operation.js';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/** The v1_ partner tools over /mcp with a partner API key, through the official SDK client. */
+let svc: TestService;
+let w: World;
+let n = 200;
+const BRAND = 'northwind.example';
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  w = await seedWorld(svc.app);
+  await subscribe(svc.app, w.accounts.agency, 'test');
+  // The month's included unit is used here, so every unlock below is metered alike.
+  await svc.request('POST', '/v1/advisory', {
+    key: w.keys.owner,
+    body: { brand: BRAND, event_uri: w.stories.northwind },
+  });
+});
+afterAll(() => svc.close());
+
+async function connect(headers: Record<string, string>) {
+  const client = new Client({ name: 'stories-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers } }),
+  );
+  return client;
+}
+
+/** A fresh story of the agency's own brand, in the state an operation needs. */
+async function prepare(op: Operation): Promise<Record<string, unknown>> {
+  const event_uri = await w.story(BRAND, n++);
+  const story = { brand: BRAND, event_uri };
+  const post = (path: string, body: object) =>
+    svc.request('POST', path, { key: w.keys.owner, body: { ...story, ...body } });
+  const teammate = 'owner@northwind.example';
+  const needsUnlock = [
+    'add_story_context',
+    'apply_advisory_proposal',
+    'dismiss_advisory_proposal',
+    'assign_phase',
+    'unassign_phase',
+    'complete_phase',
+  ];
+  if (needsUnlock.includes(op.id)) await post('/v1/advisory', {});
+  if (['apply_advisory_proposal', 'dismiss_advisory_proposal'].includes(op.id)) {
+    await post('/v1/story/context', { context: 'The recall is over.' });
+    await svc.app.jobs.drain();
+  }
+  if (op.id === 'unassign_phase')
+    await post('/v1/story/phase-assign', { phase: 1, assignee: teammate });
+  if (op.id === 'unassign_story') await post('/v1/story/assign', { assignee: teammate });
+  if (op.id === 'delete_brand_note') await post('/v1/brand-note', { text: 'Our statement' });
+  const inputs: Record<string, Record<string, unknown>> = {
+    list_brands: {},
+    list_stories: { brand: BRAND, limit: 5 },
+    get_story: story,
+    post_brand_note: { ...story, text: 'Our statement' },
+    delete_brand_note: story,
+    list_delegations: {},
+    grant_delegation: {},
+    create_api_key: {},
+    trigger_advisory: story,
+    add_story_context: { ...story, context: 'The recall is over.' },
+    apply_advisory_proposal: story,
+    dismiss_advisory_proposal: story,
+    assign_story: { ...story, assignee: teammate },
+    unassign_story: story,
+    assign_phase: { ...story, phase: 1, assignee: teammate },
+    unassign_phase: { ...story, phase: 1 },
+    complete_phase: { ...story, phase: 1, comment: 'done' },
+  };
+  const input = inputs[op.id];
+  if (!input) throw new Error(`add an input for ${op.id} to the MCP parity table`);
+  return input;
+}
+
+/** What differs between two runs on two fresh stories: ids, times and generated URLs. */
+function normalize(value: unknown, input: Record<string, unknown>): string {
+  let text = JSON.stringify(value);
+  if (typeof input.event_uri === 'string') text = text.replaceAll(input.event_uri, '<event>');
+  return text
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
+    .replace(/chk_[a-z0-9]+/g, '<checkout>')
+    .replace(/evt_[a-z0-9]+/g, '<event>')
+    .replace(/story number \d+/g, 'story number <n>')
+    .replace(/northwind\/\d+/g, 'northwind/<n>')
+    .replace(/"next_cursor":"[^"]+"/g, '"next_cursor":"<cursor>"');
+}
+
+describe('MCP with a partner API key', () => {
+  it('lists exactly the v1_ tools, each fully described', async () => {
+    const client = await connect({ 'x-api-key': w.keys.owner });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(operations.map((o) => `v1_${o.id}`).sort());
+    for (const t of tools) {
+      expect(t.description!.length, t.name).toBeGreaterThan(20);
+      expect(t.outputSchema, t.name).toBeTruthy();
+      for (const hint of [
+        'readOnlyHint',
+        'destructiveHint',
+        'idempotentHint',
+        'openWorldHint',
+      ] as const) {
+        expect(typeof t.annotations?.[hint], `${t.name}.${hint}`).toBe('boolean');
+      }
+      for (const [name, prop] of Object.entries(t.inputSchema.properties ?? {})) {
+        expect((prop as { description?: string }).description, `${t.name}.${name}`).toBeTruthy();
+      }
+    }
+    await client.close();
+  });
+
+  it('also takes the key as Authorization: Bearer', async () => {
+    const client = await connect({ authorization: `Bearer ${w.keys.owner}` });
+    expect((await client.listTools()).tools.length).toBe(operations.length);
+    await client.close();
+  });
+
+  describe.each(operations.map((op) => [op.id, op] as const))('v1_%s', (_id, op) => {
+    it('answers what REST answers on the same fresh data', async () => {
+      const restInput = await prepare(op);
+      const mcpInput = await prepare(op);
+      const rest =
+        op.method === 'POST'
+          ? await svc.request('POST', op.path, { key: w.keys.owner, body: restInput })
+          : await svc.request(op.method, op.path, {
+              key: w.keys.owner,
+              query: restInput as Record<string, string>,
+            });
+      const client = await connect({ 'x-api-key': w.keys.owner });
+      const result = (await client.callTool({ name: `v1_${op.id}`, arguments: mcpInput })) as {
+        isError?: boolean;
+        content: { type: string; text: string }[];
+        structuredContent: Record<string, unknown>;
+      };
+      await client.close();
+      if (rest.status >= 400) {
+        expect(result.isError).toBe(true);
+        expect(result.content[0]!.text).toBe(rest.text);
+        expect(result.structuredContent).toEqual({ ...rest.body, status: rest.status });
+      } else {
+        expect(result.isError ?? false).toBe(false);
+        expect(normalize(JSON.parse(result.content[0]!.text), mcpInput)).toBe(
+          normalize(rest.body, restInput),
+        );
+        expect(result.structuredContent).toEqual(JSON.parse(result.content[0]!.text));
+      }
+    });
+  });
+
+  it('refuses as REST refuses: a foreign brand is not found, a member cannot apply', async () => {
+    const client = await connect({ 'x-api-key': w.keys.member });
+    const foreign = (await client.callTool({
+      name: 'v1_get_story',
+      arguments: { brand: 'globex.com', event_uri: w.stories.globex },
+    })) as { isError: boolean; content: { text: string }[]; structuredContent: unknown };
+    expect(foreign.isError).toBe(true);
+    expect(foreign.content[0]!.text).toBe('{"error":"not found"}');
+    expect(foreign.structuredContent).toEqual({ error: 'not found', status: 404 });
+    const apply = (await client.callTool({
+      name: 'v1_apply_advisory_proposal',
+      arguments: { brand: BRAND, event_uri: w.stories.northwind },
+    })) as { structuredContent: unknown };
+    expect(apply.structuredContent).toEqual({
+      error: "outside this key's brand scope",
+      status: 403,
+    });
+    await client.close();
+  });
+});
+
+describe('/mcp refusals', () => {
+  const initialize = (headers: Record<string, string>) =>
+    fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    });
+
+  it('answers 401 with WWW-Authenticate to a missing or revoked key', async () => {
+    for (const headers of [{}, { 'x-api-key': w.keys.revoked }]) {
+      const r = await initialize(headers);
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(await r.json()).toEqual({ error: 'unknown or revoked API key' });
+    }
+  });
+
+  it('refuses a foreign Origin (DNS rebinding) and accepts its own', async () => {
+    const bad = await initialize({ 'x-api-key': w.keys.owner, origin: 'http://evil.example' });
+    expect(bad.status).toBe(403);
+    const good = await initialize({ 'x-api-key': w.keys.owner, origin: svc.url });
+    expect(good.status).toBe(200);
+    const body = await good.json();
+    expect(body.result.protocolVersion).toBe('2025-11-25');
+    expect(body.result.serverInfo.name).toBe('stories');
+  });
+
+  it('negotiates 2025-06-18 too, and answers GET and DELETE with 405', async () => {
+    const r = await fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': w.keys.owner,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    });
+    expect((await r.json()).result.protocolVersion).toBe('2025-06-18');
+    for (const method of ['GET', 'DELETE']) {
+      const x = await fetch(`${svc.url}/mcp`, { method, headers: { 'x-api-key': w.keys.owner } });
+      expect(x.status).toBe(405);
+      expect(x.headers.get('allow')).toBe('POST');
+    }
+  });
+});
