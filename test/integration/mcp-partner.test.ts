@@ -198,7 +198,7 @@ describe('/mcp refusals', () => {
     });
 
   it('answers 401 with WWW-Authenticate to a missing or revoked key', async () => {
-    for (const headers of [{}, { 'x-api-key': w.keys.revoked }]) {
+    for (const headers of [{}, { 'x-api-key': w.keys.revoked }] as Record<string, string>[]) {
       const r = await initialize(headers);
       expect(r.status).toBe(401);
       expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -211,7 +211,7 @@ describe('/mcp refusals', () => {
     expect(bad.status).toBe(403);
     const good = await initialize({ 'x-api-key': w.keys.owner, origin: svc.url });
     expect(good.status).toBe(200);
-    const body = await good.json();
+    const body = (await good.json()) as any;
     expect(body.result.protocolVersion).toBe('2025-11-25');
     expect(body.result.serverInfo.name).toBe('stories');
   });
@@ -235,7 +235,7 @@ describe('/mcp refusals', () => {
         },
       }),
     });
-    expect((await r.json()).result.protocolVersion).toBe('2025-06-18');
+    expect(((await r.json()) as any).result.protocolVersion).toBe('2025-06-18');
     for (const method of ['GET', 'DELETE']) {
       const x = await fetch(`${svc.url}/mcp`, { method, headers: { 'x-api-key': w.keys.owner } });
       expect(x.status).toBe(405);
