@@ -27,7 +27,7 @@ const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 // JIT, SQLite page cache and each key's once-a-minute last_used_at write settle here.
 const WARMUP_SECONDS = 3;
-const DATA = { brands: 100, keys: 3000, storiesPerBrand: 100 };
+const DATA = { brands: 100, keys: 4500, storiesPerBrand: 100 };
 // One server process per CPU for the service and the baseline alike, as production runs.
 const WORKERS = process.env.BENCH_WORKERS ?? String(availableParallelism());
 const TARGETS = { list_stories: 0.2, get_story: 0.35, p99Ms: 25 };
@@ -105,6 +105,36 @@ function getRequests(pool, stories) {
   };
 }
 
+/** The JSON-RPC body of an MCP tools/call of v1_get_story. */
+const mcpCall = (host, eventUri) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'v1_get_story', arguments: { brand: host, event_uri: eventUri } },
+  });
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+
+/** get_story again, as the MCP tool v1_get_story over POST /mcp (stateless, no session). */
+function mcpRequests(pool, stories) {
+  const next = getRequests(pool, stories);
+  return () => {
+    const { key, path } = next();
+    const q = new URLSearchParams(path.split('?')[1]);
+    return {
+      key,
+      method: 'POST',
+      path: '/mcp',
+      headers: MCP_HEADERS,
+      body: mcpCall(q.get('brand'), q.get('event_uri')),
+    };
+  };
+}
+
 /** One scenario: warm-up, then the measured run. Latencies are kept exact (autocannon rounds to ms). */
 async function load(name, port, nextRequest, poolSize) {
   process.stdout.write(`  ${name}: ${WARMUP_SECONDS} s warm-up + ${SECONDS} s ...`);
@@ -118,9 +148,11 @@ async function load(name, port, nextRequest, poolSize) {
       {
         method: 'GET',
         setupRequest(req) {
-          const { key, path } = nextRequest();
+          const { key, path, method, headers, body } = nextRequest();
           req.path = path;
-          req.headers['x-api-key'] = key;
+          if (method) req.method = method;
+          if (body) req.body = body;
+          Object.assign(req.headers, headers, { 'x-api-key': key });
           return req;
         },
       },
@@ -166,6 +198,18 @@ async function probe(port, { key, host }, stories) {
   const b = (await get(`/v1/story?brand=${host}&event_uri=${unlocked}`)).story.advisory;
   if (!a.locked || b.locked || !(b.phases?.length > 0))
     throw new Error('probe: expected a teaser and a full advisory');
+  // A failed tool call is still HTTP 200: check the MCP answer itself.
+  const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, 'x-api-key': key },
+    body: mcpCall(host, unlocked),
+  });
+  const rpc = await res.json();
+  if (
+    rpc.result?.isError !== undefined ||
+    rpc.result?.structuredContent?.story?.advisory?.locked !== false
+  )
+    throw new Error(`probe: MCP v1_get_story answered ${JSON.stringify(rpc).slice(0, 200)}`);
 }
 
 const fmtMs = (ms) => `${ms.toFixed(2)} ms`;
@@ -196,9 +240,10 @@ async function main() {
     );
     // Disjoint key pools, so one scenario's windows never carry into the next.
     const [probeKey, ...rest] = data.keys;
-    const half = Math.floor(rest.length / 2);
-    const listPool = rest.slice(0, half);
-    const getPool = rest.slice(half);
+    const third = Math.floor(rest.length / 3);
+    const listPool = rest.slice(0, third);
+    const getPool = rest.slice(third, 2 * third);
+    const mcpPool = rest.slice(2 * third);
 
     // The baseline gets the very same requests, so the client's own work is the same.
     const hello = await startChild(['bench/hello.js'], { PATH: process.env.PATH, WORKERS });
@@ -222,10 +267,16 @@ async function main() {
       getRequests(getPool, data.stories),
       getPool.length,
     );
+    const mcp = await load(
+      'mcp get_story',
+      server.port,
+      mcpRequests(mcpPool, data.stories),
+      mcpPool.length,
+    );
     await stopChild(server);
     if (profDir) console.log(`  server CPU profile written to ${resolve(profDir)}`);
 
-    const rows = [baseline, list, get];
+    const rows = [baseline, list, get, mcp];
     const WIDTHS = [14, 9, 10, 11, 11, 10, 9, 8, 10];
     const line = (...cells) =>
       cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]) : c.padStart(WIDTHS[i]))).join('');
@@ -271,6 +322,10 @@ async function main() {
         `  ${r.name} p99 < ${TARGETS.p99Ms} ms: ${fmtMs(r.p99)} ${mark(r.p99 < TARGETS.p99Ms)}`,
       );
     }
+    // Not a target of the issue: what the MCP layer costs on top of the same operation.
+    console.log(
+      `\nMCP: a v1_get_story tool call runs at ${((100 * mcp.rps) / get.rps).toFixed(1)}% of REST get_story's rate (p50 ${fmtMs(mcp.p50)} against ${fmtMs(get.p50)})`,
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
