@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import { invalid, notFound } from '../errors.js';
@@ -90,4 +91,33 @@ export async function findStoryId(db: Db, brandId: string, eventUri: string): Pr
     .executeTakeFirst();
   if (!row) throw notFound();
   return row.id;
+}
+
+/** The working state of some stories of a brand, by event_uri (the portal's list columns). */
+export async function storyWorkingState(db: Db, brandId: string, eventUris: string[]) {
+  if (eventUris.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('stories as s')
+    .innerJoin('advisories as a', (j) =>
+      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', sql.lit('live')),
+    )
+    .leftJoin('users as u', 'u.id', 's.assignee_user_id')
+    .select([
+      's.event_uri',
+      's.status',
+      's.last_activity_at',
+      'a.assessment',
+      's.spread',
+      'u.email as assignee',
+      's.unlocked_at',
+    ])
+    .where('s.brand_id', '=', brandId)
+    .where('s.event_uri', 'in', eventUris)
+    .execute();
+  return new Map(
+    rows.map(({ event_uri, unlocked_at, ...state }) => [
+      event_uri,
+      { ...state, unlocked: unlocked_at !== null },
+    ]),
+  );
 }

@@ -32,7 +32,7 @@ export const partnerTools: readonly (Tool & { operation: Operation })[] = operat
   title: op.summary,
   description: `${op.description} (REST: ${op.method} ${op.path})`,
   inputSchema: jsonSchema(op.input, 'input'),
-  outputSchema: jsonSchema(op.output, 'output'),
+  outputSchema: jsonSchema(op.tool?.output ?? op.output, 'output'),
   annotations: {
     title: op.summary,
     readOnlyHint: op.hints.readOnly,
@@ -60,7 +60,7 @@ export async function callPartnerTool(
 ): Promise<ToolResult> {
   const tool = byName.get(name)!;
   try {
-    const { body } = await executeOperation(app, tool.operation, actor, args ?? {});
+    const { body } = await executeOperation(app, tool.operation, actor, args ?? {}, 'mcp');
     return {
       content: [{ type: 'text', text: JSON.stringify(body) }],
       structuredContent: body as Record<string, unknown>,

@@ -15,13 +15,15 @@ export async function executeOperation(
   op: Operation,
   actor: Actor,
   rawInput: unknown,
+  via: 'rest' | 'mcp' = 'rest',
 ): Promise<OperationResult> {
   checkAccess(actor, op.access);
   const parsed = op.input.safeParse(rawInput === undefined ? {} : rawInput);
   if (!parsed.success) throw invalid(describeIssue(parsed.error.issues[0]));
   // After validation: the parsed input holds only declared fields, so the walk is shallow.
   refuseNul(parsed.data);
-  const body = await op.handler({ app, actor }, parsed.data);
+  const handler = via === 'mcp' && op.tool ? op.tool.handler : op.handler;
+  const body = await handler({ app, actor }, parsed.data);
   return { status: op.status ?? 200, body };
 }
 

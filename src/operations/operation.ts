@@ -32,6 +32,14 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   /** The success status when it is not 200 (202 for work that finishes in the background). */
   status?: number;
   handler: (ctx: OperationContext, input: z.output<I>) => Promise<z.input<O>>;
+  /**
+   * Where the specification makes the `v1_` MCP tool answer more than REST (the rows of
+   * v1_list_stories carry the working state): its own output and handler, same input.
+   */
+  tool?: {
+    output: z.ZodType;
+    handler: (ctx: OperationContext, input: z.output<I>) => Promise<unknown>;
+  };
 }
 
 /** Identity function: exists so the handler's types are inferred from the schemas. */

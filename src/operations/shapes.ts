@@ -18,6 +18,16 @@ export const StoryRow = z.object({
   detected_at: Timestamp,
 });
 
+/** A v1_list_stories row: the REST row plus the working state shown in the portal (spec 2.1). */
+export const StoryRowWithState = StoryRow.extend({
+  status: StoryStatus,
+  last_activity_at: Timestamp,
+  assessment: Assessment.nullable(),
+  spread: Spread,
+  assignee: z.string().nullable().describe('email of the assignee, or null'),
+  unlocked: z.boolean().describe('whether the full advisory is unlocked'),
+});
+
 export const SummaryItem = z.object({
   text: z.string(),
   cites: z.array(z.string()).describe('citation ids of sources'),

@@ -81,6 +81,17 @@ async function prepare(op: Operation): Promise<Record<string, unknown>> {
   return input;
 }
 
+/** `value` with only the keys `like` has, recursively (arrays element by element). */
+function project(value: unknown, like: unknown): unknown {
+  if (Array.isArray(value) && Array.isArray(like)) return value.map((v, i) => project(v, like[i]));
+  if (value && like && typeof value === 'object' && typeof like === 'object') {
+    const v = value as Record<string, unknown>;
+    const l = like as Record<string, unknown>;
+    return Object.fromEntries(Object.keys(l).map((k) => [k, project(v[k], l[k])]));
+  }
+  return value;
+}
+
 /** What differs between two runs on two fresh stories: ids, times and generated URLs. */
 function normalize(value: unknown, input: Record<string, unknown>): string {
   let text = JSON.stringify(value);
@@ -117,6 +128,34 @@ describe('MCP with a partner API key', () => {
     await client.close();
   });
 
+  it('v1_list_stories rows carry the working state (spec 2.1), REST rows do not', async () => {
+    const client = await connect({ 'x-api-key': w.keys.owner });
+    const r = (await client.callTool({
+      name: 'v1_list_stories',
+      arguments: { brand: BRAND, limit: 200 },
+    })) as unknown as { structuredContent: { stories: Record<string, unknown>[] } };
+    await client.close();
+    const row = r.structuredContent.stories.find((s) => s.event_uri === w.stories.northwind)!;
+    expect(row).toMatchObject({
+      status: 'new',
+      assessment: expect.any(String),
+      spread: 'contained',
+      assignee: null,
+      unlocked: true,
+      last_activity_at: expect.stringMatching(/Z$/),
+    });
+    const rest = await svc.request('GET', '/v1/stories', {
+      key: w.keys.owner,
+      query: { brand: BRAND },
+    });
+    expect(Object.keys(rest.body.stories[0]).sort()).toEqual([
+      'detected_at',
+      'event_uri',
+      'severity',
+      'title',
+    ]);
+  });
+
   it('also takes the key as Authorization: Bearer', async () => {
     const client = await connect({ authorization: `Bearer ${w.keys.owner}` });
     expect((await client.listTools()).tools.length).toBe(operations.length);
@@ -147,10 +186,18 @@ describe('MCP with a partner API key', () => {
         expect(result.structuredContent).toEqual({ ...rest.body, status: rest.status });
       } else {
         expect(result.isError ?? false).toBe(false);
-        expect(normalize(JSON.parse(result.content[0]!.text), mcpInput)).toBe(
-          normalize(rest.body, restInput),
-        );
-        expect(result.structuredContent).toEqual(JSON.parse(result.content[0]!.text));
+        const answer = JSON.parse(result.content[0]!.text);
+        expect(result.structuredContent).toEqual(answer);
+        if (op.tool) {
+          // The spec lets this tool answer more than REST: its own schema, and REST's
+          // answer inside it.
+          expect(op.tool.output.safeParse(answer).success).toBe(true);
+          expect(normalize(project(answer, rest.body), mcpInput)).toBe(
+            normalize(rest.body, restInput),
+          );
+        } else {
+          expect(normalize(answer, mcpInput)).toBe(normalize(rest.body, restInput));
+        }
       }
     });
   });
