@@ -9,8 +9,11 @@ import type { Db } from '../db/database.js';
  */
 const secrets = new WeakMap<AppContext, Buffer>();
 
-/** `db` is the caller's transaction when there is one (SQLite has one connection). */
-async function secret(app: AppContext, db: Db = app.db): Promise<Buffer> {
+/**
+ * The service's secret (`SECRET_KEY`, else the one stored at migration). `db` is the
+ * caller's transaction when there is one (SQLite has one connection).
+ */
+export async function signingSecret(app: AppContext, db: Db = app.db): Promise<Buffer> {
   let s = secrets.get(app);
   if (!s) {
     const value =
@@ -40,7 +43,7 @@ export async function signLink(
 ): Promise<string> {
   const exp = app.clock.now().getTime() + ttlMs;
   const body = Buffer.from(JSON.stringify({ ...data, exp })).toString('base64url');
-  return `${body}.${mac(await secret(app, db), purpose, body).toString('base64url')}`;
+  return `${body}.${mac(await signingSecret(app, db), purpose, body).toString('base64url')}`;
 }
 
 /** The payload of a valid, unexpired link for `purpose`, or null. */
@@ -51,7 +54,7 @@ export async function verifyLink(
 ): Promise<Record<string, unknown> | null> {
   const [body, sig, extra] = token.split('.');
   if (!body || !sig || extra !== undefined) return null;
-  const expected = mac(await secret(app), purpose, body);
+  const expected = mac(await signingSecret(app), purpose, body);
   const given = Buffer.from(sig, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   try {

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Database } from '../config.js';
 import * as initial from './migrations/0001-initial.js';
 import * as teamwork from './migrations/0002-teamwork-and-billing.js';
+import * as oauth from './migrations/0003-oauth.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -82,6 +83,7 @@ export async function migrate(db: Db): Promise<void> {
       getMigrations: async () => ({
         '0001-initial': initial,
         '0002-teamwork-and-billing': teamwork,
+        '0003-oauth': oauth,
       }),
     },
   });

@@ -121,3 +121,66 @@ export async function storyWorkingState(db: Db, brandId: string, eventUris: stri
     ]),
   );
 }
+
+/**
+ * The newest stories of several brands with their working state (the MCP user session's
+ * list_stories): one statement, at most `limit` rows and whether more exist.
+ */
+export async function listRecentStories(
+  db: Db,
+  brandIds: string[],
+  status: string | undefined,
+  limit: number,
+) {
+  if (brandIds.length === 0) return { rows: [], more: false };
+  let q = db
+    .selectFrom('stories as s')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .innerJoin('advisories as a', (j) =>
+      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', sql.lit('live')),
+    )
+    .leftJoin('users as u', 'u.id', 's.assignee_user_id')
+    .select([
+      'b.host as brand_id',
+      's.event_uri',
+      's.title',
+      's.severity',
+      's.detected_at',
+      's.status',
+      's.last_activity_at',
+      'a.assessment',
+      's.spread',
+      'u.email as assignee',
+      's.unlocked_at',
+    ])
+    .where('s.brand_id', 'in', brandIds);
+  if (status) q = q.where('s.status', '=', status);
+  const found = await q
+    .orderBy('s.detected_at', 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  return {
+    rows: found
+      .slice(0, limit)
+      .map(({ unlocked_at, ...row }) => ({ ...row, unlocked: unlocked_at !== null })),
+    more: found.length > limit,
+  };
+}
+
+/** Ids of the brands an account reads: its own and those actively delegated to it. */
+export async function readableBrandIds(db: Db, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('brands')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .union(
+      db
+        .selectFrom('delegations')
+        .select('brand_id as id')
+        .where('partner_account_id', '=', accountId)
+        .where('status', '=', 'active'),
+    )
+    .execute();
+  return rows.map((r) => r.id);
+}

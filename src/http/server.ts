@@ -4,6 +4,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { mountMcp } from '../mcp/mcp-route.js';
+import { mountOAuth } from '../oauth/oauth-routes.js';
+import { createOAuthProvider } from '../oauth/provider.js';
+import { sweepExpiredOAuth } from '../oauth/store-adapter.js';
 import { operations } from '../operations/index.js';
 import { mountActionLinks } from './action-links.js';
 import { mountBilling } from './billing-routes.js';
@@ -65,7 +68,9 @@ export async function buildServer(
 
   mountRest(fastify, app, operations);
   mountBilling(fastify, app);
-  mountMcp(fastify, app);
+  const oauth = await createOAuthProvider(app);
+  mountOAuth(fastify, app, oauth);
+  mountMcp(fastify, app, oauth);
   mountActionLinks(fastify, app);
 
   // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts).
@@ -74,11 +79,12 @@ export async function buildServer(
     fastify.addHook('onClose', () => app.jobs.stop());
   }
 
-  // Expired idempotency records are useless; sweep them hourly (any process may do it).
+  // Expired idempotency and OAuth records are useless; sweep them hourly (any process may).
   const sweeper = setInterval(() => {
     sweepExpiredIdempotency(app).catch((err) =>
       fastify.log.warn({ err }, 'idempotency sweep failed'),
     );
+    sweepExpiredOAuth(app.db).catch((err) => fastify.log.warn({ err }, 'oauth sweep failed'));
   }, 3_600_000);
   sweeper.unref();
   fastify.addHook('onClose', async () => clearInterval(sweeper));

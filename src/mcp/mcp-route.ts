@@ -8,15 +8,42 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import { apiKeyLookup } from '../auth/api-keys.js';
 import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
 import { renderError } from '../http/render-error.js';
-import type { Actor } from '../policy.js';
-import { callPartnerTool, isPartnerTool, partnerTools } from './partner-tools.js';
+import { authenticateToken } from '../oauth/authenticate-token.js';
+import { issuerOf, MCP_SCOPE } from '../oauth/provider.js';
+import { type Actor, hasApiAccess } from '../policy.js';
+import { partnerTools } from './partner-tools.js';
+import { callTool, type ToolEntry } from './tool-call.js';
+import { userTools } from './user-tools.js';
 
 const SERVER_INFO = { name: 'stories', title: 'Stories', version: '1.0.0' };
-/** tools/list without the registry's own fields, computed once. */
-const LISTED = partnerTools.map(({ operation: _op, ...tool }) => tool);
+
+/**
+ * The tools a caller sees, computed once per process: a partner API key gets the v1_
+ * tools only; a signed-in user gets the user tools, plus the v1_ tools when the account
+ * is on a plan with API access.
+ */
+const listed = (tools: readonly ToolEntry[]) => tools.map(({ run: _run, ...tool }) => tool);
+const KEY_TOOLS = {
+  list: listed(partnerTools),
+  byName: new Map(partnerTools.map((t) => [t.name, t])),
+};
+const USER_TOOLS = { list: listed(userTools), byName: new Map(userTools.map((t) => [t.name, t])) };
+const PARTNER_USER_TOOLS = {
+  list: listed([...userTools, ...partnerTools]),
+  byName: new Map([...userTools, ...partnerTools].map((t) => [t.name, t])),
+};
+
+function toolsFor(actor: Actor) {
+  if (actor.kind === 'key') return KEY_TOOLS;
+  return hasApiAccess(actor.plan) ? PARTNER_USER_TOOLS : USER_TOOLS;
+}
+
 /**
  * The SDK builds a JSON Schema validator (Ajv) for every Server it makes; one per process
  * is enough (measured: it was the largest cost of a tool call).
@@ -26,11 +53,13 @@ const VALIDATOR = new AjvJsonSchemaValidator();
 /**
  * The MCP server at /mcp: Streamable HTTP, stateless (any process answers any request),
  * JSON responses. The SDK's Server handles the protocol (initialize, version negotiation,
- * ping, errors) on a transport made per request; both are light, because the tool list is
- * computed once per process and each call runs the operation registry directly.
+ * ping, errors) on a transport made per request; both are light, because the tool lists
+ * are computed once per process and each call runs the operation registry directly.
+ * Callers are signed-in users with an OAuth access token or partners with an API key.
  */
-export function mountMcp(fastify: FastifyInstance, app: AppContext) {
+export function mountMcp(fastify: FastifyInstance, app: AppContext, provider: Provider) {
   const allowedOrigin = new URL(app.config.baseUrl).origin;
+  const challenge = `Bearer resource_metadata="${issuerOf(app)}/.well-known/oauth-protected-resource", scope="${MCP_SCOPE}"`;
 
   fastify.post('/mcp', async (req, reply) => {
     // DNS rebinding: a browser page of another origin must not reach a local server.
@@ -40,12 +69,22 @@ export function mountMcp(fastify: FastifyInstance, app: AppContext) {
     }
     let actor: Actor;
     try {
-      const auth = await authenticateKey(app, presentedKey(req.headers), req.ip);
+      const presented = presentedKey(req.headers);
+      // API keys announce themselves by their format; any other bearer is an OAuth token.
+      const isKey =
+        presented !== undefined &&
+        (req.headers['x-api-key'] !== undefined || apiKeyLookup(presented) !== null);
+      if (presented === undefined) {
+        throw new AppError('unauthenticated', 'sign in with OAuth or send a partner API key');
+      }
+      const auth = isKey
+        ? await authenticateKey(app, presented, req.ip)
+        : await authenticateToken(app, provider, presented, req.ip);
       actor = auth.actor;
       for (const [k, v] of Object.entries(auth.headers)) reply.raw.setHeader(k, v);
     } catch (e) {
       const r = renderError(e, req.log);
-      if (r.status === 401) reply.header('www-authenticate', 'Bearer');
+      if (r.status === 401) reply.header('www-authenticate', challenge);
       return reply.code(r.status).headers(r.headers).send(r.body);
     }
     await serveMcp(app, actor, req, reply);
@@ -59,17 +98,21 @@ export function mountMcp(fastify: FastifyInstance, app: AppContext) {
 }
 
 async function serveMcp(app: AppContext, actor: Actor, req: FastifyRequest, reply: FastifyReply) {
+  const tools = toolsFor(actor);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     jsonSchemaValidator: VALIDATOR,
     instructions:
-      'Stories: brand-reputation stories with advisories. Start with v1_list_brands, then v1_list_stories and v1_get_story.',
+      actor.kind === 'key'
+        ? 'Stories: brand-reputation stories with advisories. Start with v1_list_brands, then v1_list_stories and v1_get_story.'
+        : 'Stories: brand-reputation stories with advisories. Start with list_brands, then list_stories and get_story.',
   });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: LISTED }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
-    if (!isPartnerTool(name)) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
-    return callPartnerTool(app, actor, name, args);
+    const tool = tools.byName.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+    return callTool(app, actor, tool, args);
   });
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -9,10 +9,13 @@ export interface OperationResult {
   body: unknown;
 }
 
+/** What can be run: an operation, or an MCP user tool built the same way. */
+export type Runnable = Pick<Operation, 'access' | 'input' | 'handler' | 'status' | 'tool'>;
+
 /** The single path every front door takes: access bar, input validation, handler. */
 export async function executeOperation(
   app: AppContext,
-  op: Operation,
+  op: Runnable,
   actor: Actor,
   rawInput: unknown,
   via: 'rest' | 'mcp' = 'rest',

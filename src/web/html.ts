@@ -55,7 +55,10 @@ export function page(title: string, body: Html): string {
 body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1d2433}
 h1{font-size:1.4rem}.card{border:1px solid #d8dde6;border-radius:8px;padding:1.25rem;margin:1rem 0}
 button{font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:0;background:#1f4fd1;color:#fff;cursor:pointer}
-.muted{color:#5b6577}dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}
+.muted{color:#5b6577}.error{color:#a4161a;font-weight:600}button.secondary{background:#e8ebf2;color:#1d2433}
+label{display:block;margin:.75rem 0 .25rem;font-weight:600}fieldset label{font-weight:400}fieldset{border:0;padding:0;margin:0 0 1rem}
+input[type=email],input[type=password],input[type=text]{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #b9c1cf;border-radius:6px;margin-bottom:.5rem}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}
 </style>
 </head>
 <body>

@@ -245,11 +245,18 @@ describe('/mcp refusals', () => {
     });
 
   it('answers 401 with WWW-Authenticate to a missing or revoked key', async () => {
-    for (const headers of [{}, { 'x-api-key': w.keys.revoked }] as Record<string, string>[]) {
+    const cases: [Record<string, string>, string][] = [
+      [{}, 'sign in with OAuth or send a partner API key'],
+      [{ 'x-api-key': w.keys.revoked }, 'unknown or revoked API key'],
+      [{ authorization: `Bearer ${w.keys.revoked}` }, 'unknown or revoked API key'],
+    ];
+    for (const [headers, error] of cases) {
       const r = await initialize(headers);
       expect(r.status).toBe(401);
-      expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect(await r.json()).toEqual({ error: 'unknown or revoked API key' });
+      expect(r.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource", scope="mcp"`,
+      );
+      expect(await r.json()).toEqual({ error });
     }
   });
 

@@ -1,0 +1,85 @@
+import type Provider from 'oidc-provider';
+import { type RateHeaders, rateHeaders } from '../auth/authenticate-key.js';
+import type { AppContext } from '../context.js';
+import type { Plan, Role } from '../db/schema.js';
+import { AppError } from '../errors.js';
+import type { Actor } from '../policy.js';
+import { MCP_SCOPE, mcpResource } from './provider.js';
+import { parseSubject } from './subject.js';
+
+const WINDOW_MS = 60_000;
+
+export const TOKEN_REFUSED = 'invalid, expired or revoked access token';
+
+/**
+ * Resolves an OAuth access token presented to /mcp into the signed-in user's actor. The
+ * token is looked up in the store on every call (a revoked token fails at once), must be
+ * bound to this /mcp resource with the mcp scope, and the membership it names is read
+ * again, so a member removed from the team loses access with their next call. Failures
+ * count toward the client address's limit, like bad API keys.
+ */
+export async function authenticateToken(
+  app: AppContext,
+  provider: Provider,
+  token: string,
+  clientAddress: string,
+): Promise<{ actor: Actor; headers: RateHeaders }> {
+  const now = app.clock.now().getTime();
+  const failBucket = `authfail:${clientAddress}`;
+  const failLimit = app.config.authFailuresPerMinute;
+  const failures = await app.limiter.peek(failBucket);
+  if (failures && failures.count >= failLimit) {
+    const headers = rateHeaders(failLimit, failures, now);
+    throw new AppError('rate_limited', undefined, {
+      ...headers,
+      'retry-after': headers['ratelimit-reset']!,
+    });
+  }
+  const member = await findMember(app, provider, token);
+  if (!member) {
+    const w = await app.limiter.hit(failBucket, WINDOW_MS);
+    throw new AppError('unauthenticated', TOKEN_REFUSED, rateHeaders(failLimit, w, now));
+  }
+
+  const limit = app.config.rateLimitPerMinute;
+  const w = await app.limiter.hit(`user:${member.user_id}:${member.account_id}`, WINDOW_MS);
+  const headers = rateHeaders(limit, w, now);
+  if (w.count > limit) {
+    throw new AppError('rate_limited', undefined, {
+      ...headers,
+      'retry-after': headers['ratelimit-reset']!,
+    });
+  }
+  return {
+    actor: {
+      kind: 'user',
+      userId: member.user_id,
+      email: member.email,
+      accountId: member.account_id,
+      plan: member.plan,
+      role: member.role,
+      scope: null,
+    },
+    headers,
+  };
+}
+
+async function findMember(app: AppContext, provider: Provider, token: string) {
+  // Opaque tokens are URL-safe strings of 43 characters; anything else is not ours.
+  if (!/^[A-Za-z0-9_-]{20,200}$/.test(token)) return undefined;
+  const at = await provider.AccessToken.find(token);
+  if (!at || at.aud !== mcpResource(app) || !at.scopes.has(MCP_SCOPE)) return undefined;
+  const subject = parseSubject(at.accountId);
+  if (!subject) return undefined;
+  return app.db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .select(['m.user_id', 'm.account_id', 'm.role', 'u.email', 'a.plan'])
+    .where('m.account_id', '=', subject.accountId)
+    .where('m.user_id', '=', subject.userId)
+    .where('m.status', '=', 'active')
+    .executeTakeFirst() as Promise<
+    { user_id: string; account_id: string; role: Role; email: string; plan: Plan } | undefined
+  >;
+}

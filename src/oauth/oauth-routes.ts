@@ -1,0 +1,270 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import { verifyPassword } from '../auth/passwords.js';
+import { signLink, verifyLink } from '../auth/signed-links.js';
+import type { AppContext } from '../context.js';
+import type { Plan, Role } from '../db/schema.js';
+import { PAGE_HEADERS } from '../web/html.js';
+import { consentPage, errorPage, signInPage, workspacePage } from './pages.js';
+import { issuerOf, MCP_SCOPE, mcpResource } from './provider.js';
+import { parseSubject, subjectOf } from './subject.js';
+
+const WINDOW_MS = 60_000;
+/**
+ * The pages' headers, without `form-action`: browsers apply it to the redirects that
+ * follow a submitted form, and the consent form ends at the client's own redirect URI.
+ */
+const OAUTH_PAGE_HEADERS = {
+  ...PAGE_HEADERS,
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+};
+/** The workspace chooser must be answered within this time after the password was checked. */
+const TICKET_TTL_MS = 10 * 60_000;
+
+/** Paths oidc-provider answers itself (the interaction pages are ours). */
+function providerPath(path: string): boolean {
+  return (
+    (path.startsWith('/oauth/') && !path.startsWith('/oauth/interaction/')) ||
+    path === '/.well-known/openid-configuration' ||
+    path === '/.well-known/oauth-authorization-server'
+  );
+}
+
+/**
+ * Mounts the authorization server: oidc-provider's own endpoints under /oauth (handed the
+ * raw request before Fastify reads a body, because the library parses its own), the two
+ * discovery documents, and our sign-in, workspace and consent pages.
+ */
+export function mountOAuth(fastify: FastifyInstance, app: AppContext, provider: Provider) {
+  const callback = provider.callback();
+  fastify.addHook('onRequest', (req, reply, done) => {
+    const [path, query] = splitUrl(req.url);
+    if (!providerPath(path)) return done();
+    // RFC 8414's name for the document oidc-provider serves as OpenID discovery.
+    if (path === '/.well-known/oauth-authorization-server') {
+      req.raw.url = `/.well-known/openid-configuration${query}`;
+    }
+    reply.hijack();
+    callback(req.raw, reply.raw);
+  });
+
+  // RFC 9728: where /mcp's tokens come from. Served at the root and at the path-suffixed
+  // name that clients try first for the /mcp resource.
+  const metadata = {
+    resource: mcpResource(app),
+    authorization_servers: [issuerOf(app)],
+    scopes_supported: [MCP_SCOPE],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Stories MCP server',
+    resource_documentation: `${issuerOf(app)}/docs`,
+  };
+  for (const path of [
+    '/.well-known/oauth-protected-resource',
+    '/.well-known/oauth-protected-resource/mcp',
+  ]) {
+    fastify.get(path, async (_req, reply) =>
+      reply.header('access-control-allow-origin', '*').send(metadata),
+    );
+  }
+
+  fastify.register(async (pages) => {
+    // The pages' forms post url-encoded bodies; only here, so the API stays JSON-only.
+    pages.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 16 * 1024 },
+      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    pages.addHook('onSend', async (_req, reply) => {
+      reply.headers(OAUTH_PAGE_HEADERS);
+    });
+    mountInteractionPages(pages, app, provider);
+  });
+}
+
+type UidRequest = FastifyRequest<{ Params: { uid: string }; Body: Record<string, string> }>;
+
+function mountInteractionPages(fastify: FastifyInstance, app: AppContext, provider: Provider) {
+  fastify.get('/oauth/interaction/:uid', async (req: UidRequest, reply) => {
+    const details = await interaction(provider, req, reply);
+    if (!details) return;
+    const client = await clientLabel(provider, details.params.client_id as string);
+    if (details.prompt.name === 'login') return signInPage(details.uid, client);
+    const member = await memberOf(app, details.session?.accountId);
+    if (!member) return reply.code(400).send(errorPage('Your sign-in is no longer valid.'));
+    return consentPage(details.uid, client, member);
+  });
+
+  fastify.post('/oauth/interaction/:uid/login', async (req: UidRequest, reply) => {
+    const details = await interaction(provider, req, reply, 'login');
+    if (!details) return;
+    const client = await clientLabel(provider, details.params.client_id as string);
+    const failBucket = `signin:${req.ip}`;
+    const failures = await app.limiter.peek(failBucket);
+    if (failures && failures.count >= app.config.authFailuresPerMinute) {
+      return reply
+        .code(429)
+        .header('retry-after', '60')
+        .send(signInPage(details.uid, client, 'Too many attempts. Wait a minute and try again.'));
+    }
+    const userId = await checkPassword(app, req.body?.email, req.body?.password);
+    if (!userId) {
+      await app.limiter.hit(failBucket, WINDOW_MS);
+      return reply
+        .code(401)
+        .send(signInPage(details.uid, client, 'That email and password do not match.'));
+    }
+    const workspaces = await workspacesOf(app, userId);
+    if (workspaces.length === 0) {
+      return reply.code(403).send(errorPage('This user is not an active member of any team.'));
+    }
+    if (workspaces.length === 1) {
+      return finish(provider, req, reply, {
+        login: { accountId: subjectOf(workspaces[0]!.id, userId) },
+      });
+    }
+    const ticket = await signLink(
+      app,
+      'oauth-workspace',
+      { i: details.uid, u: userId },
+      TICKET_TTL_MS,
+    );
+    return workspacePage(details.uid, client, workspaces, ticket);
+  });
+
+  fastify.post('/oauth/interaction/:uid/workspace', async (req: UidRequest, reply) => {
+    const details = await interaction(provider, req, reply, 'login');
+    if (!details) return;
+    const ticket = await verifyLink(app, 'oauth-workspace', req.body?.ticket ?? '');
+    if (!ticket || ticket.i !== details.uid || typeof ticket.u !== 'string') {
+      return reply.code(400).send(errorPage('This sign-in has expired. Start again.'));
+    }
+    const chosen = (await workspacesOf(app, ticket.u)).find((w) => w.id === req.body?.account);
+    if (!chosen) return reply.code(400).send(errorPage('Choose one of your teams.'));
+    return finish(provider, req, reply, { login: { accountId: subjectOf(chosen.id, ticket.u) } });
+  });
+
+  fastify.post('/oauth/interaction/:uid/consent', async (req: UidRequest, reply) => {
+    const details = await interaction(provider, req, reply, 'consent');
+    if (!details) return;
+    if (req.body?.decision !== 'allow') {
+      return finish(provider, req, reply, {
+        error: 'access_denied',
+        error_description: 'the user declined the request',
+      });
+    }
+    const accountId = details.session!.accountId;
+    const clientId = details.params.client_id as string;
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId, clientId });
+    if (!grant) return reply.code(400).send(errorPage('This sign-in has expired. Start again.'));
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    const grantId = await grant.save();
+    return finish(provider, req, reply, { consent: { grantId } }, true);
+  });
+}
+
+/** The pending interaction behind this page, or null once an error page has been sent. */
+async function interaction(
+  provider: Provider,
+  req: UidRequest,
+  reply: FastifyReply,
+  prompt?: 'login' | 'consent',
+) {
+  try {
+    const details = await provider.interactionDetails(req.raw, reply.raw);
+    if (details.uid !== req.params.uid || (prompt && details.prompt.name !== prompt)) {
+      throw new Error('interaction mismatch');
+    }
+    return details;
+  } catch {
+    // No interaction cookie (another browser, or expired): nothing here can be trusted.
+    reply
+      .code(400)
+      .send(
+        errorPage(
+          'This sign-in has expired or was opened elsewhere. Start again from your application.',
+        ),
+      );
+    return null;
+  }
+}
+
+/** Hands the outcome to oidc-provider, which redirects the browser back into the flow. */
+async function finish(
+  provider: Provider,
+  req: UidRequest,
+  reply: FastifyReply,
+  result: Record<string, unknown>,
+  merge = false,
+) {
+  reply.hijack();
+  await provider.interactionFinished(req.raw, reply.raw, result, {
+    mergeWithLastSubmission: merge,
+  });
+}
+
+async function clientLabel(provider: Provider, clientId: string) {
+  const client = await provider.Client.find(clientId);
+  const redirect = client?.redirectUris?.[0];
+  return {
+    name: client?.clientName ?? clientId,
+    redirectHost: redirect ? new URL(redirect).host : '',
+  };
+}
+
+async function checkPassword(app: AppContext, email?: string, password?: string) {
+  if (!email || !password || password.length > 1024) return null;
+  const user = await app.db
+    .selectFrom('users')
+    .select(['id', 'password_hash'])
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  if (!user?.password_hash) return null;
+  return (await verifyPassword(user.password_hash, password)) ? user.id : null;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  plan: Plan;
+  role: Role;
+}
+
+function workspacesOf(app: AppContext, userId: string): Promise<Workspace[]> {
+  return app.db
+    .selectFrom('memberships as m')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .select(['a.id', 'a.name', 'a.plan', 'm.role'])
+    .where('m.user_id', '=', userId)
+    .where('m.status', '=', 'active')
+    .orderBy('a.name')
+    .execute();
+}
+
+async function memberOf(app: AppContext, sub: string | undefined) {
+  const subject = sub ? parseSubject(sub) : null;
+  if (!subject) return undefined;
+  return app.db
+    .selectFrom('memberships as m')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.email', 'a.name as workspace', 'm.role'])
+    .where('m.account_id', '=', subject.accountId)
+    .where('m.user_id', '=', subject.userId)
+    .where('m.status', '=', 'active')
+    .executeTakeFirst();
+}
+
+function splitUrl(url: string): [string, string] {
+  const i = url.indexOf('?');
+  return i === -1 ? [url, ''] : [url.slice(0, i), url.slice(i)];
+}

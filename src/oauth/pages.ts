@@ -1,0 +1,84 @@
+import { html, page } from '../web/html.js';
+import type { Workspace } from './oauth-routes.js';
+
+interface ClientLabel {
+  name: string;
+  redirectHost: string;
+}
+
+/** Names the application asking, and where it will send the browser back to. */
+const asking = (client: ClientLabel) =>
+  html`<p class="muted"><strong>${client.name}</strong> wants to connect to Stories${
+    client.redirectHost ? html` (it returns to <strong>${client.redirectHost}</strong>)` : ''
+  }.</p>`;
+
+export function signInPage(uid: string, client: ClientLabel, problem?: string): string {
+  return page(
+    'Sign in',
+    html`<h1>Sign in to Stories</h1>
+${asking(client)}
+${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+<form class="card" method="post" action="/oauth/interaction/${uid}/login">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required autofocus>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export function workspacePage(
+  uid: string,
+  client: ClientLabel,
+  workspaces: Workspace[],
+  ticket: string,
+): string {
+  return page(
+    'Choose a team',
+    html`<h1>Which team should ${client.name} act in?</h1>
+<form class="card" method="post" action="/oauth/interaction/${uid}/workspace">
+<input type="hidden" name="ticket" value="${ticket}">
+<fieldset><legend>Your teams</legend>
+${workspaces.map(
+  (w, i) =>
+    html`<label><input type="radio" name="account" value="${w.id}" ${i === 0 ? html`checked` : ''}> ${w.name} <span class="muted">(${w.role})</span></label>`,
+)}
+</fieldset>
+<button type="submit">Continue</button>
+</form>`,
+  );
+}
+
+export function consentPage(
+  uid: string,
+  client: ClientLabel,
+  member: { email: string; workspace: string; role: string },
+): string {
+  return page(
+    'Allow access',
+    html`<h1>Allow ${client.name} to use Stories?</h1>
+${asking(client)}
+<div class="card">
+<p>It will act as <strong>${member.email}</strong> in <strong>${member.workspace}</strong> (${member.role}), with your permissions:</p>
+<ul>
+<li>read your brands and stories, with advisories you have unlocked;</li>
+<li>unlock advisories with your team's included monthly units (it can never buy one: purchases need you);</li>
+<li>assign and complete response actions, and add context to advisories;</li>
+<li>apply advisory updates, if you are the team's owner.</li>
+</ul>
+<p class="muted">You can revoke this access at any time.</p>
+</div>
+<form method="post" action="/oauth/interaction/${uid}/consent">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`,
+  );
+}
+
+export function errorPage(message: string): string {
+  return page(
+    'Sign-in problem',
+    html`<h1>This sign-in cannot go on</h1><div class="card"><p>${message}</p></div>`,
+  );
+}

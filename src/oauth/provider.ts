@@ -1,0 +1,132 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import Provider, { type Configuration, errors, type JWK } from 'oidc-provider';
+import { signingSecret } from '../auth/signed-links.js';
+import type { AppContext } from '../context.js';
+import { errorPage } from './pages.js';
+import { storeAdapterFactory } from './store-adapter.js';
+
+/** The one scope there is: acting on Stories through /mcp as the signed-in user. */
+export const MCP_SCOPE = 'mcp';
+
+/** Lifetimes in seconds (the specification leaves them to us; docs/api.md states them). */
+export const OAUTH_TTL = {
+  AccessToken: 3600,
+  AuthorizationCode: 60,
+  RefreshToken: 30 * 24 * 3600,
+  Grant: 30 * 24 * 3600,
+  Interaction: 3600,
+  Session: 14 * 24 * 3600,
+} as const;
+
+export const mcpResource = (app: AppContext) => `${issuerOf(app)}/mcp`;
+export const issuerOf = (app: AppContext) => app.config.baseUrl.replace(/\/+$/, '');
+
+/**
+ * The OAuth 2.1 authorization server (oidc-provider) for MCP clients: dynamic client
+ * registration, authorization code with PKCE S256 (the library accepts no other method),
+ * exact redirect URIs, opaque access tokens bound to the /mcp resource (RFC 8707) and
+ * stored, refresh tokens rotated on every use, revocation. State lives in the service's
+ * database through `store-adapter.ts`, so any process can answer any step.
+ */
+export async function createOAuthProvider(app: AppContext): Promise<Provider> {
+  const resource = mcpResource(app);
+  const configuration: Configuration = {
+    adapter: storeAdapterFactory(app.db),
+    clients: [],
+    jwks: { keys: [await signingKey(app)] },
+    cookies: { keys: [(await signingSecret(app)).toString('base64url')] },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      registration: '/oauth/register',
+      revocation: '/oauth/revoke',
+      introspection: '/oauth/introspect',
+      jwks: '/oauth/jwks',
+    },
+    scopes: ['openid', 'offline_access', MCP_SCOPE],
+    // OAuth 2.1: the authorization code flow only (no implicit or hybrid responses).
+    responseTypes: ['code'],
+    claims: { openid: ['sub'] },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      // The one signing key is an EC key (below).
+      id_token_signed_response_alg: 'ES256',
+    },
+    // MCP hosts run in browsers too (the MCP Inspector): CORS is open on the OAuth
+    // endpoints; tokens, not origins, are what authorize.
+    clientBasedCORS: () => true,
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      introspection: { enabled: true },
+      rpInitiatedLogout: { enabled: false },
+      userinfo: { enabled: false },
+      // /mcp checks bearer tokens only; sender-constrained tokens are not offered.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        // A client that names no resource still gets a token for /mcp: there is no other.
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== resource) throw new errors.InvalidTarget();
+          return {
+            scope: MCP_SCOPE,
+            audience: resource,
+            accessTokenFormat: 'opaque',
+            accessTokenTTL: OAUTH_TTL.AccessToken,
+          };
+        },
+      },
+    },
+    // Refresh tokens for every client allowed the grant (MCP clients rarely ask for
+    // offline_access), rotated on each use: a replayed old one revokes the grant.
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: { ...OAUTH_TTL },
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    // The subject is a membership: the user acting in one account (see interaction-routes).
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    renderError: (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = errorPage(
+        `${out.error_description ?? out.error}. Start again from the application that sent you here.`,
+      );
+    },
+  };
+  const provider = new Provider(issuerOf(app), configuration);
+  provider.proxy = app.config.trustProxy !== false;
+  provider.on('server_error', (_ctx, err) => app.log?.error({ err }, 'oauth server error'));
+  return provider;
+}
+
+/**
+ * The key oidc-provider signs with (ID tokens, if a client asks for openid): made once
+ * per database, so every process signs alike; the first process to store one wins.
+ */
+async function signingKey(app: AppContext): Promise<JWK> {
+  const existing = await app.db
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', 'oauth_signing_jwk')
+    .executeTakeFirst();
+  if (existing) return JSON.parse(existing.value) as JWK;
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = {
+    ...privateKey.export({ format: 'jwk' }),
+    kid: randomBytes(8).toString('hex'),
+    use: 'sig',
+    alg: 'ES256',
+  };
+  await app.db
+    .insertInto('settings')
+    .values({ key: 'oauth_signing_jwk', value: JSON.stringify(jwk) })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  return signingKey(app);
+}

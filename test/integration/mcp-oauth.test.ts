@@ -1,0 +1,322 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  type OAuthClientProvider,
+  refreshAuthorization,
+  UnauthorizedError,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser } from '../../src/domain/accounts.js';
+import { storeAdapterFactory } from '../../src/oauth/store-adapter.js';
+import { operations } from '../../src/operations/index.js';
+import { startService, type TestService } from '../support/harness.js';
+import { OAuthBrowser, signIn } from '../support/oauth-browser.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/** OAuth 2.1 on /mcp, driven by the official SDK client as an agent host drives it. */
+let svc: TestService;
+let w: World;
+const OWNER = { email: 'owner@northwind.example', password: 'correct horse battery' };
+const REDIRECT = 'http://127.0.0.1:1/callback';
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  w = await seedWorld(svc.app);
+});
+afterAll(() => svc.close());
+
+/** The SDK's provider interface, kept in memory, with a browser that signs in. */
+class TestAuthProvider implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier = '';
+  code?: string;
+  constructor(readonly browser: OAuthBrowser) {}
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'SDK test agent',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  async redirectToAuthorization(url: URL) {
+    const back = await this.browser.authorize(url.href, REDIRECT);
+    this.code = back.searchParams.get('code') ?? undefined;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+const mcpUrl = () => new URL(`${svc.url}/mcp`);
+
+async function connectWith(authProvider: TestAuthProvider) {
+  const client = new Client({ name: 'stories-oauth-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider }));
+  return client;
+}
+
+async function bearerClient(token: string) {
+  const client = new Client({ name: 'stories-oauth-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(mcpUrl(), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+const postMcp = (token: string) =>
+  fetch(mcpUrl(), {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+
+describe('OAuth 2.1 with the SDK client', () => {
+  it('401 → discovery → registration → PKCE sign-in and consent → token → tools, refresh, revocation', async () => {
+    const browser = new OAuthBrowser(OWNER);
+    const auth = new TestAuthProvider(browser);
+
+    // First contact: 401 with the resource metadata, then the whole flow in the SDK.
+    const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: auth });
+    const first = new Client({ name: 'stories-oauth-test', version: '1.0.0' });
+    await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(auth.client?.client_id).toBeTruthy();
+    expect(auth.code).toBeTruthy();
+    // The pages named the client and the user's team.
+    expect(browser.pages.some((p) => p.includes('SDK test agent') && p.includes('Sign in'))).toBe(true);
+    expect(browser.pages.some((p) => p.includes('Allow SDK test agent') && p.includes('Northwind'))).toBe(true);
+    await transport.finishAuth(auth.code!);
+    expect(auth.saved?.access_token).toBeTruthy();
+    expect(auth.saved?.refresh_token).toBeTruthy();
+
+    const client = await connectWith(auth);
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    // An agency account is on a plan with API access: user tools and the v1_ tools.
+    expect(names).toEqual(expect.arrayContaining(['list_brands', 'get_story', 'unlock_advisory']));
+    expect(names.filter((n) => n.startsWith('v1_')).length).toBe(operations.length);
+    const brands = (await client.callTool({ name: 'list_brands', arguments: {} })) as {
+      structuredContent: { brands: { brand_id: string }[] };
+    };
+    expect(brands.structuredContent.brands.map((b) => b.brand_id)).toContain('northwind.example');
+    await client.close();
+
+    // Refresh: a new pair, and the used refresh token is spent.
+    const metadata = await (
+      await fetch(`${svc.url}/.well-known/oauth-authorization-server`)
+    ).json();
+    const old = auth.saved!;
+    const fresh = await refreshAuthorization(svc.url, {
+      metadata,
+      clientInformation: auth.client!,
+      refreshToken: old.refresh_token!,
+      resource: mcpUrl(),
+    });
+    expect(fresh.access_token).not.toBe(old.access_token);
+    expect(fresh.refresh_token).toBeTruthy();
+    expect(fresh.refresh_token).not.toBe(old.refresh_token);
+    expect((await postMcp(fresh.access_token)).status).toBe(200);
+
+    // Revocation: the very next call is refused.
+    const revoke = await fetch(`${svc.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: fresh.access_token,
+        client_id: auth.client!.client_id,
+      }).toString(),
+    });
+    expect(revoke.status).toBe(200);
+    const after = await postMcp(fresh.access_token);
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource", scope="mcp"`,
+    );
+  });
+
+  it('serves both discovery documents', async () => {
+    const as = await (await fetch(`${svc.url}/.well-known/oauth-authorization-server`)).json();
+    expect(as).toMatchObject({
+      issuer: svc.url,
+      registration_endpoint: `${svc.url}/oauth/register`,
+      code_challenge_methods_supported: ['S256'],
+      response_types_supported: ['code'],
+    });
+    expect(as.grant_types_supported).not.toContain('implicit');
+    const pr = await (await fetch(`${svc.url}/.well-known/oauth-protected-resource`)).json();
+    expect(pr).toMatchObject({
+      resource: `${svc.url}/mcp`,
+      authorization_servers: [svc.url],
+      scopes_supported: ['mcp'],
+    });
+  });
+});
+
+describe('what the authorization server refuses', () => {
+  async function register(redirect = REDIRECT) {
+    const res = await fetch(`${svc.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+    });
+    return ((await res.json()) as { client_id: string }).client_id;
+  }
+  const authorizeUrl = (params: Record<string, string>) =>
+    `${svc.url}/oauth/authorize?${new URLSearchParams({ response_type: 'code', scope: 'mcp', ...params })}`;
+
+  it('an authorization request without PKCE, or with the plain method', async () => {
+    const client_id = await register();
+    for (const extra of [{}, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }]) {
+      const res = await fetch(authorizeUrl({ client_id, redirect_uri: REDIRECT, ...extra }), {
+        redirect: 'manual',
+      });
+      const to = new URL(res.headers.get('location')!);
+      expect(to.href.startsWith(REDIRECT)).toBe(true);
+      expect(to.searchParams.get('error')).toBe('invalid_request');
+    }
+  });
+
+  it('a redirect URI that is not exactly a registered one', async () => {
+    const client_id = await register();
+    const res = await fetch(
+      authorizeUrl({
+        client_id,
+        redirect_uri: `${REDIRECT}/../evil`,
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+      }),
+      { redirect: 'manual' },
+    );
+    // Never redirected to an unregistered URI: an error page instead.
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.status).toBe(400);
+  });
+
+  it('a token for another resource', async () => {
+    const client_id = await register();
+    const res = await fetch(
+      authorizeUrl({
+        client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+        resource: 'https://other.example/mcp',
+      }),
+      { redirect: 'manual' },
+    );
+    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('a wrong password, and a declined consent', async () => {
+    await expect(signIn(svc.url, { ...OWNER, password: 'wrong password' })).rejects.toThrow(/401/);
+    const client_id = await register();
+    const back = await new OAuthBrowser(OWNER, 'deny').authorize(
+      authorizeUrl({
+        client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+        state: 's1',
+      }),
+      REDIRECT,
+    );
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('code')).toBeNull();
+  });
+});
+
+describe('tokens on /mcp', () => {
+  it('an expired token, a token bound to another audience, and garbage answer 401', async () => {
+    const { access_token } = await signIn(svc.url, OWNER);
+    expect((await postMcp(access_token)).status).toBe(200);
+    const store = storeAdapterFactory(svc.app.db)('AccessToken');
+    const payload = (await store.find(access_token))!;
+
+    // The same grant, stored as a token for another resource server.
+    const foreign = `${'f'.repeat(43)}`;
+    await store.upsert(foreign, { ...payload, jti: foreign, aud: 'https://other.example/mcp' }, 3600);
+    expect((await postMcp(foreign)).status).toBe(401);
+
+    // Expired: the stored record says so.
+    await svc.app.db
+      .updateTable('oauth_records')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('kind', '=', 'AccessToken')
+      .execute();
+    const expired = await postMcp(access_token);
+    expect(expired.status).toBe(401);
+    expect(await expired.json()).toEqual({ error: 'invalid, expired or revoked access token' });
+    expect((await postMcp('not-a-token')).status).toBe(401);
+  });
+
+  it('stores tokens hashed: no bearer value appears in the database', async () => {
+    const { access_token, refresh_token } = await signIn(svc.url, OWNER);
+    const rows = await svc.app.db.selectFrom('oauth_records').select(['id', 'payload']).execute();
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(access_token);
+    expect(dump).not.toContain(refresh_token);
+  });
+
+  it('a user on a plan without API access gets the user tools only', async () => {
+    await addUser(svc.app, w.accounts.client, 'owner@acme.com', 'correct horse battery', 'owner');
+    const { access_token } = await signIn(svc.url, {
+      email: 'owner@acme.com',
+      password: 'correct horse battery',
+    });
+    const client = await bearerClient(access_token);
+    const names = (await client.listTools()).tools.map((t) => t.name).sort();
+    await client.close();
+    expect(names).toEqual([
+      'add_context',
+      'apply_advisory_update',
+      'assign_action',
+      'get_story',
+      'list_brands',
+      'list_stories',
+      'unlock_advisory',
+      'validate_action',
+    ]);
+  });
+
+  it('a person in two teams chooses one, and the token acts there only', async () => {
+    await addUser(svc.app, w.accounts.other, OWNER.email, OWNER.password, 'member');
+    const { access_token } = await signIn(svc.url, { ...OWNER, team: w.accounts.other });
+    const client = await bearerClient(access_token);
+    const r = (await client.callTool({ name: 'list_brands', arguments: {} })) as {
+      structuredContent: { brands: { brand_id: string }[] };
+    };
+    await client.close();
+    expect(r.structuredContent.brands.map((b) => b.brand_id)).toEqual(['globex.com']);
+  });
+});

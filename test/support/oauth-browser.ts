@@ -1,0 +1,136 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * A minimal browser for the OAuth pages: follows redirects by hand, keeps cookies, and
+ * answers the sign-in, team and consent forms as a person would. It stops at the first
+ * redirect to the client's redirect URI and returns that URL.
+ */
+export class OAuthBrowser {
+  private readonly cookies = new Map<string, string>();
+  /** Every page the browser was shown, for assertions on their content. */
+  readonly pages: string[] = [];
+
+  constructor(
+    private readonly login: { email: string; password: string; team?: string },
+    private readonly decision: 'allow' | 'deny' = 'allow',
+  ) {}
+
+  async authorize(authorizationUrl: string, redirectUri: string): Promise<URL> {
+    let res = await this.fetch(authorizationUrl);
+    for (let step = 0; step < 20; step++) {
+      const location = res.headers.get('location');
+      if (location) {
+        const next = new URL(location, res.url || authorizationUrl);
+        if (next.href.startsWith(redirectUri)) return next;
+        res = await this.fetch(next.href);
+        continue;
+      }
+      const html = await res.text();
+      this.pages.push(html);
+      if (res.status !== 200) throw new Error(`OAuth page answered ${res.status}: ${html}`);
+      const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+      if (!action) throw new Error(`no form on the page: ${html}`);
+      const target = new URL(action.replaceAll('&amp;', '&'), res.url).href;
+      if (action.endsWith('/login')) {
+        res = await this.post(target, { email: this.login.email, password: this.login.password });
+      } else if (action.endsWith('/workspace')) {
+        const ticket = /name="ticket" value="([^"]+)"/.exec(html)![1]!;
+        const team = this.login.team ?? /name="account" value="([^"]+)"/.exec(html)![1]!;
+        res = await this.post(target, { ticket, account: team });
+      } else if (action.endsWith('/consent')) {
+        res = await this.post(target, { decision: this.decision });
+      } else {
+        throw new Error(`unexpected form ${action}`);
+      }
+    }
+    throw new Error('too many redirects');
+  }
+
+  private async fetch(url: string, init: RequestInit = {}) {
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: this.cookieHeader() },
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      const name = pair!.slice(0, i);
+      const value = pair!.slice(i + 1);
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(c)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    Object.defineProperty(res, 'url', { value: url });
+    return res;
+  }
+
+  private post(url: string, form: Record<string, string>) {
+    return this.fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+  }
+
+  private cookieHeader() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+}
+
+export function pkcePair() {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  return { verifier, challenge };
+}
+
+/**
+ * The whole flow without the SDK (registration, PKCE, sign-in, consent, code exchange),
+ * for tests that need a signed-in user's tokens rather than the flow itself.
+ */
+export async function signIn(
+  base: string,
+  login: { email: string; password: string; team?: string },
+): Promise<{ access_token: string; refresh_token: string; client_id: string }> {
+  const redirectUri = 'http://127.0.0.1:1/callback';
+  const reg = await fetch(`${base}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Test agent',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  const client = (await reg.json()) as { client_id: string };
+  const { verifier, challenge } = pkcePair();
+  const auth = new URL(`${base}/oauth/authorize`);
+  auth.search = new URLSearchParams({
+    client_id: client.client_id,
+    response_type: 'code',
+    redirect_uri: redirectUri,
+    scope: 'mcp',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: `${base}/mcp`,
+    state: 'xyz',
+  }).toString();
+  const back = await new OAuthBrowser(login).authorize(auth.href, redirectUri);
+  const code = back.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${back.href}`);
+  const token = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: client.client_id,
+      code_verifier: verifier,
+      resource: `${base}/mcp`,
+    }).toString(),
+  });
+  const body = (await token.json()) as { access_token: string; refresh_token: string };
+  if (!body.access_token) throw new Error(`token exchange failed: ${JSON.stringify(body)}`);
+  return { ...body, client_id: client.client_id };
+}
