@@ -1,5 +1,5 @@
 import { operations } from '../operations/index.js';
-import { jsonSchema, type ToolEntry } from './tool-call.js';
+import { jsonSchema, outputSchema, type ToolEntry } from './tool-call.js';
 
 /**
  * The partner tools: one `v1_<operation>` per REST operation, from the same registry, so
@@ -10,7 +10,7 @@ export const partnerTools: readonly ToolEntry[] = operations.map((op) => ({
   title: op.summary,
   description: `${op.description} (REST: ${op.method} ${op.path})`,
   inputSchema: jsonSchema(op.input, 'input'),
-  outputSchema: jsonSchema(op.tool?.output ?? op.output, 'output'),
+  outputSchema: outputSchema(op.tool?.output ?? op.output),
   annotations: {
     title: op.summary,
     readOnlyHint: op.hints.readOnly,

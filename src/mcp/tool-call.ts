@@ -25,6 +25,26 @@ export function jsonSchema(s: z.ZodType, io: 'input' | 'output') {
   return rest as Tool['inputSchema'];
 }
 
+/** A tool failure's structured content: the REST error body and the HTTP status. */
+const TOOL_ERROR = {
+  type: 'object',
+  description: 'a refusal (isError: true)',
+  properties: {
+    error: { type: 'string', description: 'the error text REST answers' },
+    status: { type: 'integer', description: 'the HTTP status REST answers' },
+  },
+  required: ['error', 'status'],
+  additionalProperties: false,
+};
+
+/**
+ * A tool's output schema: its answer, or the refusal. Failures carry structured content
+ * too (CONTRACT.md), and MCP clients check every structured result against the schema.
+ */
+export function outputSchema(s: z.ZodType): Tool['outputSchema'] {
+  return { type: 'object', anyOf: [jsonSchema(s, 'output'), TOOL_ERROR] };
+}
+
 /** The text a signed-in user gets for a refusal that the API words for keys. */
 const USER_FORBIDDEN = 'not allowed for your role or plan';
 

@@ -21,7 +21,7 @@ import { Advisory, StoryDetail, StoryRowWithState } from '../operations/shapes.j
 import { assignPhase } from '../operations/teamwork/assign-phase.js';
 import { completePhase as completePhaseOp } from '../operations/teamwork/complete-phase.js';
 import { type Access, brandFor } from '../policy.js';
-import { jsonSchema, type ToolEntry } from './tool-call.js';
+import { jsonSchema, outputSchema, type ToolEntry } from './tool-call.js';
 
 const BrandId = BrandHost.describe('Brand id as list_brands returns it (the brand host)');
 
@@ -233,7 +233,7 @@ export const userTools: readonly ToolEntry[] = definitions.map((t) => ({
   title: t.title,
   description: t.description,
   inputSchema: jsonSchema(t.input, 'input'),
-  outputSchema: jsonSchema(t.output, 'output'),
+  outputSchema: outputSchema(t.output),
   annotations: {
     title: t.title,
     readOnlyHint: t.hints.readOnly,

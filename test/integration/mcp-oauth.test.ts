@@ -1,11 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   type OAuthClientProvider,
   refreshAuthorization,
   UnauthorizedError,
 } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {
+  AuthorizationServerMetadata,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
@@ -114,8 +115,12 @@ describe('OAuth 2.1 with the SDK client', () => {
     expect(auth.client?.client_id).toBeTruthy();
     expect(auth.code).toBeTruthy();
     // The pages named the client and the user's team.
-    expect(browser.pages.some((p) => p.includes('SDK test agent') && p.includes('Sign in'))).toBe(true);
-    expect(browser.pages.some((p) => p.includes('Allow SDK test agent') && p.includes('Northwind'))).toBe(true);
+    expect(browser.pages.some((p) => p.includes('SDK test agent') && p.includes('Sign in'))).toBe(
+      true,
+    );
+    expect(
+      browser.pages.some((p) => p.includes('Allow SDK test agent') && p.includes('Northwind')),
+    ).toBe(true);
     await transport.finishAuth(auth.code!);
     expect(auth.saved?.access_token).toBeTruthy();
     expect(auth.saved?.refresh_token).toBeTruthy();
@@ -126,16 +131,16 @@ describe('OAuth 2.1 with the SDK client', () => {
     // An agency account is on a plan with API access: user tools and the v1_ tools.
     expect(names).toEqual(expect.arrayContaining(['list_brands', 'get_story', 'unlock_advisory']));
     expect(names.filter((n) => n.startsWith('v1_')).length).toBe(operations.length);
-    const brands = (await client.callTool({ name: 'list_brands', arguments: {} })) as {
+    const brands = (await client.callTool({ name: 'list_brands', arguments: {} })) as unknown as {
       structuredContent: { brands: { brand_id: string }[] };
     };
     expect(brands.structuredContent.brands.map((b) => b.brand_id)).toContain('northwind.example');
     await client.close();
 
     // Refresh: a new pair, and the used refresh token is spent.
-    const metadata = await (
+    const metadata = (await (
       await fetch(`${svc.url}/.well-known/oauth-authorization-server`)
-    ).json();
+    ).json()) as AuthorizationServerMetadata;
     const old = auth.saved!;
     const fresh = await refreshAuthorization(svc.url, {
       metadata,
@@ -166,7 +171,9 @@ describe('OAuth 2.1 with the SDK client', () => {
   });
 
   it('serves both discovery documents', async () => {
-    const as = await (await fetch(`${svc.url}/.well-known/oauth-authorization-server`)).json();
+    const as = (await (
+      await fetch(`${svc.url}/.well-known/oauth-authorization-server`)
+    ).json()) as AuthorizationServerMetadata;
     expect(as).toMatchObject({
       issuer: svc.url,
       registration_endpoint: `${svc.url}/oauth/register`,
@@ -197,7 +204,11 @@ describe('what the authorization server refuses', () => {
 
   it('an authorization request without PKCE, or with the plain method', async () => {
     const client_id = await register();
-    for (const extra of [{}, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' }]) {
+    const variants: Record<string, string>[] = [
+      {},
+      { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' },
+    ];
+    for (const extra of variants) {
       const res = await fetch(authorizeUrl({ client_id, redirect_uri: REDIRECT, ...extra }), {
         redirect: 'manual',
       });
@@ -265,7 +276,11 @@ describe('tokens on /mcp', () => {
 
     // The same grant, stored as a token for another resource server.
     const foreign = `${'f'.repeat(43)}`;
-    await store.upsert(foreign, { ...payload, jti: foreign, aud: 'https://other.example/mcp' }, 3600);
+    await store.upsert(
+      foreign,
+      { ...payload, jti: foreign, aud: 'https://other.example/mcp' },
+      3600,
+    );
     expect((await postMcp(foreign)).status).toBe(401);
 
     // Expired: the stored record says so.
@@ -313,7 +328,7 @@ describe('tokens on /mcp', () => {
     await addUser(svc.app, w.accounts.other, OWNER.email, OWNER.password, 'member');
     const { access_token } = await signIn(svc.url, { ...OWNER, team: w.accounts.other });
     const client = await bearerClient(access_token);
-    const r = (await client.callTool({ name: 'list_brands', arguments: {} })) as {
+    const r = (await client.callTool({ name: 'list_brands', arguments: {} })) as unknown as {
       structuredContent: { brands: { brand_id: string }[] };
     };
     await client.close();

@@ -14,7 +14,8 @@ let n = 200;
 const BRAND = 'northwind.example';
 
 beforeAll(async () => {
-  svc = await startService({}, { runJobs: false });
+  // Each connection also lists the tools: more requests per key than the default minute allows.
+  svc = await startService({ RATE_LIMIT_PER_MINUTE: '2000' }, { runJobs: false });
   w = await seedWorld(svc.app);
   await subscribe(svc.app, w.accounts.agency, 'test');
   // The month's included unit is used here, so every unlock below is metered alike.
@@ -30,6 +31,8 @@ async function connect(headers: Record<string, string>) {
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers } }),
   );
+  // As agents do: the client then checks every structured result against the tool's schema.
+  await client.listTools();
   return client;
 }
 

@@ -1,0 +1,229 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser } from '../../src/domain/accounts.js';
+import { listAudit } from '../../src/domain/audit.js';
+import { subscribe } from '../../src/domain/billing-admin.js';
+import { requireBrandByHost } from '../../src/domain/brands.js';
+import { listOutbox } from '../../src/email/outbox.js';
+import { operations } from '../../src/operations/index.js';
+import { startService, type TestService } from '../support/harness.js';
+import { signIn } from '../support/oauth-browser.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/** The user-session tools of spec 4.3, as a signed-in user's agent calls them. */
+let svc: TestService;
+let w: World;
+const PASSWORD = 'correct horse battery';
+const BRAND = 'northwind.example';
+const clients: Record<'owner' | 'admin' | 'member', Client> = {} as never;
+
+interface Result {
+  isError?: boolean;
+  content: { type: 'text'; text: string }[];
+  structuredContent: any;
+}
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  w = await seedWorld(svc.app);
+  // A subscription exists: the user tools must still never charge.
+  await subscribe(svc.app, w.accounts.agency, 'test');
+  await addUser(svc.app, w.accounts.agency, 'admin@northwind.example', PASSWORD, 'admin');
+  await addUser(svc.app, w.accounts.agency, 'member@northwind.example', PASSWORD, 'member');
+  for (const role of ['owner', 'admin', 'member'] as const) {
+    const { access_token } = await signIn(svc.url, {
+      email: `${role}@northwind.example`,
+      password: PASSWORD,
+    });
+    const client = new Client({ name: 'user-tools-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${access_token}` } },
+      }),
+    );
+    clients[role] = client;
+  }
+});
+afterAll(async () => {
+  for (const c of Object.values(clients)) await c.close();
+  await svc.close();
+});
+
+const call = (role: 'owner' | 'admin' | 'member', name: string, args: Record<string, unknown>) =>
+  clients[role].callTool({ name, arguments: args }) as Promise<Result>;
+
+let n = 100;
+const freshStory = () => w.story(BRAND, n++);
+
+describe('user-session tools', () => {
+  it('every tool is fully described (description, described parameters, output schema, all four hints)', async () => {
+    const { tools } = await clients.owner.listTools();
+    // The agency's users also get the v1_ tools (a plan with API access).
+    expect(tools.length).toBe(8 + operations.length);
+    for (const t of tools) {
+      expect(t.description!.length, t.name).toBeGreaterThan(20);
+      expect(t.outputSchema?.type, t.name).toBe('object');
+      for (const hint of [
+        'readOnlyHint',
+        'destructiveHint',
+        'idempotentHint',
+        'openWorldHint',
+      ] as const) {
+        expect(typeof t.annotations?.[hint], `${t.name}.${hint}`).toBe('boolean');
+      }
+      for (const [name, prop] of Object.entries(t.inputSchema.properties ?? {})) {
+        expect((prop as { description?: string }).description, `${t.name}.${name}`).toBeTruthy();
+      }
+    }
+  });
+
+  it('list_brands and list_stories: all brands or one, status filter, newest first', async () => {
+    const brands = await call('member', 'list_brands', {});
+    expect(brands.structuredContent.brands.map((b: any) => b.brand_id)).toEqual([
+      'acme.com',
+      'northwind.example',
+      'unverified.example',
+    ]);
+    const all = await call('member', 'list_stories', {});
+    const rows = all.structuredContent.stories as any[];
+    expect(new Set(rows.map((r) => r.brand_id))).toEqual(
+      new Set(['acme.com', 'northwind.example', 'unverified.example']),
+    );
+    const times = rows.map((r) => r.detected_at);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(rows[0]).toMatchObject({ status: 'new', unlocked: false, assignee: null });
+
+    const one = await call('member', 'list_stories', { brand_id: 'acme.com' });
+    expect(one.structuredContent.stories.every((r: any) => r.brand_id === 'acme.com')).toBe(true);
+    const closed = await call('member', 'list_stories', { status: 'closed' });
+    expect(closed.structuredContent.stories).toEqual([]);
+    const foreign = await call('member', 'list_stories', { brand_id: 'globex.com' });
+    expect(foreign.isError).toBe(true);
+    expect(foreign.structuredContent).toEqual({ error: 'not found', status: 404 });
+  });
+
+  it('get_story shows the teaser with unlocked=false; unlock_advisory uses the included unit, then offers checkout and never charges', async () => {
+    const first = await freshStory();
+    const locked = await call('member', 'get_story', { brand_id: BRAND, event_uri: first });
+    expect(locked.structuredContent.story.unlocked).toBe(false);
+    expect(Object.keys(locked.structuredContent.story.advisory).sort()).toEqual([
+      'assessment',
+      'executive_summary',
+      'urgency',
+    ]);
+    expect(locked.structuredContent.story.severity).toBeTruthy();
+
+    const unlocked = await call('member', 'unlock_advisory', { brand_id: BRAND, event_uri: first });
+    expect(unlocked.structuredContent).toMatchObject({ ok: true, counted: true, billed_eur: 0 });
+    const full = await call('member', 'get_story', { brand_id: BRAND, event_uri: first });
+    expect(full.structuredContent.story.unlocked).toBe(true);
+    expect(full.structuredContent.story.advisory.phases.length).toBeGreaterThanOrEqual(3);
+
+    // The month's unit is spent; the account has a subscription, yet nothing is metered.
+    const second = await freshStory();
+    const offer = await call('member', 'unlock_advisory', { brand_id: BRAND, event_uri: second });
+    expect(offer.structuredContent).toMatchObject({ ok: false, counted: false, billed_eur: 0 });
+    expect(offer.structuredContent.checkout_url).toMatch(/\/billing\/checkout\//);
+    const still = await call('member', 'get_story', { brand_id: BRAND, event_uri: second });
+    expect(still.structuredContent.story.unlocked).toBe(false);
+    const metered = await svc.app.db
+      .selectFrom('billing_ledger')
+      .select('kind')
+      .where('kind', '=', 'metered')
+      .execute();
+    expect(metered).toEqual([]);
+  });
+
+  it('assign_action invites an unknown email and emails the action; validate_action is for the assignee only, comment to the audit trail', async () => {
+    const story = await freshStory();
+    // Unlock by the operator's key (REST), so this test does not depend on the unit.
+    await svc.request('POST', '/v1/advisory', {
+      key: w.keys.owner,
+      body: { brand: BRAND, event_uri: story },
+    });
+    const assigned = await call('admin', 'assign_action', {
+      brand_id: BRAND,
+      event_uri: story,
+      phase: 1,
+      assignee: 'new.hire@northwind.example',
+    });
+    expect(assigned.structuredContent).toMatchObject({ ok: true, invited: true, phase: 1 });
+    const mail = (await listOutbox(svc.app, 10)).find((e) => e.to === 'new.hire@northwind.example');
+    expect(mail?.text).toContain('/action/');
+
+    await call('admin', 'assign_action', {
+      brand_id: BRAND,
+      event_uri: story,
+      phase: 2,
+      assignee: 'member@northwind.example',
+    });
+    const notMine = await call('owner', 'validate_action', {
+      brand_id: BRAND,
+      event_uri: story,
+      phase: 2,
+    });
+    expect(notMine.isError).toBe(true);
+    expect(notMine.structuredContent.status).toBe(409);
+    const done = await call('member', 'validate_action', {
+      brand_id: BRAND,
+      event_uri: story,
+      phase: 2,
+      comment: 'Statement sent to the press desk',
+    });
+    expect(done.structuredContent).toMatchObject({ ok: true, phase: 2, status: 'in_progress' });
+    const brand = await requireBrandByHost(svc.app, BRAND);
+    const entry = (await listAudit(svc.app, brand.id, 20)).find(
+      (e) => e.event_uri === story && e.action === 'phase.done',
+    );
+    expect(entry?.details).toMatchObject({ comment: 'Statement sent to the press desk' });
+  });
+
+  it('add_context proposes a pending version with a diff; apply_advisory_update is for the owner only', async () => {
+    const story = await freshStory();
+    await svc.request('POST', '/v1/advisory', {
+      key: w.keys.owner,
+      body: { brand: BRAND, event_uri: story },
+    });
+    const args = { brand_id: BRAND, event_uri: story };
+    const added = await call('member', 'add_context', {
+      ...args,
+      context: 'The product was never sold in Europe.',
+    });
+    expect(added.structuredContent.advisory_pending.status).toBe('generating');
+    await svc.app.jobs.drain();
+    const pending = await call('member', 'get_story', args);
+    expect(pending.structuredContent.story.advisory_pending).toMatchObject({
+      status: 'ready',
+      diff: expect.any(Array),
+    });
+
+    const byAdmin = await call('admin', 'apply_advisory_update', args);
+    expect(byAdmin.isError).toBe(true);
+    expect(byAdmin.structuredContent).toEqual({
+      error: 'not allowed for your role or plan',
+      status: 403,
+    });
+    const byOwner = await call('owner', 'apply_advisory_update', args);
+    expect(byOwner.structuredContent).toMatchObject({ ok: true, applied: true });
+    const after = await call('member', 'get_story', args);
+    expect(after.structuredContent.story.advisory_pending).toBeUndefined();
+  });
+
+  it('bad arguments are a tool error with status 400, not a protocol failure', async () => {
+    const r = await call('member', 'get_story', { brand_id: BRAND });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toEqual({ error: 'event_uri: is required', status: 400 });
+  });
+
+  it('v1_ tools act with the user role: what the same role of key gets over REST', async () => {
+    const mcp = await call('member', 'v1_list_brands', {});
+    const rest = await svc.request('GET', '/v1/brands', { key: w.keys.member });
+    expect(mcp.structuredContent).toEqual(rest.body);
+    const refused = await call('member', 'v1_dismiss_advisory_proposal', {
+      brand: BRAND,
+      event_uri: w.stories.northwind,
+    });
+    expect(refused.structuredContent.status).toBe(403);
+  });
+});
