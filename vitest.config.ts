@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The integration suite runs twice, once per database, each file against a fresh
- * database of its own; unit tests run once.
+ * database of its own; unit tests and the MCP conformance suite run once.
  */
 export default defineConfig({
   test: {
@@ -25,6 +25,15 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/integration/**/*.test.ts'],
           env: { TEST_DB: 'postgres' },
+        },
+      },
+      {
+        // The MCP conformance suite runs once: it tests the protocol, not the database.
+        extends: true,
+        test: {
+          name: 'conformance',
+          include: ['test/conformance/**/*.test.ts'],
+          env: { TEST_DB: 'sqlite' },
         },
       },
     ],

@@ -50,7 +50,8 @@ export async function startService(
     ...env,
     DATABASE_URL: db.url,
     PORT: String(port),
-    BASE_URL: url,
+    // A test may put the service behind its own front (a proxy) and name that instead.
+    BASE_URL: env.BASE_URL ?? url,
   });
   const app = await createContext(config);
   await migrate(app.db);
