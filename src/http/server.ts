@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { mountMcp } from '../mcp/mcp-route.js';
 import { mountOAuth } from '../oauth/oauth-routes.js';
-import { createOAuthProvider } from '../oauth/provider.js';
+import { lazyOAuthProvider } from '../oauth/provider.js';
 import { sweepExpiredOAuth } from '../oauth/store-adapter.js';
 import { operations } from '../operations/index.js';
 import { mountActionLinks } from './action-links.js';
@@ -68,7 +68,7 @@ export async function buildServer(
 
   mountRest(fastify, app, operations);
   mountBilling(fastify, app);
-  const oauth = await createOAuthProvider(app);
+  const oauth = lazyOAuthProvider(app);
   mountOAuth(fastify, app, oauth);
   mountMcp(fastify, app, oauth);
   mountActionLinks(fastify, app);

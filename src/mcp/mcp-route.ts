@@ -57,7 +57,11 @@ const VALIDATOR = new AjvJsonSchemaValidator();
  * are computed once per process and each call runs the operation registry directly.
  * Callers are signed-in users with an OAuth access token or partners with an API key.
  */
-export function mountMcp(fastify: FastifyInstance, app: AppContext, provider: Provider) {
+export function mountMcp(
+  fastify: FastifyInstance,
+  app: AppContext,
+  getProvider: () => Promise<Provider>,
+) {
   const allowedOrigin = new URL(app.config.baseUrl).origin;
   const challenge = `Bearer resource_metadata="${issuerOf(app)}/.well-known/oauth-protected-resource", scope="${MCP_SCOPE}"`;
 
@@ -79,7 +83,7 @@ export function mountMcp(fastify: FastifyInstance, app: AppContext, provider: Pr
       }
       const auth = isKey
         ? await authenticateKey(app, presented, req.ip)
-        : await authenticateToken(app, provider, presented, req.ip);
+        : await authenticateToken(app, await getProvider(), presented, req.ip);
       actor = auth.actor;
       for (const [k, v] of Object.entries(auth.headers)) reply.raw.setHeader(k, v);
     } catch (e) {

@@ -36,17 +36,23 @@ function providerPath(path: string): boolean {
  * raw request before Fastify reads a body, because the library parses its own), the two
  * discovery documents, and our sign-in, workspace and consent pages.
  */
-export function mountOAuth(fastify: FastifyInstance, app: AppContext, provider: Provider) {
-  const callback = provider.callback();
-  fastify.addHook('onRequest', (req, reply, done) => {
+export function mountOAuth(
+  fastify: FastifyInstance,
+  app: AppContext,
+  getProvider: () => Promise<Provider>,
+) {
+  let handler: ReturnType<Provider['callback']> | undefined;
+  fastify.addHook('onRequest', async (req, reply) => {
     const [path, query] = splitUrl(req.url);
-    if (!providerPath(path)) return done();
+    if (!providerPath(path)) return;
+    // Throws while the database is down: the error handler answers 503.
+    handler ??= (await getProvider()).callback();
     // RFC 8414's name for the document oidc-provider serves as OpenID discovery.
     if (path === '/.well-known/oauth-authorization-server') {
       req.raw.url = `/.well-known/openid-configuration${query}`;
     }
     reply.hijack();
-    callback(req.raw, reply.raw);
+    handler(req.raw, reply.raw);
   });
 
   // RFC 9728: where /mcp's tokens come from. Served at the root and at the path-suffixed
@@ -78,14 +84,19 @@ export function mountOAuth(fastify: FastifyInstance, app: AppContext, provider: 
     pages.addHook('onSend', async (_req, reply) => {
       reply.headers(OAUTH_PAGE_HEADERS);
     });
-    mountInteractionPages(pages, app, provider);
+    mountInteractionPages(pages, app, getProvider);
   });
 }
 
 type UidRequest = FastifyRequest<{ Params: { uid: string }; Body: Record<string, string> }>;
 
-function mountInteractionPages(fastify: FastifyInstance, app: AppContext, provider: Provider) {
+function mountInteractionPages(
+  fastify: FastifyInstance,
+  app: AppContext,
+  getProvider: () => Promise<Provider>,
+) {
   fastify.get('/oauth/interaction/:uid', async (req: UidRequest, reply) => {
+    const provider = await getProvider();
     const details = await interaction(provider, req, reply);
     if (!details) return;
     const client = await clientLabel(provider, details.params.client_id as string);
@@ -96,6 +107,7 @@ function mountInteractionPages(fastify: FastifyInstance, app: AppContext, provid
   });
 
   fastify.post('/oauth/interaction/:uid/login', async (req: UidRequest, reply) => {
+    const provider = await getProvider();
     const details = await interaction(provider, req, reply, 'login');
     if (!details) return;
     const client = await clientLabel(provider, details.params.client_id as string);
@@ -133,6 +145,7 @@ function mountInteractionPages(fastify: FastifyInstance, app: AppContext, provid
   });
 
   fastify.post('/oauth/interaction/:uid/workspace', async (req: UidRequest, reply) => {
+    const provider = await getProvider();
     const details = await interaction(provider, req, reply, 'login');
     if (!details) return;
     const ticket = await verifyLink(app, 'oauth-workspace', req.body?.ticket ?? '');
@@ -145,6 +158,7 @@ function mountInteractionPages(fastify: FastifyInstance, app: AppContext, provid
   });
 
   fastify.post('/oauth/interaction/:uid/consent', async (req: UidRequest, reply) => {
+    const provider = await getProvider();
     const details = await interaction(provider, req, reply, 'consent');
     if (!details) return;
     if (req.body?.decision !== 'allow') {

@@ -40,7 +40,6 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
       token: '/oauth/token',
       registration: '/oauth/register',
       revocation: '/oauth/revoke',
-      introspection: '/oauth/introspect',
       jwks: '/oauth/jwks',
     },
     scopes: ['openid', 'offline_access', MCP_SCOPE],
@@ -61,8 +60,13 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
-      introspection: { enabled: true },
+      // A client revokes its own tokens only. /mcp checks tokens in-process, so no
+      // introspection endpoint is offered.
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      introspection: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       userinfo: { enabled: false },
       // /mcp checks bearer tokens only; sender-constrained tokens are not offered.
@@ -129,4 +133,20 @@ async function signingKey(app: AppContext): Promise<JWK> {
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
   return signingKey(app);
+}
+
+/**
+ * The provider, built on first use: building it reads the database (keys and secret), and
+ * the service must start, and answer 503, while the database is down. A failed build is
+ * retried by the next request.
+ */
+export function lazyOAuthProvider(app: AppContext): () => Promise<Provider> {
+  let pending: Promise<Provider> | undefined;
+  return () => {
+    pending ??= createOAuthProvider(app).catch((err) => {
+      pending = undefined;
+      throw err;
+    });
+    return pending;
+  };
 }

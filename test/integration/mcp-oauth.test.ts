@@ -168,6 +168,18 @@ describe('OAuth 2.1 with the SDK client', () => {
     expect(after.headers.get('www-authenticate')).toBe(
       `Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource", scope="mcp"`,
     );
+
+    // Rotation: the spent refresh token is refused, and replaying it revokes the grant,
+    // so the token that replaced it dies too.
+    const replay = (refreshToken: string) =>
+      refreshAuthorization(svc.url, {
+        metadata,
+        clientInformation: auth.client!,
+        refreshToken,
+        resource: mcpUrl(),
+      });
+    await expect(replay(old.refresh_token!)).rejects.toThrow(/grant/i);
+    await expect(replay(fresh.refresh_token!)).rejects.toThrow(/grant/i);
   });
 
   it('serves both discovery documents', async () => {

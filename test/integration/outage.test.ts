@@ -4,7 +4,7 @@ import { createContext } from '../../src/context.js';
 import { buildServer } from '../../src/http/server.js';
 
 describe('database outage', () => {
-  it('answers 503 service unavailable on the API and /readyz, never a 500', async () => {
+  it('answers 503 service unavailable on the API, OAuth, /mcp and /readyz, never a 500', async () => {
     // Nothing listens on port 1: every query fails to connect.
     const app = await createContext(
       loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', LOG_LEVEL: 'fatal' }),
@@ -18,6 +18,18 @@ describe('database outage', () => {
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(503);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    // The OAuth server and /mcp with a token need the database too.
+    const discovery = await fetch(`${url}/.well-known/oauth-authorization-server`);
+    expect(discovery.status).toBe(503);
+    const mcp = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer some-oauth-access-token-value',
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
+    expect(mcp.status).toBe(503);
     await server.close();
     await app.close();
   });
