@@ -50,7 +50,8 @@ export function renderError(err: unknown, log?: FastifyBaseLogger): Rendered {
   return { status: 500, body: { error: 'internal error' }, headers: {} };
 }
 
-function isDatabaseOutage(err: unknown): boolean {
+/** Whether a database error means the database is unreachable or busy (a 503, not a bug). */
+export function isDatabaseOutage(err: unknown): boolean {
   const code = (err as { code?: string })?.code ?? '';
   // SQLITE_BUSY and its variants (BUSY_SNAPSHOT, BUSY_TIMEOUT, …): another process held
   // the database longer than the busy timeout.

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type Provider from 'oidc-provider';
-import { verifyPassword } from '../auth/passwords.js';
+import { errors, type Provider } from 'oidc-provider';
+import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
@@ -19,6 +19,8 @@ const OAUTH_PAGE_HEADERS = {
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
 };
+/** Sign-in attempts for one email per minute, from anywhere. */
+const SIGN_INS_PER_EMAIL_PER_MINUTE = 10;
 /** The workspace chooser must be answered within this time after the password was checked. */
 const TICKET_TTL_MS = 10 * 60_000;
 
@@ -75,7 +77,9 @@ export function mountOAuth(
   }
 
   fastify.register(async (pages) => {
-    // The pages' forms post url-encoded bodies; only here, so the API stays JSON-only.
+    // The pages' forms post url-encoded bodies, and nothing else is read here (the API
+    // stays JSON-only; the pages take no JSON).
+    pages.removeContentTypeParser('application/json');
     pages.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: 16 * 1024 },
@@ -88,7 +92,13 @@ export function mountOAuth(
   });
 }
 
-type UidRequest = FastifyRequest<{ Params: { uid: string }; Body: Record<string, string> }>;
+type UidRequest = FastifyRequest<{ Params: { uid: string }; Body: unknown }>;
+
+/** A form field's value, or '' when absent (a form field is always a string). */
+function field(req: UidRequest, name: string): string {
+  const value = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}
 
 function mountInteractionPages(
   fastify: FastifyInstance,
@@ -99,7 +109,7 @@ function mountInteractionPages(
     const provider = await getProvider();
     const details = await interaction(provider, req, reply);
     if (!details) return;
-    const client = await clientLabel(provider, details.params.client_id as string);
+    const client = await clientLabel(provider, details.params);
     if (details.prompt.name === 'login') return signInPage(details.uid, client);
     const member = await memberOf(app, details.session?.accountId);
     if (!member) return reply.code(400).send(errorPage('Your sign-in is no longer valid.'));
@@ -110,18 +120,23 @@ function mountInteractionPages(
     const provider = await getProvider();
     const details = await interaction(provider, req, reply, 'login');
     if (!details) return;
-    const client = await clientLabel(provider, details.params.client_id as string);
-    const failBucket = `signin:${req.ip}`;
-    const failures = await app.limiter.peek(failBucket);
-    if (failures && failures.count >= app.config.authFailuresPerMinute) {
+    const client = await clientLabel(provider, details.params);
+    const email = field(req, 'email').trim().toLowerCase();
+    // Every attempt counts before the password is checked, per address and per email, so
+    // parallel guesses cannot slip past the limit and no account is guessed at speed.
+    const byAddress = await app.limiter.hit(`signin:ip:${req.ip}`, WINDOW_MS);
+    const byEmail = await app.limiter.hit(`signin:email:${email}`, WINDOW_MS);
+    if (
+      byAddress.count > app.config.authFailuresPerMinute ||
+      byEmail.count > SIGN_INS_PER_EMAIL_PER_MINUTE
+    ) {
       return reply
         .code(429)
         .header('retry-after', '60')
         .send(signInPage(details.uid, client, 'Too many attempts. Wait a minute and try again.'));
     }
-    const userId = await checkPassword(app, req.body?.email, req.body?.password);
+    const userId = await checkPassword(app, email, field(req, 'password'));
     if (!userId) {
-      await app.limiter.hit(failBucket, WINDOW_MS);
       return reply
         .code(401)
         .send(signInPage(details.uid, client, 'That email and password do not match.'));
@@ -148,11 +163,11 @@ function mountInteractionPages(
     const provider = await getProvider();
     const details = await interaction(provider, req, reply, 'login');
     if (!details) return;
-    const ticket = await verifyLink(app, 'oauth-workspace', req.body?.ticket ?? '');
+    const ticket = await verifyLink(app, 'oauth-workspace', field(req, 'ticket'));
     if (!ticket || ticket.i !== details.uid || typeof ticket.u !== 'string') {
       return reply.code(400).send(errorPage('This sign-in has expired. Start again.'));
     }
-    const chosen = (await workspacesOf(app, ticket.u)).find((w) => w.id === req.body?.account);
+    const chosen = (await workspacesOf(app, ticket.u)).find((w) => w.id === field(req, 'account'));
     if (!chosen) return reply.code(400).send(errorPage('Choose one of your teams.'));
     return finish(provider, req, reply, { login: { accountId: subjectOf(chosen.id, ticket.u) } });
   });
@@ -161,7 +176,7 @@ function mountInteractionPages(
     const provider = await getProvider();
     const details = await interaction(provider, req, reply, 'consent');
     if (!details) return;
-    if (req.body?.decision !== 'allow') {
+    if (field(req, 'decision') !== 'allow') {
       return finish(provider, req, reply, {
         error: 'access_denied',
         error_description: 'the user declined the request',
@@ -193,26 +208,26 @@ async function interaction(
   reply: FastifyReply,
   prompt?: 'login' | 'consent',
 ) {
-  try {
-    const details = await provider.interactionDetails(req.raw, reply.raw);
-    if (details.uid !== req.params.uid || (prompt && details.prompt.name !== prompt)) {
-      throw new Error('interaction mismatch');
-    }
-    return details;
-  } catch {
+  const details = await provider.interactionDetails(req.raw, reply.raw).catch((err) => {
     // No interaction cookie (another browser, or expired): nothing here can be trusted.
-    reply
-      .code(400)
-      .send(
-        errorPage(
-          'This sign-in has expired or was opened elsewhere. Start again from your application.',
-        ),
-      );
-    return null;
+    // Anything else (the database) goes to the error handler.
+    if (err instanceof errors.SessionNotFound) return null;
+    throw err;
+  });
+  if (details && details.uid === req.params.uid && (!prompt || details.prompt.name === prompt)) {
+    return details;
   }
+  reply
+    .code(400)
+    .send(
+      errorPage(
+        'This sign-in has expired or was opened elsewhere. Start again from your application.',
+      ),
+    );
+  return null;
 }
 
-/** Hands the outcome to oidc-provider, which redirects the browser back into the flow. */
+/** Hands the outcome to oidc-provider and sends the browser back into the flow. */
 async function finish(
   provider: Provider,
   req: UidRequest,
@@ -220,30 +235,40 @@ async function finish(
   result: Record<string, unknown>,
   merge = false,
 ) {
-  reply.hijack();
-  await provider.interactionFinished(req.raw, reply.raw, result, {
+  const to = await provider.interactionResult(req.raw, reply.raw, result, {
     mergeWithLastSubmission: merge,
   });
+  return reply.redirect(to, 303);
 }
 
-async function clientLabel(provider: Provider, clientId: string) {
+/** The client's name and where this very request returns to (not just any of its URIs). */
+async function clientLabel(provider: Provider, params: Record<string, unknown>) {
+  const clientId = String(params.client_id);
   const client = await provider.Client.find(clientId);
-  const redirect = client?.redirectUris?.[0];
-  return {
-    name: client?.clientName ?? clientId,
-    redirectHost: redirect ? new URL(redirect).host : '',
-  };
+  let redirectHost = '';
+  try {
+    const redirect = new URL(String(params.redirect_uri));
+    // Native apps return to a custom scheme (cursor://…): name the scheme then.
+    redirectHost = redirect.host || redirect.protocol;
+  } catch {
+    // oidc-provider validated the URI already; nothing to name otherwise.
+  }
+  return { name: client?.clientName ?? clientId, redirectHost };
 }
 
-async function checkPassword(app: AppContext, email?: string, password?: string) {
+/** Checked when the email is unknown too, so timing does not tell which emails exist. */
+let dummyHash: Promise<string> | undefined;
+
+async function checkPassword(app: AppContext, email: string, password: string) {
   if (!email || !password || password.length > 1024) return null;
   const user = await app.db
     .selectFrom('users')
     .select(['id', 'password_hash'])
-    .where('email', '=', email.trim().toLowerCase())
+    .where('email', '=', email)
     .executeTakeFirst();
-  if (!user?.password_hash) return null;
-  return (await verifyPassword(user.password_hash, password)) ? user.id : null;
+  dummyHash ??= hashPassword('not a password anyone has');
+  const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password);
+  return ok && user?.password_hash ? user.id : null;
 }
 
 export interface Workspace {

@@ -41,6 +41,8 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
       registration: '/oauth/register',
       revocation: '/oauth/revoke',
       jwks: '/oauth/jwks',
+      // Only its /confirm step is used: signing in as someone else ends the old session.
+      end_session: '/oauth/session/end',
     },
     scopes: ['openid', 'offline_access', MCP_SCOPE],
     // OAuth 2.1: the authorization code flow only (no implicit or hybrid responses).
@@ -91,6 +93,8 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
     // Refresh tokens for every client allowed the grant (MCP clients rarely ask for
     // offline_access), rotated on each use: a replayed old one revokes the grant.
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Tokens live their own lifetimes, not the sign-in page's session's.
+    expiresWithSession: () => false,
     rotateRefreshToken: true,
     ttl: { ...OAUTH_TTL },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },

@@ -1,23 +1,50 @@
 import { createHash } from 'node:crypto';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
+import { isDatabaseOutage } from '../http/render-error.js';
 
 /**
  * oidc-provider's storage in the service's own database (both dialects): one row per
  * model instance in `oauth_records`. The row key is the SHA-256 of the id, because for
  * tokens and codes the id is the bearer secret itself; for those the payload's copy of it
  * (`jti`) is dropped before storing and restored from the id the caller presents.
- * Sessions keep theirs: they are also found by uid, and their id only ever lives in the
- * browser's HttpOnly cookie of the sign-in page.
  */
 export function storeAdapterFactory(db: Db) {
-  return (kind: string): Adapter => new StoreAdapter(db, kind);
+  return (kind: string): Adapter => withOutageAs503(new StoreAdapter(db, kind));
+}
+
+/**
+ * oidc-provider answers 500 for any error its storage throws; an unreachable database
+ * is an outage, so it becomes the OAuth error `temporarily_unavailable` with status 503.
+ */
+function withOutageAs503(adapter: StoreAdapter): Adapter {
+  return new Proxy(adapter, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(target, args);
+        } catch (err) {
+          if (!isDatabaseOutage(err)) throw err;
+          const e = new errors.OIDCProviderError(503, 'temporarily_unavailable', { cause: err });
+          e.expose = true;
+          e.error_description = 'the service is temporarily unavailable';
+          throw e;
+        }
+      };
+    },
+  });
 }
 
 const digest = (id: string) => createHash('sha256').update(id).digest('base64url');
 
-/** Models whose id is a credential handed to a client. */
+/**
+ * Models whose id is a credential: tokens and codes handed to clients, and sessions (the
+ * id is the sign-in cookie). Sessions are also found by uid, only to be read.
+ */
 const BEARER_KINDS = new Set([
+  'Session',
   'AccessToken',
   'RefreshToken',
   'AuthorizationCode',
@@ -66,8 +93,8 @@ class StoreAdapter implements Adapter {
       .where('kind', '=', this.kind)
       .where('uid', '=', uid)
       .executeTakeFirst();
-    // Only sessions are looked up by uid, and they keep their own jti.
-    return row && this.revive(row, '');
+    // Only sessions are looked up by uid, and only read: their id stays unknown here.
+    return row && this.revive(row, undefined);
   }
 
   /** Device flow is not enabled; nothing is ever stored under a user code. */
@@ -75,13 +102,29 @@ class StoreAdapter implements Adapter {
     return undefined;
   }
 
+  /**
+   * Marks a code or refresh token used, once: the library checks `consumed` before it
+   * calls this, so two concurrent redemptions both get here, and only the first may win.
+   * The loser is a replay: everything issued under its grant is revoked.
+   */
   async consume(id: string): Promise<void> {
-    await this.db
+    const key = digest(id);
+    const r = await this.db
       .updateTable('oauth_records')
       .set({ consumed_at: new Date().toISOString() })
       .where('kind', '=', this.kind)
-      .where('id', '=', digest(id))
-      .execute();
+      .where('id', '=', key)
+      .where('consumed_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) > 0) return;
+    const row = await this.db
+      .selectFrom('oauth_records')
+      .select('grant_id')
+      .where('kind', '=', this.kind)
+      .where('id', '=', key)
+      .executeTakeFirst();
+    if (row?.grant_id) await this.revokeByGrantId(row.grant_id);
+    throw new errors.InvalidGrant('grant request is invalid');
   }
 
   async destroy(id: string): Promise<void> {
@@ -99,11 +142,14 @@ class StoreAdapter implements Adapter {
 
   private revive(
     row: { payload: string; consumed_at: string | null; expires_at: string | null },
-    id: string,
+    id: string | undefined,
   ): AdapterPayload | undefined {
     if (row.expires_at && Date.parse(row.expires_at) <= Date.now()) return undefined;
     const payload = JSON.parse(row.payload) as AdapterPayload;
-    if ((payload.jti as unknown) === true) payload.jti = id;
+    if ((payload.jti as unknown) === true) {
+      if (id === undefined) delete payload.jti;
+      else payload.jti = id;
+    }
     if (row.consumed_at) payload.consumed = Math.floor(Date.parse(row.consumed_at) / 1000);
     return payload;
   }

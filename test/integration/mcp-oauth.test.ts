@@ -261,6 +261,26 @@ describe('what the authorization server refuses', () => {
     expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
   });
 
+  it('the sign-in page takes forms only, and limits attempts per email', async () => {
+    const json = await fetch(`${svc.url}/oauth/interaction/abc/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 1, password: ['a'] }),
+    });
+    // Refused as a wrong media type (a 4xx), never read as JSON.
+    expect(json.status).toBe(400);
+    const target = { email: 'member.limit@northwind.example', password: 'wrong' };
+    await addUser(svc.app, w.accounts.agency, target.email, OWNER.password, 'member');
+    const errors: string[] = [];
+    for (let i = 0; i < 11; i++) {
+      await signIn(svc.url, target).catch((e: Error) => errors.push(e.message));
+    }
+    expect(errors.slice(0, 10).every((m) => m.includes('answered 401'))).toBe(true);
+    expect(errors[10]).toContain('answered 429');
+    // The right password does not help either within the minute.
+    await expect(signIn(svc.url, { ...target, password: OWNER.password })).rejects.toThrow(/429/);
+  });
+
   it('a wrong password, and a declined consent', async () => {
     await expect(signIn(svc.url, { ...OWNER, password: 'wrong password' })).rejects.toThrow(/401/);
     const client_id = await register();
@@ -307,12 +327,69 @@ describe('tokens on /mcp', () => {
     expect((await postMcp('not-a-token')).status).toBe(401);
   });
 
-  it('stores tokens hashed: no bearer value appears in the database', async () => {
-    const { access_token, refresh_token } = await signIn(svc.url, OWNER);
+  it('stores tokens hashed: no bearer value or session cookie appears in the database', async () => {
+    const browser = new OAuthBrowser(OWNER);
+    const { access_token, refresh_token } = await signIn(svc.url, OWNER, browser);
+    const session = browser.cookie('_session');
+    expect(session).toBeTruthy();
     const rows = await svc.app.db.selectFrom('oauth_records').select(['id', 'payload']).execute();
     const dump = JSON.stringify(rows);
     expect(dump).not.toContain(access_token);
     expect(dump).not.toContain(refresh_token);
+    expect(dump).not.toContain(session);
+  });
+
+  it('tokens outlive the sign-in page session', async () => {
+    const { access_token } = await signIn(svc.url, OWNER);
+    await svc.app.db.deleteFrom('oauth_records').where('kind', '=', 'Session').execute();
+    expect((await postMcp(access_token)).status).toBe(200);
+  });
+
+  it('one refresh token redeemed concurrently: one new pair, and the replay revokes the grant', async () => {
+    const first = await signIn(svc.url, OWNER);
+    const redeem = () =>
+      fetch(`${svc.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: first.refresh_token,
+          client_id: first.client_id,
+        }).toString(),
+      });
+    const answers = await Promise.all([redeem(), redeem(), redeem(), redeem()]);
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(1);
+    expect(statuses.filter((s) => s === 400).length).toBeGreaterThanOrEqual(3);
+    // Whatever won, the grant is gone: a replay was seen.
+    for (const a of answers.filter((x) => x.status === 200)) {
+      const { access_token } = (await a.json()) as { access_token: string };
+      expect((await postMcp(access_token)).status).toBe(401);
+    }
+  });
+
+  it('signing in again as another team in the same browser ends the old session', async () => {
+    await addUser(svc.app, w.accounts.starter, 'two.teams@example.com', OWNER.password, 'owner');
+    await addUser(svc.app, w.accounts.client, 'two.teams@example.com', OWNER.password, 'member');
+    const login = {
+      email: 'two.teams@example.com',
+      password: OWNER.password,
+      team: w.accounts.starter,
+    };
+    const browser = new OAuthBrowser(login);
+    await signIn(svc.url, login, browser);
+    const switched = { ...login, team: w.accounts.client };
+    const { access_token } = await signIn(svc.url, switched, new OAuthBrowser(switched), {});
+    expect((await postMcp(access_token)).status).toBe(200);
+    // The same browser, asked to sign in again, picks the other team.
+    Object.assign(login, { team: w.accounts.client });
+    const again = await signIn(svc.url, login, browser, { prompt: 'login' });
+    const client = await bearerClient(again.access_token);
+    const r = (await client.callTool({ name: 'list_brands', arguments: {} })) as unknown as {
+      structuredContent: { brands: { brand_id: string }[] };
+    };
+    await client.close();
+    expect(r.structuredContent.brands.map((b) => b.brand_id)).toEqual(['acme.com']);
   });
 
   it('a user on a plan without API access gets the user tools only', async () => {

@@ -40,7 +40,10 @@ export class OAuthBrowser {
       } else if (action.endsWith('/consent')) {
         res = await this.post(target, { decision: this.decision });
       } else {
-        throw new Error(`unexpected form ${action}`);
+        // The library's own self-submitting forms (ending the old session when someone
+        // else signs in): send their hidden fields as a browser's script would.
+        const fields = [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)];
+        res = await this.post(target, Object.fromEntries(fields.map((m) => [m[1]!, m[2]!])));
       }
     }
     throw new Error('too many redirects');
@@ -72,6 +75,11 @@ export class OAuthBrowser {
     });
   }
 
+  /** A cookie this browser holds, as the server set it. */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
   private cookieHeader() {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
@@ -90,6 +98,8 @@ export function pkcePair() {
 export async function signIn(
   base: string,
   login: { email: string; password: string; team?: string },
+  browser = new OAuthBrowser(login),
+  extra: Record<string, string> = {},
 ): Promise<{ access_token: string; refresh_token: string; client_id: string }> {
   const redirectUri = 'http://127.0.0.1:1/callback';
   const reg = await fetch(`${base}/oauth/register`, {
@@ -114,8 +124,9 @@ export async function signIn(
     code_challenge_method: 'S256',
     resource: `${base}/mcp`,
     state: 'xyz',
+    ...extra,
   }).toString();
-  const back = await new OAuthBrowser(login).authorize(auth.href, redirectUri);
+  const back = await browser.authorize(auth.href, redirectUri);
   const code = back.searchParams.get('code');
   if (!code) throw new Error(`no code: ${back.href}`);
   const token = await fetch(`${base}/oauth/token`, {
