@@ -13,9 +13,9 @@ export const TOKEN_REFUSED = 'invalid, expired or revoked access token';
 
 /**
  * Resolves an OAuth access token presented to /mcp into the signed-in user's actor. The
- * token is looked up in the store on every call (a revoked token fails at once), must be
- * bound to this /mcp resource with the mcp scope, and the membership it names is read
- * again, so a member removed from the team loses access with their next call. Failures
+ * token and its grant are looked up in the store on every call (a revoked token fails at
+ * once), it must be bound to this /mcp resource with the mcp scope, and the membership it
+ * names is read again, so a member removed from the team loses access with their next call. Failures
  * count toward the client address's limit, like bad API keys.
  */
 export async function authenticateToken(
@@ -69,6 +69,9 @@ async function findMember(app: AppContext, provider: Provider, token: string) {
   if (!/^[A-Za-z0-9_-]{20,200}$/.test(token)) return undefined;
   const at = await provider.AccessToken.find(token);
   if (!at || at.aud !== mcpResource(app) || !at.scopes.has(MCP_SCOPE)) return undefined;
+  // The grant must still stand: revoking it (a replayed refresh token, the user taking the
+  // access back) ends every token issued under it, also one issued a moment after.
+  if (!at.grantId || !(await provider.Grant.find(at.grantId))) return undefined;
   const subject = parseSubject(at.accountId);
   if (!subject) return undefined;
   return app.db

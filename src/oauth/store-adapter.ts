@@ -123,7 +123,15 @@ class StoreAdapter implements Adapter {
       .where('kind', '=', this.kind)
       .where('id', '=', key)
       .executeTakeFirst();
-    if (row?.grant_id) await this.revokeByGrantId(row.grant_id);
+    if (row?.grant_id) {
+      // As oidc-provider's own replay handling does: the grant and all issued under it.
+      await this.revokeByGrantId(row.grant_id);
+      await this.db
+        .deleteFrom('oauth_records')
+        .where('kind', '=', 'Grant')
+        .where('id', '=', digest(row.grant_id))
+        .execute();
+    }
     throw new errors.InvalidGrant('grant request is invalid');
   }
 
