@@ -53,6 +53,8 @@ const Env = z.object({
   /** Where the Stripe API is; only changed for a proxy or a test double. */
   STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   STRIPE_METER_EVENT: z.string().min(1).default('advisory_unlock'),
+  STRIPE_CLIENT_BRANDS_METER_EVENT: z.string().min(1).default('client_brands'),
+  INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
   /** First retry delay of a failed job; doubles with each attempt. */
   JOB_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
@@ -89,7 +91,10 @@ export interface Config {
         webhookSecret: string;
         apiUrl: string | undefined;
         meterEvent: string;
+        clientBrandsMeterEvent: string;
       };
+  /** How long a delegation invite stays valid. */
+  inviteTtlDays: number;
   jobPollMs: number;
   jobRetryBaseMs: number;
   seatCaps: Record<Plan, number>;
@@ -118,6 +123,7 @@ function billingConfig(e: z.infer<typeof Env>): Config['billing'] {
     webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
     apiUrl: e.STRIPE_API_URL,
     meterEvent: e.STRIPE_METER_EVENT,
+    clientBrandsMeterEvent: e.STRIPE_CLIENT_BRANDS_METER_EVENT,
   };
 }
 
@@ -159,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     billing: billingConfig(e),
     jobPollMs: e.JOB_POLL_MS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
+    inviteTtlDays: e.INVITE_TTL_DAYS,
     seatCaps: {
       starter: e.SEAT_CAP_STARTER,
       pro: e.SEAT_CAP_PRO,

@@ -18,6 +18,16 @@ export interface Billing {
    * provider. Throws when the provider refuses or cannot be reached.
    */
   meter(req: { identifier: string; customer: string; at: Date }): Promise<{ externalId: string }>;
+  /**
+   * Reports a partner's billed quantity of client brands (the recalculation job).
+   * `identifier` makes a retry count once.
+   */
+  reportClientBrands(req: {
+    identifier: string;
+    customer: string;
+    quantity: number;
+    at: Date;
+  }): Promise<void>;
   /** Starts a one-off purchase; answers where the buyer confirms it. */
   startCheckout(req: {
     checkoutId: string;

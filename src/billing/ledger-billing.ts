@@ -14,6 +14,9 @@ export class LedgerBilling implements Billing {
     return { externalId: req.identifier };
   }
 
+  /** The ledger's record of the quantity is the subscription row itself. */
+  async reportClientBrands() {}
+
   async startCheckout(req: { checkoutId: string }) {
     return { url: `${this.baseUrl}/billing/checkout/${req.checkoutId}`, externalId: null };
   }

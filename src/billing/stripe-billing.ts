@@ -37,6 +37,24 @@ export class StripeBilling implements Billing {
     return { externalId: event.identifier };
   }
 
+  /**
+   * The quantity goes to a second billing meter whose aggregation is "last": the
+   * subscription's price for client brands bills the latest number reported.
+   */
+  async reportClientBrands(req: {
+    identifier: string;
+    customer: string;
+    quantity: number;
+    at: Date;
+  }) {
+    await this.client.billing.meterEvents.create({
+      event_name: this.config.clientBrandsMeterEvent,
+      identifier: req.identifier,
+      timestamp: Math.floor(req.at.getTime() / 1000),
+      payload: { stripe_customer_id: req.customer, value: String(req.quantity) },
+    });
+  }
+
   async startCheckout(req: {
     checkoutId: string;
     title: string;

@@ -10,7 +10,7 @@ import { createKey, revokeKey } from '../domain/api-key-admin.js';
 import { listAudit } from '../domain/audit.js';
 import { subscribe } from '../domain/billing-admin.js';
 import { addBrand, requireBrandByHost } from '../domain/brands.js';
-import { grantDelegation } from '../domain/delegations.js';
+import { grantDelegation, revokeDelegation } from '../domain/delegations.js';
 import { importStory } from '../domain/import-story.js';
 import { listOutbox } from '../email/outbox.js';
 import { AppError } from '../errors.js';
@@ -202,9 +202,8 @@ export function buildCli(): Command {
       ),
     );
 
-  program
-    .command('delegation')
-    .description('delegations')
+  const delegation = program.command('delegation').description('delegations');
+  delegation
     .command('grant')
     .requiredOption('--partner <account>', 'partner account key')
     .requiredOption('--client <account>', 'client account key')
@@ -219,6 +218,27 @@ export function buildCli(): Command {
             host: parse(BrandHost, o.brand, 'brand'),
             actor: 'operator',
           }),
+        }),
+        (o) => `delegation ${o.status}`,
+      ),
+    );
+  delegation
+    .command('revoke')
+    .description("revoke a partner's delegation, as the client does in the app")
+    .requiredOption('--partner <account>', 'partner account key')
+    .requiredOption('--client <account>', 'client account key')
+    .requiredOption('--brand <host>', 'client brand host')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { partner: string; client: string; brand: string }) => ({
+          status: await revokeDelegation(
+            app,
+            o.client,
+            o.partner,
+            parse(BrandHost, o.brand, 'brand'),
+            'operator',
+          ),
         }),
         (o) => `delegation ${o.status}`,
       ),

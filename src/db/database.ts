@@ -7,6 +7,7 @@ import type { Database } from '../config.js';
 import * as initial from './migrations/0001-initial.js';
 import * as teamwork from './migrations/0002-teamwork-and-billing.js';
 import * as oauth from './migrations/0003-oauth.js';
+import * as partners from './migrations/0004-partners.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -84,6 +85,7 @@ export async function migrate(db: Db): Promise<void> {
         '0001-initial': initial,
         '0002-teamwork-and-billing': teamwork,
         '0003-oauth': oauth,
+        '0004-partners': partners,
       }),
     },
   });

@@ -233,6 +233,9 @@ export interface BillingSubscriptionsTable {
   external_id: string;
   status: string;
   created_at: string;
+  /** The partner's billed quantity: active client brands, as last sent to billing. */
+  client_brands: number;
+  quantity_updated_at: string | null;
 }
 
 export interface BillingLedgerTable {

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import { enqueue } from '../jobs/queue.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
 
@@ -31,6 +32,8 @@ export async function subscribe(
         external_id: externalId,
         status: 'active',
         created_at: now,
+        client_brands: 0,
+        quantity_updated_at: null,
       })
       .onConflict((oc) =>
         oc
@@ -39,5 +42,7 @@ export async function subscribe(
       )
       .execute();
     await writeAudit(trx, { accountId, actor, action: 'billing.subscribed', at: now });
+    // A partner's client brands are billed from now on: report the current number.
+    await enqueue(trx, 'billing.client_brands', { account: accountId }, { now });
   });
 }

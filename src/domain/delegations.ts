@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
-import { conflict, invalid } from '../errors.js';
+import { type Db, withTransaction } from '../db/database.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { enqueue } from '../jobs/queue.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
 import { requireBrandByHost } from './brands.js';
@@ -51,6 +52,121 @@ export async function grantDelegation(
       details: { partner: partner.id },
       at: now,
     });
+    await enqueue(trx, 'billing.client_brands', { account: partner.id }, { now });
   });
   return 'active';
+}
+
+/** The reclaim trial of a client account handed back after its last delegation ended. */
+export const RECLAIM_TRIAL_DAYS = 7;
+
+export type ClientAccountOutcome = 'handed_back' | 'retained';
+
+/**
+ * The partner drops its delegation of a client brand (terminal). The partner's every
+ * operation on the brand answers 404 from the next request (policy reads the delegation
+ * each time). A client account left with no active delegation is handed back to the
+ * client with a 7-day reclaim trial; the partner's billed quantity is recalculated by a
+ * job enqueued in the same transaction.
+ */
+export async function dropDelegation(
+  app: AppContext,
+  partnerId: string,
+  host: string,
+  actor: string,
+): Promise<{ clientAccount: ClientAccountOutcome; clientId: string; brandId: string }> {
+  const now = app.clock.now();
+  const at = now.toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const d = await trx
+      .selectFrom('delegations as d')
+      .innerJoin('brands as b', 'b.id', 'd.brand_id')
+      .select(['d.id', 'd.client_account_id', 'd.brand_id'])
+      .where('b.host', '=', host)
+      .where('d.partner_account_id', '=', partnerId)
+      .where('d.status', '=', 'active')
+      .executeTakeFirst();
+    if (!d) throw notFound();
+    // Conditional on still being active: of two concurrent drops, one wins.
+    const r = await trx
+      .updateTable('delegations')
+      .set({ status: 'dropped', ended_at: at })
+      .where('id', '=', d.id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) throw notFound();
+    const clientAccount = await handBackIfAlone(trx, d.client_account_id, now);
+    await writeAudit(trx, {
+      accountId: partnerId,
+      brandId: d.brand_id,
+      actor,
+      action: 'delegation.dropped',
+      details: { client: d.client_account_id, client_account: clientAccount },
+      at,
+    });
+    await enqueue(trx, 'billing.client_brands', { account: partnerId }, { now: at });
+    return { clientAccount, clientId: d.client_account_id, brandId: d.brand_id };
+  });
+}
+
+/**
+ * The client revokes a partner's delegation from its own side of the app (terminal).
+ * The client stays in charge of its account; nothing is handed back.
+ */
+export async function revokeDelegation(
+  app: AppContext,
+  clientId: string,
+  partnerId: string,
+  host: string,
+  actor: string,
+): Promise<'revoked'> {
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const d = await trx
+      .selectFrom('delegations as d')
+      .innerJoin('brands as b', 'b.id', 'd.brand_id')
+      .select(['d.id', 'd.brand_id'])
+      .where('b.host', '=', host)
+      .where('d.client_account_id', '=', clientId)
+      .where('d.partner_account_id', '=', partnerId)
+      .where('d.status', 'in', ['active', 'pending'])
+      .executeTakeFirst();
+    if (!d) throw notFound();
+    await trx
+      .updateTable('delegations')
+      .set({ status: 'revoked', ended_at: at })
+      .where('id', '=', d.id)
+      .execute();
+    await writeAudit(trx, {
+      accountId: clientId,
+      brandId: d.brand_id,
+      actor,
+      action: 'delegation.revoked',
+      details: { partner: partnerId },
+      at,
+    });
+    await enqueue(trx, 'billing.client_brands', { account: partnerId }, { now: at });
+    return 'revoked' as const;
+  });
+}
+
+async function handBackIfAlone(
+  trx: Db,
+  clientId: string,
+  now: Date,
+): Promise<ClientAccountOutcome> {
+  const other = await trx
+    .selectFrom('delegations')
+    .select('id')
+    .where('client_account_id', '=', clientId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  if (other) return 'retained';
+  const trialEnds = new Date(now.getTime() + RECLAIM_TRIAL_DAYS * 86_400_000).toISOString();
+  await trx
+    .updateTable('accounts')
+    .set({ state: 'handed_back', trial_ends_at: trialEnds })
+    .where('id', '=', clientId)
+    .execute();
+  return 'handed_back';
 }

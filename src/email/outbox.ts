@@ -7,7 +7,7 @@ import { enqueue } from '../jobs/queue.js';
 export interface Email {
   accountId: string | null;
   to: string;
-  kind: 'assignment' | 'invitation' | 'notice';
+  kind: 'assignment' | 'invitation' | 'onboarding' | 'notice';
   subject: string;
   text: string;
 }

@@ -8,6 +8,7 @@ import { mountOAuth } from '../oauth/oauth-routes.js';
 import { lazyOAuthProvider } from '../oauth/provider.js';
 import { sweepExpiredOAuth } from '../oauth/store-adapter.js';
 import { operations } from '../operations/index.js';
+import { mountOnboarding } from '../web/onboarding-routes.js';
 import { mountActionLinks } from './action-links.js';
 import { mountBilling } from './billing-routes.js';
 import { sweepExpiredIdempotency } from './idempotency.js';
@@ -72,6 +73,7 @@ export async function buildServer(
   mountOAuth(fastify, app, oauth);
   mountMcp(fastify, app, oauth);
   mountActionLinks(fastify, app);
+  mountOnboarding(fastify, app);
 
   // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts).
   if (opts.runJobs ?? true) {

@@ -1,3 +1,4 @@
+import { recalculateClientBrands } from '../billing/client-brands.js';
 import { generateProposalJob } from '../domain/proposals.js';
 import { sendEmailJob } from '../email/outbox.js';
 import type { JobHandler } from './queue.js';
@@ -6,4 +7,5 @@ import type { JobHandler } from './queue.js';
 export const jobHandlers: Record<string, JobHandler> = {
   'email.send': sendEmailJob,
   'advisory.propose': generateProposalJob,
+  'billing.client_brands': recalculateClientBrands,
 };

@@ -4,21 +4,12 @@ import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
-import { PAGE_HEADERS } from '../web/html.js';
+import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
 import { consentPage, errorPage, signInPage, workspacePage } from './pages.js';
 import { issuerOf, MCP_SCOPE, mcpResource } from './provider.js';
 import { parseSubject, subjectOf } from './subject.js';
 
 const WINDOW_MS = 60_000;
-/**
- * The pages' headers, without `form-action`: browsers apply it to the redirects that
- * follow a submitted form, and the consent form ends at the client's own redirect URI.
- */
-const OAUTH_PAGE_HEADERS = {
-  ...PAGE_HEADERS,
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-};
 /** Sign-in attempts for one email per minute, from anywhere. */
 const SIGN_INS_PER_EMAIL_PER_MINUTE = 10;
 /** The workspace chooser must be answered within this time after the password was checked. */
@@ -76,29 +67,12 @@ export function mountOAuth(
     );
   }
 
-  fastify.register(async (pages) => {
-    // The pages' forms post url-encoded bodies, and nothing else is read here (the API
-    // stays JSON-only; the pages take no JSON).
-    pages.removeContentTypeParser('application/json');
-    pages.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: 16 * 1024 },
-      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-    );
-    pages.addHook('onSend', async (_req, reply) => {
-      reply.headers(OAUTH_PAGE_HEADERS);
-    });
-    mountInteractionPages(pages, app, getProvider);
-  });
+  mountFormPages(fastify, REDIRECTING_PAGE_HEADERS, (pages) =>
+    mountInteractionPages(pages, app, getProvider),
+  );
 }
 
 type UidRequest = FastifyRequest<{ Params: { uid: string }; Body: unknown }>;
-
-/** A form field's value, or '' when absent (a form field is always a string). */
-function field(req: UidRequest, name: string): string {
-  const value = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
-}
 
 function mountInteractionPages(
   fastify: FastifyInstance,
@@ -121,7 +95,7 @@ function mountInteractionPages(
     const details = await interaction(provider, req, reply, 'login');
     if (!details) return;
     const client = await clientLabel(provider, details.params);
-    const email = field(req, 'email').trim().toLowerCase();
+    const email = formField(req, 'email').trim().toLowerCase();
     // Every attempt counts before the password is checked, per address and per email, so
     // parallel guesses cannot slip past the limit and no account is guessed at speed.
     const byAddress = await app.limiter.hit(`signin:ip:${req.ip}`, WINDOW_MS);
@@ -135,7 +109,7 @@ function mountInteractionPages(
         .header('retry-after', '60')
         .send(signInPage(details.uid, client, 'Too many attempts. Wait a minute and try again.'));
     }
-    const userId = await checkPassword(app, email, field(req, 'password'));
+    const userId = await checkPassword(app, email, formField(req, 'password'));
     if (!userId) {
       return reply
         .code(401)
@@ -163,11 +137,13 @@ function mountInteractionPages(
     const provider = await getProvider();
     const details = await interaction(provider, req, reply, 'login');
     if (!details) return;
-    const ticket = await verifyLink(app, 'oauth-workspace', field(req, 'ticket'));
+    const ticket = await verifyLink(app, 'oauth-workspace', formField(req, 'ticket'));
     if (!ticket || ticket.i !== details.uid || typeof ticket.u !== 'string') {
       return reply.code(400).send(errorPage('This sign-in has expired. Start again.'));
     }
-    const chosen = (await workspacesOf(app, ticket.u)).find((w) => w.id === field(req, 'account'));
+    const chosen = (await workspacesOf(app, ticket.u)).find(
+      (w) => w.id === formField(req, 'account'),
+    );
     if (!chosen) return reply.code(400).send(errorPage('Choose one of your teams.'));
     return finish(provider, req, reply, { login: { accountId: subjectOf(chosen.id, ticket.u) } });
   });
@@ -176,7 +152,7 @@ function mountInteractionPages(
     const provider = await getProvider();
     const details = await interaction(provider, req, reply, 'consent');
     if (!details) return;
-    if (field(req, 'decision') !== 'allow') {
+    if (formField(req, 'decision') !== 'allow') {
       return finish(provider, req, reply, {
         error: 'access_denied',
         error_description: 'the user declined the request',

@@ -3,8 +3,11 @@ import { applyAdvisoryProposal } from './advisory/apply-advisory-proposal.js';
 import { dismissAdvisoryProposal } from './advisory/dismiss-advisory-proposal.js';
 import { triggerAdvisory } from './advisory/trigger-advisory.js';
 import { listBrands } from './brands/list-brands.js';
+import { createDelegationInvite } from './delegations/create-delegation-invite.js';
+import { dropDelegation } from './delegations/drop-delegation.js';
 import { grantDelegation } from './delegations/grant-delegation.js';
 import { listDelegations } from './delegations/list-delegations.js';
+import { revokeDelegationInvite } from './delegations/revoke-delegation-invite.js';
 import { createApiKey } from './keys/create-api-key.js';
 import { deleteBrandNote } from './notes/delete-brand-note.js';
 import { postBrandNote } from './notes/post-brand-note.js';
@@ -35,5 +38,8 @@ export const operations: readonly Operation[] = [
   deleteBrandNote,
   listDelegations,
   grantDelegation,
+  dropDelegation,
+  createDelegationInvite,
+  revokeDelegationInvite,
   createApiKey,
 ] as unknown as readonly Operation[];

@@ -96,3 +96,13 @@ export const ContextText = z
   .string()
   .refine((s) => s.trim().length > 0 && [...s].length <= 2000, 'must be 1 to 2000 characters')
   .describe("The brand's authoritative context, at most 2000 characters");
+
+export const HttpsUrl = z
+  .url({ protocol: /^https$/, hostname: z.regexes.domain, error: 'must be an HTTPS URL' })
+  .max(2000, 'must be at most 2000 characters');
+
+export const InviteToken = z
+  .string()
+  .min(1, 'is required')
+  .max(200, 'must be at most 200 characters')
+  .describe('The invite token from create_delegation_invite');

@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PAGE_HEADERS } from './html.js';
+
+/**
+ * Headers of pages whose forms may end at another site (the OAuth consent goes back to the
+ * client, onboarding back to the partner's product): without `form-action`, which browsers
+ * also apply to the redirects that follow a submitted form.
+ */
+export const REDIRECTING_PAGE_HEADERS = {
+  ...PAGE_HEADERS,
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+};
+
+/**
+ * Mounts server-rendered pages in their own scope: their forms post url-encoded bodies,
+ * and nothing else is read there (the API stays JSON-only; the pages take no JSON).
+ */
+export function mountFormPages(
+  fastify: FastifyInstance,
+  headers: Record<string, string>,
+  routes: (pages: FastifyInstance) => void,
+) {
+  fastify.register(async (pages) => {
+    pages.removeContentTypeParser('application/json');
+    pages.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 16 * 1024 },
+      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    pages.addHook('onSend', async (_req, reply) => {
+      reply.headers(headers);
+    });
+    routes(pages);
+  });
+}
+
+/** A form field's value, or '' when absent (a form field is always a string). */
+export function formField(req: FastifyRequest, name: string): string {
+  const value = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}

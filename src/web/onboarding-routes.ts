@@ -1,0 +1,137 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import {
+  confirmOnboarding,
+  decideOnboarding,
+  declineInvite,
+  type Invite,
+  loadInvite,
+  startOnboarding,
+} from '../domain/onboarding.js';
+import { AppError } from '../errors.js';
+import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from './forms.js';
+import { html, page } from './html.js';
+
+const WINDOW_MS = 60_000;
+
+type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
+
+/**
+ * The white-label onboarding of a delegation invite, branded with the partner's name:
+ * sign up with an email on the brand's domain → confirm it through the emailed link →
+ * consent → back to the partner's return_url with the brand and the outcome.
+ */
+export function mountOnboarding(fastify: FastifyInstance, app: AppContext) {
+  mountFormPages(fastify, REDIRECTING_PAGE_HEADERS, (pages) => {
+    pages.get('/onboard/:token', async (req: TokenRequest, reply) => {
+      const invite = await loadInvite(app, req.params.token);
+      if (!invite) return gone(reply);
+      if (invite.status !== 'pending') return notPending(reply, invite);
+      return signUpPage(invite, req.params.token);
+    });
+
+    pages.post('/onboard/:token/signup', async (req: TokenRequest, reply) => {
+      const invite = await loadInvite(app, req.params.token);
+      if (!invite) return gone(reply);
+      if (invite.status !== 'pending') return notPending(reply, invite);
+      const w = await app.limiter.hit(`onboard:ip:${req.ip}`, WINDOW_MS);
+      if (w.count > app.config.authFailuresPerMinute) {
+        return reply
+          .code(429)
+          .header('retry-after', '60')
+          .send(signUpPage(invite, req.params.token, 'Too many attempts. Wait a minute.'));
+      }
+      try {
+        const { email } = await startOnboarding(app, invite, {
+          email: formField(req, 'email'),
+          password: formField(req, 'password'),
+        });
+        return page(
+          'Check your email',
+          html`<h1>Check your email</h1>
+<div class="card"><p>We sent a link to <strong>${email}</strong>. Open it to confirm your address and review ${invite.partner_name}'s request.</p></div>`,
+        );
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500) throw e;
+        return reply.code(e.status).send(signUpPage(invite, req.params.token, e.message));
+      }
+    });
+
+    pages.post('/onboard/:token/decline', async (req: TokenRequest, reply) => {
+      const invite = await loadInvite(app, req.params.token);
+      if (!invite) return gone(reply);
+      if (invite.status !== 'pending') return notPending(reply, invite);
+      return reply.redirect(await declineInvite(app, invite), 303);
+    });
+
+    pages.get(
+      '/onboard/confirm/:link',
+      async (req: FastifyRequest<{ Params: { link: string } }>, reply) => {
+        const c = await confirmOnboarding(app, req.params.link);
+        if (!c) return gone(reply);
+        return page(
+          `Connect ${c.invite.brand_host}`,
+          html`<p class="muted">Your email is confirmed and ${c.invite.brand_host} is verified.</p>
+<h1>Allow ${c.invite.partner_name} to act on ${c.invite.brand_host}?</h1>
+<div class="card"><p>${c.invite.partner_name} will see the stories and advisories of ${c.invite.brand_host}, unlock advisories (billed to ${c.invite.partner_name}), publish Brand Notes and act on response plans. You can revoke this at any time.</p></div>
+<form method="post" action="/onboard/confirm/${c.link}">
+<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="decline" class="secondary">Decline</button>
+</form>`,
+        );
+      },
+    );
+
+    pages.post(
+      '/onboard/confirm/:link',
+      async (req: FastifyRequest<{ Params: { link: string } }>, reply) => {
+        const c = await confirmOnboarding(app, req.params.link);
+        if (!c) return gone(reply);
+        const to = await decideOnboarding(app, c, formField(req, 'decision') === 'approve');
+        return reply.redirect(to, 303);
+      },
+    );
+  });
+}
+
+function signUpPage(invite: Invite, token: string, problem?: string): string {
+  return page(
+    `Connect ${invite.brand_host}`,
+    html`<p class="muted">${invite.partner_name} · powered by Stories</p>
+<h1>${invite.partner_name} invites you to connect ${invite.brand_host}</h1>
+<p>Sign up with your email at <strong>${invite.brand_host}</strong>: it proves the brand is yours. If you already have an account, use its password.</p>
+${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+<form class="card" method="post" action="/onboard/${token}/signup">
+<label for="email">Work email</label>
+<input id="email" name="email" type="email" autocomplete="email" required placeholder="you@${invite.brand_host}">
+<label for="password">Password (at least 8 characters)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<button type="submit">Continue</button>
+</form>
+<form method="post" action="/onboard/${token}/decline">
+<button type="submit" class="secondary">Decline the invitation</button>
+</form>`,
+  );
+}
+
+function gone(reply: FastifyReply) {
+  return reply
+    .code(404)
+    .send(
+      page(
+        'Invitation not found',
+        html`<h1>This invitation is not valid</h1><p class="muted">Ask the agency that sent it for a new one.</p>`,
+      ),
+    );
+}
+
+function notPending(reply: FastifyReply, invite: Invite) {
+  return reply
+    .code(410)
+    .send(
+      page(
+        'Invitation closed',
+        html`<h1>This invitation is ${invite.status}</h1><p class="muted">Ask ${invite.partner_name} for a new one if you still want to connect ${invite.brand_host}.</p>`,
+      ),
+    );
+}
