@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/domain/accounts.js';
 import { subscribe } from '../../src/domain/billing-admin.js';
+import { addBrand } from '../../src/domain/brands.js';
+import { grantDelegation } from '../../src/domain/delegations.js';
 import { operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -41,10 +44,33 @@ function validInput(op: Operation): Record<string, unknown> {
     assign_phase: { ...story, phase: 1, assignee: 'owner@northwind.example' },
     unassign_phase: { ...story, phase: 1 },
     complete_phase: { ...story, phase: 1 },
+    // The success row drops a fresh client brand (readyInput); the refusal rows use this.
+    drop_delegation: { brand: 'northwind.example' },
+    create_delegation_invite: {
+      brand: 'prospect.example',
+      return_url: 'https://partner.example/back',
+    },
+    revoke_delegation_invite: { token: `inv_${'a'.repeat(43)}` },
   };
   const input = inputs[op.id];
   if (!input) throw new Error(`add a valid input for ${op.id} to the access table`);
   return input;
+}
+
+let clients = 0;
+
+/** A client brand freshly delegated to the agency. */
+async function freshClientBrand(): Promise<string> {
+  const host = `client-${++clients}.example`;
+  const client = await createAccount(svc.app, host, 'pro');
+  await addBrand(svc.app, client, host, undefined, true);
+  await grantDelegation(svc.app, {
+    partnerId: w.accounts.agency,
+    clientId: client,
+    host,
+    actor: 'test',
+  });
+  return host;
 }
 
 /**
@@ -53,6 +79,14 @@ function validInput(op: Operation): Record<string, unknown> {
  */
 async function readyInput(op: Operation): Promise<Record<string, unknown>> {
   const input = validInput(op);
+  if (op.id === 'drop_delegation') return { brand: await freshClientBrand() };
+  if (op.id === 'revoke_delegation_invite') {
+    const r = await svc.request('POST', '/v1/delegation-invites', {
+      key: w.keys.owner,
+      body: { brand: `invited-${++clients}.example`, return_url: 'https://partner.example/back' },
+    });
+    return { token: r.body.token };
+  }
   if (!('event_uri' in input)) return input;
   const story = {
     brand: 'northwind.example',
@@ -92,9 +126,13 @@ const call = (op: Operation, key: string, input = validInput(op)) =>
     ? svc.request(op.method, op.path, { key, body: input })
     : svc.request(op.method, op.path, { key, query: input as Record<string, string> });
 
-/** Decided from the schema: rows are chosen before the world is seeded. */
+/**
+ * Decided from the schema: rows are chosen before the world is seeded. An invite names a
+ * brand that is not the caller's yet (usually unknown to the service): no 404 row there.
+ */
 const takesBrand = (op: Operation) =>
-  'brand' in ((op.input as unknown as { shape?: object }).shape ?? {});
+  'brand' in ((op.input as unknown as { shape?: object }).shape ?? {}) &&
+  op.id !== 'create_delegation_invite';
 const never = (op: Operation) => 'never' in op.access;
 const minRole = (op: Operation) => ('minRole' in op.access ? op.access.minRole : undefined);
 

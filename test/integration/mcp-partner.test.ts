@@ -1,7 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/domain/accounts.js';
 import { subscribe } from '../../src/domain/billing-admin.js';
+import { addBrand } from '../../src/domain/brands.js';
+import { grantDelegation } from '../../src/domain/delegations.js';
 import { operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -37,7 +40,31 @@ async function connect(headers: Record<string, string>) {
 }
 
 /** A fresh story of the agency's own brand, in the state an operation needs. */
+let clients = 0;
+
 async function prepare(op: Operation): Promise<Record<string, unknown>> {
+  if (op.id === 'drop_delegation') {
+    const host = `client-${++clients}.example`;
+    const client = await createAccount(svc.app, host, 'pro');
+    await addBrand(svc.app, client, host, undefined, true);
+    await grantDelegation(svc.app, {
+      partnerId: w.accounts.agency,
+      clientId: client,
+      host,
+      actor: 'test',
+    });
+    return { brand: host };
+  }
+  if (op.id === 'create_delegation_invite') {
+    return { brand: `client-${++clients}.example`, return_url: 'https://partner.example/back' };
+  }
+  if (op.id === 'revoke_delegation_invite') {
+    const r = await svc.request('POST', '/v1/delegation-invites', {
+      key: w.keys.owner,
+      body: { brand: `client-${++clients}.example`, return_url: 'https://partner.example/back' },
+    });
+    return { token: r.body.token };
+  }
   const event_uri = await w.story(BRAND, n++);
   const story = { brand: BRAND, event_uri };
   const post = (path: string, body: object) =>
@@ -105,7 +132,9 @@ function normalize(value: unknown, input: Record<string, unknown>): string {
     .replace(/evt_[a-z0-9]+/g, '<event>')
     .replace(/story number \d+/g, 'story number <n>')
     .replace(/northwind\/\d+/g, 'northwind/<n>')
-    .replace(/"next_cursor":"[^"]+"/g, '"next_cursor":"<cursor>"');
+    .replace(/"next_cursor":"[^"]+"/g, '"next_cursor":"<cursor>"')
+    .replace(/inv_[A-Za-z0-9_-]{43}/g, '<invite>')
+    .replace(/client-\d+\.example/g, '<client>');
 }
 
 describe('MCP with a partner API key', () => {
