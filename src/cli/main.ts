@@ -12,11 +12,12 @@ import { subscribe } from '../domain/billing-admin.js';
 import { addBrand, requireBrandByHost } from '../domain/brands.js';
 import { grantDelegation, revokeDelegation } from '../domain/delegations.js';
 import { importStory } from '../domain/import-story.js';
+import { addShareGuest } from '../domain/shares.js';
 import { listOutbox } from '../email/outbox.js';
 import { AppError } from '../errors.js';
 import { MemoryRateLimiter } from '../http/rate-limiter.js';
 import { describeIssue, refuseNul } from '../operations/execute.js';
-import { BrandHost, Role } from '../operations/schemas.js';
+import { BrandHost, Role, TeammateEmail } from '../operations/schemas.js';
 import { serve, start } from './serve.js';
 
 /** Parses a CLI value with a zod schema, failing with the option's name. */
@@ -241,6 +242,28 @@ export function buildCli(): Command {
           ),
         }),
         (o) => `delegation ${o.status}`,
+      ),
+    );
+
+  program
+    .command('share')
+    .description('story shares')
+    .command('guest')
+    .description('guests of a guests share (the portal manages them too)')
+    .command('add')
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption('--event <event_uri>', "the story's event_uri")
+    .requiredOption('--email <email>', "the guest's email")
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; event: string; email: string }) => {
+          const brand = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          const email = parse(TeammateEmail, o.email, 'email');
+          await addShareGuest(app, { brand, relation: 'own' }, o.event, email, 'operator');
+          return { ok: true, email };
+        },
+        (o) => `guest ${o.email} added`,
       ),
     );
 

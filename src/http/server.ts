@@ -9,6 +9,7 @@ import { lazyOAuthProvider } from '../oauth/provider.js';
 import { sweepExpiredOAuth } from '../oauth/store-adapter.js';
 import { operations } from '../operations/index.js';
 import { mountOnboarding } from '../web/onboarding-routes.js';
+import { mountShares } from '../web/share-routes.js';
 import { mountActionLinks } from './action-links.js';
 import { mountBilling } from './billing-routes.js';
 import { sweepExpiredIdempotency } from './idempotency.js';
@@ -74,6 +75,7 @@ export async function buildServer(
   mountMcp(fastify, app, oauth);
   mountActionLinks(fastify, app);
   mountOnboarding(fastify, app);
+  mountShares(fastify, app);
 
   // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts).
   if (opts.runJobs ?? true) {

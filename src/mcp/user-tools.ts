@@ -18,6 +18,12 @@ import {
   TeammateEmail,
 } from '../operations/schemas.js';
 import { Advisory, StoryDetail, StoryRowWithState } from '../operations/shapes.js';
+import {
+  createShare,
+  ShareAccess,
+  ShareListed,
+  ShareMode,
+} from '../operations/shares/create-share.js';
 import { assignPhase } from '../operations/teamwork/assign-phase.js';
 import { completePhase as completePhaseOp } from '../operations/teamwork/complete-phase.js';
 import { type Access, brandFor } from '../policy.js';
@@ -225,6 +231,29 @@ const definitions = [
     hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
     handler: (ctx, i) =>
       applyAdvisoryProposal.handler(ctx, { brand: i.brand_id, event_uri: i.event_uri }),
+  }),
+  define({
+    name: 'create_share',
+    title: 'Share a story',
+    description:
+      'Creates or retunes the share link of a story. Public access is anonymous and allowed up to mode briefing; guests access shows the full advisory to invited guests (managed in the portal). A public share with mode full, or listed on a guests share, is refused.',
+    input: z.strictObject({
+      brand_id: BrandId,
+      event_uri: EventUri,
+      access: ShareAccess,
+      listed: ShareListed,
+      mode: ShareMode,
+    }),
+    output: createShare.output,
+    hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+    handler: (ctx, i) =>
+      createShare.handler(ctx, {
+        brand: i.brand_id,
+        event_uri: i.event_uri,
+        access: i.access,
+        mode: i.mode,
+        listed: i.listed,
+      }),
   }),
 ];
 

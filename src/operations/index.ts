@@ -12,6 +12,7 @@ import { createApiKey } from './keys/create-api-key.js';
 import { deleteBrandNote } from './notes/delete-brand-note.js';
 import { postBrandNote } from './notes/post-brand-note.js';
 import type { Operation } from './operation.js';
+import { createShare } from './shares/create-share.js';
 import { getStory } from './stories/get-story.js';
 import { listStories } from './stories/list-stories.js';
 import { assignPhase } from './teamwork/assign-phase.js';
@@ -41,5 +42,6 @@ export const operations: readonly Operation[] = [
   dropDelegation,
   createDelegationInvite,
   revokeDelegationInvite,
+  createShare,
   createApiKey,
 ] as unknown as readonly Operation[];

@@ -17,6 +17,9 @@ const ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 
+/** A link target from stored data: only http(s) URLs, anything else goes nowhere. */
+export const safeHref = (url: string) => (/^https?:\/\//i.test(url) ? url : '#');
+
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 type Value = Html | string | number | null | undefined | false | readonly Value[];

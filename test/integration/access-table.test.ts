@@ -51,6 +51,7 @@ function validInput(op: Operation): Record<string, unknown> {
       return_url: 'https://partner.example/back',
     },
     revoke_delegation_invite: { token: `inv_${'a'.repeat(43)}` },
+    create_share: { ...story, access: 'public', mode: 'briefing' },
   };
   const input = inputs[op.id];
   if (!input) throw new Error(`add a valid input for ${op.id} to the access table`);

@@ -405,6 +405,7 @@ describe('tokens on /mcp', () => {
       'add_context',
       'apply_advisory_update',
       'assign_action',
+      'create_share',
       'get_story',
       'list_brands',
       'list_stories',

@@ -105,6 +105,7 @@ async function prepare(op: Operation): Promise<Record<string, unknown>> {
     assign_phase: { ...story, phase: 1, assignee: teammate },
     unassign_phase: { ...story, phase: 1 },
     complete_phase: { ...story, phase: 1, comment: 'done' },
+    create_share: { ...story, access: 'public', mode: 'compact', listed: true },
   };
   const input = inputs[op.id];
   if (!input) throw new Error(`add an input for ${op.id} to the MCP parity table`);
@@ -134,6 +135,7 @@ function normalize(value: unknown, input: Record<string, unknown>): string {
     .replace(/northwind\/\d+/g, 'northwind/<n>')
     .replace(/"next_cursor":"[^"]+"/g, '"next_cursor":"<cursor>"')
     .replace(/inv_[A-Za-z0-9_-]{43}/g, '<invite>')
+    .replace(/\/s\/[A-Za-z0-9_-]{24}/g, '/s/<share>')
     .replace(/client-\d+\.example/g, '<client>');
 }
 

@@ -60,7 +60,7 @@ describe('user-session tools', () => {
   it('every tool is fully described (description, described parameters, output schema, all four hints)', async () => {
     const { tools } = await clients.owner.listTools();
     // The agency's users also get the v1_ tools (a plan with API access).
-    expect(tools.length).toBe(8 + operations.length);
+    expect(tools.length).toBe(9 + operations.length);
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(20);
       expect(t.outputSchema?.type, t.name).toBe('object');

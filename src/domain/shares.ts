@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
+import { invalid, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { BrandAccess } from '../policy.js';
+import { writeAudit } from './audit.js';
+import { lockStory } from './story-lock.js';
+
+export type ShareAccess = 'public' | 'guests';
+export type ShareMode = 'compact' | 'briefing' | 'full';
+
+export interface ShareSettings {
+  access: ShareAccess;
+  mode: ShareMode;
+  listed: boolean;
+}
+
+export const shareUrl = (app: AppContext, token: string) => `${app.config.baseUrl}/s/${token}`;
+
+/**
+ * The share rules (spec 4.2), refused and never corrected: a public page is anonymous and
+ * shows at most the briefing; only a public share can be listed in the index.
+ */
+export function checkShareSettings(s: ShareSettings): void {
+  if (s.access === 'public' && s.mode === 'full') {
+    throw invalid('mode: a public share shows at most the briefing; use access guests for full');
+  }
+  if (s.access === 'guests' && s.listed) {
+    throw invalid('listed: only a public share can be listed');
+  }
+}
+
+/**
+ * Creates the one share of a story, or retunes it: the URL stays the same, and what the
+ * page shows follows the new settings from the next request (a share retuned to guests
+ * is out of public view at once).
+ */
+export async function upsertShare(
+  app: AppContext,
+  access: BrandAccess,
+  eventUri: string,
+  settings: ShareSettings,
+  actor: string,
+): Promise<{ url: string } & ShareSettings> {
+  checkShareSettings(settings);
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const storyId = await lockStory(trx, { brandId: access.brand.id, eventUri }, at);
+    const existing = await trx
+      .selectFrom('shares')
+      .select(['id', 'token'])
+      .where('story_id', '=', storyId)
+      .executeTakeFirst();
+    const values = {
+      access: settings.access,
+      mode: settings.mode,
+      listed: settings.listed ? (1 as const) : (0 as const),
+      updated_at: at,
+    };
+    let token = existing?.token;
+    if (existing) {
+      await trx.updateTable('shares').set(values).where('id', '=', existing.id).execute();
+    } else {
+      token = randomBytes(18).toString('base64url');
+      await trx
+        .insertInto('shares')
+        .values({ id: newId('shr'), story_id: storyId, token, created_at: at, ...values })
+        .execute();
+    }
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId,
+      actor,
+      action: existing ? 'share.retuned' : 'share.created',
+      details: { ...settings },
+      at,
+    });
+    return { url: shareUrl(app, token!), ...settings };
+  });
+}
+
+/** The share behind a page's token with its story's identity, or undefined. */
+export async function shareByToken(app: AppContext, token: string) {
+  if (!/^[A-Za-z0-9_-]{24}$/.test(token)) return undefined;
+  return app.db
+    .selectFrom('shares as sh')
+    .innerJoin('stories as s', 's.id', 'sh.story_id')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .select([
+      'sh.id',
+      'sh.token',
+      'sh.access',
+      'sh.mode',
+      'sh.listed',
+      's.event_uri',
+      's.brand_id',
+      'b.name as brand_name',
+      'b.account_id',
+    ])
+    .where('sh.token', '=', token)
+    .executeTakeFirst();
+}
+
+/** Listed public shares for the public index, newest first. */
+export function listedShares(app: AppContext, limit: number) {
+  return app.db
+    .selectFrom('shares as sh')
+    .innerJoin('stories as s', 's.id', 'sh.story_id')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .select(['sh.token', 's.title', 's.severity', 's.detected_at', 'b.name as brand_name'])
+    .where('sh.access', '=', 'public')
+    .where('sh.listed', '=', 1)
+    .orderBy('s.detected_at', 'desc')
+    .orderBy('sh.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Invites a guest to a guests share (the portal manages them; the operator can too). */
+export async function addShareGuest(
+  app: AppContext,
+  access: BrandAccess,
+  eventUri: string,
+  email: string,
+  actor: string,
+): Promise<void> {
+  const at = app.clock.now().toISOString();
+  const normalized = email.trim().toLowerCase();
+  await withTransaction(app.db, async (trx) => {
+    const share = await trx
+      .selectFrom('shares as sh')
+      .innerJoin('stories as s', 's.id', 'sh.story_id')
+      .select(['sh.id', 's.id as story_id'])
+      .where('s.brand_id', '=', access.brand.id)
+      .where('s.event_uri', '=', eventUri)
+      .executeTakeFirst();
+    if (!share) throw notFound();
+    await trx
+      .insertInto('share_guests')
+      .values({ share_id: share.id, email: normalized, created_at: at })
+      .onConflict((oc) => oc.columns(['share_id', 'email']).doNothing())
+      .execute();
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: share.story_id,
+      actor,
+      action: 'share.guest_added',
+      details: { email: normalized },
+      at,
+    });
+  });
+}
+
+export async function isShareGuest(app: AppContext, shareId: string, email: string) {
+  const row = await app.db
+    .selectFrom('share_guests')
+    .select('email')
+    .where('share_id', '=', shareId)
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  return row !== undefined;
+}

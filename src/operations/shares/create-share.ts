@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { upsertShare } from '../../domain/shares.js';
+import { actorLabel, brandFor } from '../../policy.js';
+import { defineOperation } from '../operation.js';
+import { BrandHost, EventUri, Ok } from '../schemas.js';
+
+export const ShareAccess = z
+  .enum(['public', 'guests'], 'must be public or guests')
+  .default('public')
+  .describe('public (anonymous, default) or guests (invited guests who sign in by email link)');
+export const ShareMode = z
+  .enum(['compact', 'briefing', 'full'], 'must be compact, briefing or full')
+  .default('briefing')
+  .describe(
+    'compact (headline and assessment), briefing (default: plus the cited summary and sources) or full (plus the response plan; guests only)',
+  );
+export const ShareListed = z
+  .boolean('must be true or false')
+  .default(false)
+  .describe('public shares only: list the page in the public index');
+
+export const ShareAnswer = z.object({
+  ok: Ok,
+  brand: z.string(),
+  event_uri: z.string(),
+  url: z.string().describe('the share page'),
+  access: z.enum(['public', 'guests']),
+  mode: z.enum(['compact', 'briefing', 'full']),
+  listed: z.boolean(),
+});
+
+export const createShare = defineOperation({
+  id: 'create_share',
+  method: 'POST',
+  path: '/v1/shares',
+  summary: 'Create or retune the share of a story',
+  description:
+    'Creates the one share of a story, or changes its settings (the URL stays). Public access is anonymous and allowed up to mode briefing; guests access shows the full advisory to invited guests. A public share with mode full, or listed on a guests share, is refused (400), never corrected.',
+  input: z.strictObject({
+    brand: BrandHost,
+    event_uri: EventUri,
+    access: ShareAccess,
+    mode: ShareMode,
+    listed: ShareListed,
+  }),
+  output: ShareAnswer,
+  access: {},
+  hints: { readOnly: false, destructive: false, openWorld: true },
+  async handler({ app, actor }, input) {
+    const access = await brandFor(app, actor, input.brand);
+    const share = await upsertShare(
+      app,
+      access,
+      input.event_uri,
+      { access: input.access, mode: input.mode, listed: input.listed },
+      actorLabel(actor),
+    );
+    return { ok: true, brand: access.brand.host, event_uri: input.event_uri, ...share };
+  },
+});

@@ -1,0 +1,194 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { signLink, verifyLink } from '../auth/signed-links.js';
+import type { AppContext } from '../context.js';
+import { isShareGuest, listedShares, type ShareMode, shareByToken } from '../domain/shares.js';
+import { loadStoryDetail } from '../domain/story-view.js';
+import { queueEmail } from '../email/outbox.js';
+import type { StoryDetail } from '../operations/shapes.js';
+import { formField, mountFormPages } from './forms.js';
+import { html, PAGE_HEADERS, page, safeHref } from './html.js';
+
+const WINDOW_MS = 60_000;
+/** The emailed sign-in link of a guest, and the session it opens. */
+const GUEST_LINK_TTL_MS = 60 * 60_000;
+const GUEST_SESSION_TTL_MS = 12 * 3_600_000;
+const GUEST_COOKIE = 'share_guest';
+
+type ShareRequest = FastifyRequest<{ Params: { token: string } }>;
+
+/**
+ * The share pages. A public page is anonymous and shows at most the briefing, never the
+ * response plan. A guests page shows nothing until an invited guest signs in through a
+ * link emailed to them; the session is a signed cookie for that one share. Every request
+ * reads the share's current settings, so retuning takes effect at once.
+ */
+export function mountShares(fastify: FastifyInstance, app: AppContext) {
+  const secure = app.config.baseUrl.startsWith('https:');
+  mountFormPages(fastify, PAGE_HEADERS, (pages) => {
+    pages.get('/shares', async () => {
+      const rows = await listedShares(app, 100);
+      return page(
+        'Shared stories',
+        html`<h1>Shared stories</h1>
+${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
+<ul>${rows.map(
+          (r) =>
+            html`<li><a href="/s/${r.token}">${r.title}</a> <span class="muted">· ${r.brand_name} · ${r.severity} · ${r.detected_at.slice(0, 10)}</span></li>`,
+        )}</ul>`,
+      );
+    });
+
+    pages.get('/s/:token', async (req: ShareRequest, reply) => {
+      const share = await shareByToken(app, req.params.token);
+      if (!share) return missing(reply);
+      if (share.access === 'guests') {
+        const guest = await guestOf(app, req, share.id);
+        if (!guest) return guestSignIn(share.token);
+      }
+      const story = await loadStoryDetail(app.db, share.brand_id, share.event_uri);
+      // A public page never goes past the briefing, whatever is stored.
+      const mode: ShareMode =
+        share.access === 'public' && share.mode === 'full' ? 'briefing' : (share.mode as ShareMode);
+      return storyPage(story, share.brand_name, mode);
+    });
+
+    pages.post('/s/:token/signin', async (req: ShareRequest, reply) => {
+      const share = await shareByToken(app, req.params.token);
+      if (!share || share.access !== 'guests') return missing(reply);
+      const w = await app.limiter.hit(`share-signin:${req.ip}`, WINDOW_MS);
+      if (w.count > app.config.authFailuresPerMinute) {
+        return reply
+          .code(429)
+          .header('retry-after', '60')
+          .send(guestSignIn(share.token, 'Too many attempts. Wait a minute.'));
+      }
+      const email = formField(req, 'email').trim().toLowerCase();
+      if (email && (await isShareGuest(app, share.id, email))) {
+        const link = await signLink(
+          app,
+          'share-link',
+          { s: share.id, e: email },
+          GUEST_LINK_TTL_MS,
+        );
+        await queueEmail(
+          app.db,
+          {
+            accountId: share.account_id,
+            to: email,
+            kind: 'notice',
+            subject: `Your link to a story shared by ${share.brand_name}`,
+            text: `Open the shared story here (the link works for one hour): ${app.config.baseUrl}/s/${share.token}/g/${link}`,
+          },
+          app.clock.now().toISOString(),
+        );
+      }
+      // The same answer either way: the page never tells who is invited.
+      return page(
+        'Check your email',
+        html`<h1>Check your email</h1><div class="card"><p>If this address was invited, a sign-in link is on its way.</p></div>`,
+      );
+    });
+
+    pages.get(
+      '/s/:token/g/:link',
+      async (req: FastifyRequest<{ Params: { token: string; link: string } }>, reply) => {
+        const share = await shareByToken(app, req.params.token);
+        const data = await verifyLink(app, 'share-link', req.params.link);
+        if (!share || !data || data.s !== share.id || typeof data.e !== 'string') {
+          return missing(reply);
+        }
+        const session = await signLink(
+          app,
+          'share-guest',
+          { s: share.id, e: data.e },
+          GUEST_SESSION_TTL_MS,
+        );
+        const cookie = [
+          `${GUEST_COOKIE}=${session}`,
+          `Path=/s/${share.token}`,
+          `Max-Age=${GUEST_SESSION_TTL_MS / 1000}`,
+          'HttpOnly',
+          'SameSite=Lax',
+          ...(secure ? ['Secure'] : []),
+        ].join('; ');
+        return reply.header('set-cookie', cookie).redirect(`/s/${share.token}`, 303);
+      },
+    );
+  });
+}
+
+/** The signed-in guest of this share, still on its guest list, or null. */
+async function guestOf(app: AppContext, req: FastifyRequest, shareId: string) {
+  const cookies = req.headers.cookie ?? '';
+  const value = cookies
+    .split(';')
+    .map((c) => c.trim())
+    .find((c) => c.startsWith(`${GUEST_COOKIE}=`))
+    ?.slice(GUEST_COOKIE.length + 1);
+  if (!value) return null;
+  const data = await verifyLink(app, 'share-guest', value);
+  if (!data || data.s !== shareId || typeof data.e !== 'string') return null;
+  return (await isShareGuest(app, shareId, data.e)) ? data.e : null;
+}
+
+function guestSignIn(token: string, problem?: string) {
+  return page(
+    'Shared with guests',
+    html`<h1>This story is shared with invited guests</h1>
+<p class="muted">Enter the email address you were invited with: we send you a sign-in link.</p>
+${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+<form class="card" method="post" action="/s/${token}/signin">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="email" required>
+<button type="submit">Send me a link</button>
+</form>`,
+  );
+}
+
+function missing(reply: FastifyReply) {
+  return reply
+    .code(404)
+    .send(
+      page(
+        'Not found',
+        html`<h1>This page does not exist</h1><p class="muted">The link may have been withdrawn.</p>`,
+      ),
+    );
+}
+
+/** The story at the share's mode: compact, briefing (cited summary, sources) or full (plan). */
+function storyPage(story: z.input<typeof StoryDetail>, brandName: string, mode: ShareMode) {
+  const a = story.advisory;
+  const summary =
+    mode === 'compact'
+      ? ''
+      : html`<div class="card"><h2>Summary</h2><ul>${a.executive_summary.map(
+          (item) =>
+            html`<li>${item.text} ${item.cites.map((c) => html`<a href="#${c}">[${c}]</a> `)}</li>`,
+        )}</ul></div>
+${
+  a.sources.length
+    ? html`<div class="card"><h2>Sources</h2><ol>${a.sources.map(
+        (s) =>
+          html`<li id="${s.id}"><a href="${safeHref(s.url)}" rel="noopener nofollow">${s.title}</a> <span class="muted">· ${s.publisher} · ${s.published_at}</span></li>`,
+      )}</ol></div>`
+    : ''
+}`;
+  const plan =
+    mode === 'full' && a.phases
+      ? html`<div class="card"><h2>Response plan</h2><ol>${a.phases.map(
+          (p) =>
+            html`<li><strong>${p.title}</strong> <span class="muted">(${p.status})</span><ul>${p.actions.map((x) => html`<li>${x}</li>`)}</ul></li>`,
+        )}</ol></div>`
+      : '';
+  return page(
+    story.title,
+    html`<p class="muted">${brandName} · severity ${story.severity} · ${story.detected_at.slice(0, 10)}</p>
+<h1>${story.title}</h1>
+<dl><dt>Assessment</dt><dd>${a.assessment}</dd><dt>Urgency</dt><dd>${a.urgency}</dd></dl>
+${story.brand_note ? html`<div class="card"><h2>Statement from ${brandName}</h2><p>${story.brand_note.text}</p></div>` : ''}
+${summary}
+${plan}`,
+  );
+}

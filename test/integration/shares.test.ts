@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBrandByHost } from '../../src/domain/brands.js';
+import { addShareGuest } from '../../src/domain/shares.js';
+import { listOutbox } from '../../src/email/outbox.js';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/** Shares: the settings table, the public and guests pages, the public index. */
+let svc: TestService;
+let w: World;
+const BRAND = 'northwind.example';
+let n = 300;
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  w = await seedWorld(svc.app);
+});
+afterAll(() => svc.close());
+
+const share = (event_uri: string, settings: Record<string, unknown>) =>
+  svc.request('POST', '/v1/shares', {
+    key: w.keys.owner,
+    body: { brand: BRAND, event_uri, ...settings },
+  });
+
+/** A fresh story with an unlocked advisory (so a plan exists that must not leak). */
+async function unlockedStory() {
+  const event_uri = await w.story(BRAND, n++);
+  await svc.app.db
+    .updateTable('stories')
+    .set({ unlocked_at: new Date().toISOString() })
+    .where('event_uri', '=', event_uri)
+    .execute();
+  return event_uri;
+}
+
+const phaseTitles = async (event_uri: string) => {
+  const r = await svc.request('GET', '/v1/story', {
+    key: w.keys.owner,
+    query: { brand: BRAND, event_uri },
+  });
+  return (r.body.story.advisory.phases as { title: string }[]).map((p) => p.title);
+};
+
+const fetchPage = async (url: string, cookie?: string) => {
+  const r = await fetch(url, { headers: cookie ? { cookie } : {}, redirect: 'manual' });
+  return { status: r.status, text: await r.text(), headers: r.headers };
+};
+
+const COMBINATIONS = ['public', 'guests'].flatMap((access) =>
+  ['compact', 'briefing', 'full'].flatMap((mode) =>
+    [false, true].map((listed) => ({ access, mode, listed })),
+  ),
+);
+
+describe('share settings', () => {
+  it.each(COMBINATIONS)('access $access, mode $mode, listed $listed', async (settings) => {
+    const event_uri = await w.story(BRAND, n++);
+    const r = await share(event_uri, settings);
+    const refusal =
+      settings.access === 'public' && settings.mode === 'full'
+        ? 'mode: a public share shows at most the briefing; use access guests for full'
+        : settings.access === 'guests' && settings.listed
+          ? 'listed: only a public share can be listed'
+          : null;
+    if (refusal) {
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ error: refusal });
+      // Refused, never corrected: nothing was created.
+      const rows = await svc.app.db.selectFrom('shares').select('id').execute();
+      const again = await share(event_uri, { access: 'public' });
+      expect((await svc.app.db.selectFrom('shares').select('id').execute()).length).toBe(
+        rows.length + 1,
+      );
+      expect(again.status).toBe(200);
+    } else {
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({
+        ok: true,
+        brand: BRAND,
+        event_uri,
+        url: expect.stringMatching(new RegExp(`^${svc.url}/s/[A-Za-z0-9_-]{24}$`)),
+        ...settings,
+      });
+    }
+  });
+
+  it('defaults to public briefing, unlisted; a retune keeps the URL', async () => {
+    const event_uri = await w.story(BRAND, n++);
+    const first = await share(event_uri, {});
+    expect(first.body).toMatchObject({ access: 'public', mode: 'briefing', listed: false });
+    const second = await share(event_uri, { access: 'guests', mode: 'full' });
+    expect(second.body.url).toBe(first.body.url);
+    expect(second.body).toMatchObject({ access: 'guests', mode: 'full', listed: false });
+  });
+});
+
+describe('share pages', () => {
+  it('a public page is anonymous and never shows the response plan', async () => {
+    const event_uri = await unlockedStory();
+    const titles = await phaseTitles(event_uri);
+    const briefing = await share(event_uri, { access: 'public', mode: 'briefing' });
+    const page = await fetchPage(briefing.body.url);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Summary');
+    expect(page.text).toContain('Sources');
+    for (const t of titles) expect(page.text).not.toContain(t);
+    expect(page.text).not.toContain('Response plan');
+
+    await share(event_uri, { access: 'public', mode: 'compact' });
+    const compact = await fetchPage(briefing.body.url);
+    expect(compact.text).not.toContain('Summary');
+    expect(compact.text).toContain('Assessment');
+  });
+
+  it('a guests page shows nothing without sign-in; an invited guest signs in by email and sees the full advisory', async () => {
+    const event_uri = await unlockedStory();
+    const titles = await phaseTitles(event_uri);
+    const created = await share(event_uri, { access: 'guests', mode: 'full' });
+    const story = await svc.request('GET', '/v1/story', {
+      key: w.keys.owner,
+      query: { brand: BRAND, event_uri },
+    });
+    const anonymous = await fetchPage(created.body.url);
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.text).toContain('shared with invited guests');
+    expect(anonymous.text).not.toContain(story.body.story.title);
+    expect(anonymous.text).not.toContain(story.body.story.advisory.executive_summary[0].text);
+
+    const brand = await requireBrandByHost(svc.app, BRAND);
+    await addShareGuest(
+      svc.app,
+      { brand, relation: 'own' },
+      event_uri,
+      'Guest@Example.org',
+      'test',
+    );
+    const signin = (email: string) =>
+      fetch(`${created.body.url}/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email }).toString(),
+      });
+    const outsider = await signin('outsider@example.org');
+    const invited = await signin('guest@example.org');
+    // The same answer, whoever asks.
+    expect(await outsider.text()).toBe(await invited.text());
+    const mails = await listOutbox(svc.app, 50);
+    expect(mails.some((m) => m.to === 'outsider@example.org')).toBe(false);
+    const mail = mails.find((m) => m.to === 'guest@example.org')!;
+    const link = /(http\S+\/g\/\S+)/.exec(mail.text)![1]!;
+    const opened = await fetchPage(link);
+    expect(opened.status).toBe(303);
+    const cookie = opened.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    const page = await fetchPage(created.body.url, cookie.split(';')[0]);
+    expect(page.text).toContain(story.body.story.title);
+    for (const t of titles) expect(page.text).toContain(t);
+    // The session is for this share only: another guests share stays closed.
+    const other = await share(await unlockedStory(), { access: 'guests', mode: 'full' });
+    expect((await fetchPage(other.body.url, cookie.split(';')[0])).text).toContain(
+      'shared with invited guests',
+    );
+  });
+
+  it('retuning a listed public share to guests takes it out of public view and the index at once', async () => {
+    const event_uri = await unlockedStory();
+    const story = await svc.request('GET', '/v1/story', {
+      key: w.keys.owner,
+      query: { brand: BRAND, event_uri },
+    });
+    const created = await share(event_uri, { access: 'public', listed: true });
+    expect((await fetchPage(`${svc.url}/shares`)).text).toContain(story.body.story.title);
+    expect((await fetchPage(created.body.url)).text).toContain(story.body.story.title);
+    await share(event_uri, { access: 'guests', mode: 'full' });
+    expect((await fetchPage(`${svc.url}/shares`)).text).not.toContain(story.body.story.title);
+    expect((await fetchPage(created.body.url)).text).not.toContain(story.body.story.title);
+  });
+
+  it('an unknown share token is a 404 page', async () => {
+    expect((await fetchPage(`${svc.url}/s/${'a'.repeat(24)}`)).status).toBe(404);
+    expect((await fetchPage(`${svc.url}/s/nope`)).status).toBe(404);
+  });
+});
