@@ -55,7 +55,7 @@ ${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
 
     pages.post('/s/:token/signin', async (req: ShareRequest, reply) => {
       const share = await shareByToken(app, req.params.token);
-      if (!share || share.access !== 'guests') return missing(reply);
+      if (share?.access !== 'guests') return missing(reply);
       const w = await app.limiter.hit(`share-signin:${req.ip}`, WINDOW_MS);
       if (w.count > app.config.authFailuresPerMinute) {
         return reply
