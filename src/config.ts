@@ -54,6 +54,7 @@ const Env = z.object({
   STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   STRIPE_METER_EVENT: z.string().min(1).default('advisory_unlock'),
   STRIPE_CLIENT_BRANDS_METER_EVENT: z.string().min(1).default('client_brands'),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
   /** First retry delay of a failed job; doubles with each attempt. */
@@ -95,6 +96,9 @@ export interface Config {
       };
   /** How long a delegation invite stays valid. */
   inviteTtlDays: number;
+  /** First delay before a failed webhook delivery is tried again (then doubled, with jitter). */
+  webhookRetryBaseMs: number;
+
   jobPollMs: number;
   jobRetryBaseMs: number;
   seatCaps: Record<Plan, number>;
@@ -166,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobPollMs: e.JOB_POLL_MS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
     inviteTtlDays: e.INVITE_TTL_DAYS,
+    webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     seatCaps: {
       starter: e.SEAT_CAP_STARTER,
       pro: e.SEAT_CAP_PRO,

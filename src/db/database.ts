@@ -8,6 +8,7 @@ import * as initial from './migrations/0001-initial.js';
 import * as teamwork from './migrations/0002-teamwork-and-billing.js';
 import * as oauth from './migrations/0003-oauth.js';
 import * as partners from './migrations/0004-partners.js';
+import * as webhooks from './migrations/0005-webhooks.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -86,6 +87,7 @@ export async function migrate(db: Db): Promise<void> {
         '0002-teamwork-and-billing': teamwork,
         '0003-oauth': oauth,
         '0004-partners': partners,
+        '0005-webhooks': webhooks,
       }),
     },
   });

@@ -311,6 +311,16 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 export interface OutgoingEmailsTable {
   id: string;
   account_id: string | null;
@@ -368,6 +378,7 @@ export interface DB {
   jobs: JobsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   outgoing_emails: OutgoingEmailsTable;
   oauth_records: OauthRecordsTable;
   settings: SettingsTable;

@@ -2,6 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DB } from '../db/schema.js';
 import { sortableId } from '../ids.js';
+import { queueEvent } from '../webhooks/events.js';
 
 export interface AuditEntry {
   accountId: string;
@@ -27,9 +28,13 @@ export function auditRow(e: AuditEntry): Insertable<DB['audit_log']> {
   };
 }
 
-/** Call inside the same transaction as the change it records. */
+/**
+ * Call inside the same transaction as the change it records. Actions partners can
+ * subscribe to also become webhook deliveries there (src/webhooks/events.ts).
+ */
 export async function writeAudit(db: Kysely<DB>, e: AuditEntry): Promise<void> {
   await db.insertInto('audit_log').values(auditRow(e)).execute();
+  await queueEvent(db, e);
 }
 
 /** A brand's audit trail, newest first, as the operator reads it (`brs audit`). */

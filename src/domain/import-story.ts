@@ -5,7 +5,8 @@ import type { DB } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { type ArticleInput, generateAdvisory, mentionsBrand } from '../pipeline/builtin-advisor.js';
-import { auditRow } from './audit.js';
+import { queueEvent } from '../webhooks/events.js';
+import { type AuditEntry, auditRow } from './audit.js';
 
 type BrandRef = { id: string; account_id: string };
 
@@ -84,7 +85,7 @@ export function buildStoryRows(
     done_at: null,
     comment: null,
   }));
-  const audit_log = auditRow({
+  const audit: AuditEntry = {
     accountId: brand.account_id,
     brandId: brand.id,
     storyId,
@@ -92,8 +93,8 @@ export function buildStoryRows(
     action: 'story.created',
     details: { event_uri: eventUri, url: article.url },
     at: now,
-  });
-  return { eventUri, stories, articles, advisories, phases, audit_log };
+  };
+  return { eventUri, stories, articles, advisories, phases, audit, audit_log: auditRow(audit) };
 }
 
 /**
@@ -117,6 +118,7 @@ export async function importStory(
     await trx.insertInto('advisories').values(rows.advisories).execute();
     await trx.insertInto('phases').values(rows.phases).execute();
     await trx.insertInto('audit_log').values(rows.audit_log).execute();
+    await queueEvent(trx, rows.audit);
   });
   return { event_uri: rows.eventUri };
 }

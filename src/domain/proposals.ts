@@ -218,6 +218,21 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       .where('id', '=', p.id)
       .execute();
     await trx.insertInto('phases').values(phases).execute();
+    const story = await trx
+      .selectFrom('stories as s')
+      .innerJoin('brands as b', 'b.id', 's.brand_id')
+      .select(['s.brand_id', 'b.account_id'])
+      .where('s.id', '=', p.story_id)
+      .executeTakeFirstOrThrow();
+    await writeAudit(trx, {
+      accountId: story.account_id,
+      brandId: story.brand_id,
+      storyId: p.story_id,
+      actor: 'system',
+      action: 'advisory.proposal_ready',
+      details: { changes: diff.length },
+      at: app.clock.now().toISOString(),
+    });
     return { ready: true, changes: diff.length };
   });
 }

@@ -1,6 +1,7 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
 import { generateProposalJob } from '../domain/proposals.js';
 import { sendEmailJob } from '../email/outbox.js';
+import { deliverWebhookJob } from '../webhooks/deliver.js';
 import type { JobHandler } from './queue.js';
 
 /** Every kind of background job, by the name it is enqueued with. */
@@ -8,4 +9,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   'email.send': sendEmailJob,
   'advisory.propose': generateProposalJob,
   'billing.client_brands': recalculateClientBrands,
+  'webhook.deliver': deliverWebhookJob,
 };

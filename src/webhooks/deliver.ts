@@ -1,0 +1,147 @@
+import { Webhook } from 'standardwebhooks';
+import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
+import { newId } from '../ids.js';
+import { enqueue } from '../jobs/queue.js';
+import { safePost } from '../net/safe-post.js';
+import { DELIVER_JOB } from './events.js';
+
+/** Deliveries are retried for about three days, then given up. */
+export const RETRY_WINDOW_MS = 3 * 24 * 3_600_000;
+/** The longest wait between two attempts. */
+const MAX_DELAY_MS = 12 * 3_600_000;
+const TIMEOUT_MS = 10_000;
+
+/**
+ * The delay before attempt `n + 1` after `n` failed ones: exponential from the base,
+ * capped at 12 hours, with ±25% jitter so a receiver coming back is not hit by every
+ * retry at the same instant. With the default 30-second base: 30 s, 1 min, 2 min, … 8.5 h,
+ * then every 12 h until three days have passed (about 16 attempts).
+ */
+export function retryDelayMs(baseMs: number, failedAttempts: number, random = Math.random()) {
+  const delay = Math.min(baseMs * 2 ** (failedAttempts - 1), MAX_DELAY_MS);
+  return Math.round(delay * (0.75 + random * 0.5));
+}
+
+/**
+ * One attempt of one delivery (the `webhook.deliver` job). Signed by the Standard
+ * Webhooks scheme (`webhook-id` is the event's id, the same on every retry, so receivers
+ * deduplicate by it). 2xx delivers; 410 disables the endpoint for good; anything else
+ * schedules the next attempt as a new job, so a restart loses nothing. Every attempt is
+ * recorded. Running twice is harmless: only a pending delivery at its attempt count is
+ * advanced.
+ */
+export async function deliverWebhookJob(app: AppContext, payload: { delivery: string }) {
+  const d = await app.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select([
+      'd.id',
+      'd.event_id',
+      'd.payload',
+      'd.status',
+      'd.attempts',
+      'd.created_at',
+      'e.id as endpoint_id',
+      'e.url',
+      'e.secret',
+      'e.previous_secret',
+      'e.previous_secret_expires_at',
+      'e.disabled_at',
+    ])
+    .where('d.id', '=', payload.delivery)
+    .executeTakeFirst();
+  if (d?.status !== 'pending') return { skipped: true };
+  const now = app.clock.now();
+  if (d.disabled_at) {
+    await app.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'cancelled', last_error: 'endpoint disabled', next_attempt_at: null })
+      .where('id', '=', d.id)
+      .execute();
+    return { cancelled: true };
+  }
+
+  const secrets = [d.secret];
+  if (
+    d.previous_secret &&
+    d.previous_secret_expires_at &&
+    d.previous_secret_expires_at > now.toISOString()
+  ) {
+    secrets.push(d.previous_secret);
+  }
+  const signature = secrets.map((s) => new Webhook(s).sign(d.event_id, now, d.payload)).join(' ');
+  const started = Date.now();
+  let status: number | null = null;
+  let error: string | null = null;
+  try {
+    status = (
+      await safePost(
+        app.config,
+        d.url,
+        d.payload,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'Stories-Webhooks/1.0',
+          'webhook-id': d.event_id,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+        TIMEOUT_MS,
+      )
+    ).status;
+  } catch (e) {
+    error = (e as Error).message.slice(0, 500);
+  }
+  const attempt = d.attempts + 1;
+  const at = app.clock.now().toISOString();
+  const delivered = status !== null && status >= 200 && status < 300;
+  const gone = status === 410;
+  const next = new Date(now.getTime() + retryDelayMs(app.config.webhookRetryBaseMs, attempt));
+  const giveUp = !delivered && !gone && next.getTime() - Date.parse(d.created_at) > RETRY_WINDOW_MS;
+  const outcome = delivered ? 'delivered' : gone || giveUp ? 'failed' : 'pending';
+
+  await withTransaction(app.db, async (trx) => {
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        id: newId('wha'),
+        delivery_id: d.id,
+        attempt,
+        at,
+        status_code: status,
+        error,
+        duration_ms: Date.now() - started,
+      })
+      .execute();
+    const r = await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: outcome,
+        attempts: attempt,
+        last_status_code: status,
+        last_error: gone
+          ? 'endpoint answered 410 Gone: disabled'
+          : (error ?? (delivered ? null : `HTTP ${status}`)),
+        next_attempt_at: outcome === 'pending' ? next.toISOString() : null,
+        delivered_at: delivered ? at : null,
+      })
+      .where('id', '=', d.id)
+      .where('attempts', '=', d.attempts)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    // Another run of this job got here first: it owns what comes next.
+    if (Number(r.numUpdatedRows) === 0) return;
+    if (gone) {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ disabled_at: at })
+        .where('id', '=', d.endpoint_id)
+        .execute();
+    }
+    if (outcome === 'pending') {
+      await enqueue(trx, DELIVER_JOB, { delivery: d.id }, { now: at, runAt: next.toISOString() });
+    }
+  });
+  return { attempt, status, outcome };
+}

@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { requireAccount } from '../domain/accounts.js';
+import { writeAudit } from '../domain/audit.js';
+import { AppError, invalid } from '../errors.js';
+import { newId } from '../ids.js';
+import { assertPublicUrl } from '../net/public-url.js';
+import { EVENT_TYPES } from './events.js';
+
+/** After a rotation the previous secret still signs for this long, so receivers can switch. */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 3_600_000;
+
+/** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+function parseEventTypes(raw: string[]): string[] {
+  const types = [...new Set(raw.map((t) => t.trim()).filter(Boolean))];
+  if (types.length === 0) throw invalid('events: name at least one event type, or *');
+  const unknown = types.filter((t) => t !== '*' && !(EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown.length > 0) {
+    throw invalid(
+      `events: unknown event type ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`,
+    );
+  }
+  return types;
+}
+
+/**
+ * Registers an endpoint for an account. The URL must be HTTPS on a public host (checked
+ * now, and again at each delivery's connection); the secret is shown here, and later
+ * only by `rotate`.
+ */
+export async function addEndpoint(
+  app: AppContext,
+  accountId: string,
+  url: string,
+  eventTypes: string[],
+  actor: string,
+) {
+  await requireAccount(app, accountId);
+  const target = await assertPublicUrl(app.config, url, 'url');
+  const types = parseEventTypes(eventTypes);
+  const id = newId('whe');
+  const secret = newSecret();
+  const at = app.clock.now().toISOString();
+  await app.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('webhook_endpoints')
+      .values({
+        id,
+        account_id: accountId,
+        url: target.href,
+        event_types: JSON.stringify(types),
+        secret,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        created_at: at,
+        disabled_at: null,
+      })
+      .execute();
+    await writeAudit(trx, {
+      accountId,
+      actor,
+      action: 'webhook.added',
+      details: { endpoint: id, url: target.href, events: types },
+      at,
+    });
+  });
+  return { id, url: target.href, events: types, secret };
+}
+
+/**
+ * A new secret; the previous one keeps signing beside it for a day (deliveries carry both
+ * signatures), so a receiver switches without missing one.
+ */
+export async function rotateSecret(app: AppContext, endpointId: string) {
+  const ep = await app.db
+    .selectFrom('webhook_endpoints')
+    .select(['secret'])
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
+  if (!ep) throw new AppError('not_found', `endpoint ${endpointId}: not found`);
+  const secret = newSecret();
+  const expires = new Date(app.clock.now().getTime() + PREVIOUS_SECRET_TTL_MS).toISOString();
+  await app.db
+    .updateTable('webhook_endpoints')
+    .set({ secret, previous_secret: ep.secret, previous_secret_expires_at: expires })
+    .where('id', '=', endpointId)
+    .execute();
+  return { id: endpointId, secret, previous_secret_expires_at: expires };
+}
+
+export async function listEndpoints(app: AppContext, accountId: string) {
+  const rows = await app.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'event_types', 'created_at', 'disabled_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map(({ event_types, ...r }) => ({
+    ...r,
+    events: JSON.parse(event_types) as string[],
+  }));
+}
+
+/** The newest deliveries of an account's endpoints, each with its attempts. */
+export async function listDeliveries(app: AppContext, accountId: string, limit: number) {
+  const deliveries = await app.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select([
+      'd.id',
+      'd.endpoint_id',
+      'd.event_id',
+      'd.event_type',
+      'd.status',
+      'd.attempts',
+      'd.last_status_code',
+      'd.last_error',
+      'd.next_attempt_at',
+      'd.created_at',
+      'd.delivered_at',
+    ])
+    .where('e.account_id', '=', accountId)
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+  if (deliveries.length === 0) return [];
+  const attempts = await app.db
+    .selectFrom('webhook_attempts')
+    .select(['delivery_id', 'attempt', 'at', 'status_code', 'error', 'duration_ms'])
+    .where(
+      'delivery_id',
+      'in',
+      deliveries.map((d) => d.id),
+    )
+    .orderBy('attempt')
+    .execute();
+  return deliveries.map((d) => ({
+    ...d,
+    attempt_log: attempts
+      .filter((a) => a.delivery_id === d.id)
+      .map(({ delivery_id: _d, ...a }) => a),
+  }));
+}

@@ -1,0 +1,117 @@
+import type { Db } from '../db/database.js';
+import type { AuditEntry } from '../domain/audit.js';
+import { newId } from '../ids.js';
+import { enqueue } from '../jobs/queue.js';
+
+/** The event types partners can subscribe to (docs/api.md, "Webhooks"). */
+export const EVENT_TYPES = [
+  'story.created',
+  'story.updated',
+  'advisory.unlocked',
+  'proposal.ready',
+  'proposal.applied',
+  'phase.done',
+  'story.closed',
+  'brand_note.published',
+  'brand_note.deleted',
+  'delegation.activated',
+  'delegation.revoked',
+  'delegation.dropped',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * Which audited actions are events. The audit trail already records each of these, in
+ * the transaction of the change, so an event exists exactly when its change does.
+ */
+const EVENT_OF_ACTION: Record<string, EventType> = {
+  'story.created': 'story.created',
+  'story.assigned': 'story.updated',
+  'story.unassigned': 'story.updated',
+  'phase.assigned': 'story.updated',
+  'phase.unassigned': 'story.updated',
+  'advisory.unlocked': 'advisory.unlocked',
+  'advisory.proposal_ready': 'proposal.ready',
+  'advisory.applied': 'proposal.applied',
+  'phase.done': 'phase.done',
+  'story.closed': 'story.closed',
+  'brand_note.published': 'brand_note.published',
+  'brand_note.deleted': 'brand_note.deleted',
+  'delegation.granted': 'delegation.activated',
+  'delegation.revoked': 'delegation.revoked',
+  'delegation.dropped': 'delegation.dropped',
+};
+
+/** The first attempt of a delivery is a job of its own: one per endpoint. */
+export const DELIVER_JOB = 'webhook.deliver';
+
+/**
+ * Turns an audited action into webhook deliveries, inside the caller's transaction: one
+ * delivery (and its first job) per subscribed, enabled endpoint of the accounts the event
+ * is routed to. Routing is read here, in the same transaction: the brand's own account,
+ * and every partner with an **active** delegation of it, so deliveries for a dropped
+ * brand stop with the drop itself. A delegation event also reaches both of its parties.
+ */
+export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
+  const type = EVENT_OF_ACTION[e.action];
+  if (!type || !e.brandId) return;
+  const brand = await db
+    .selectFrom('brands as b')
+    .leftJoin('stories as s', (j) => j.on('s.id', '=', e.storyId ?? ''))
+    .select(['b.host', 'b.account_id', 's.event_uri'])
+    .where('b.id', '=', e.brandId)
+    .executeTakeFirst();
+  if (!brand) return;
+  const partners = await db
+    .selectFrom('delegations')
+    .select('partner_account_id')
+    .where('brand_id', '=', e.brandId)
+    .where('status', '=', 'active')
+    .execute();
+  const accounts = new Set([brand.account_id, ...partners.map((p) => p.partner_account_id)]);
+  for (const party of [e.details?.partner, e.details?.client, e.accountId]) {
+    if (type.startsWith('delegation.') && typeof party === 'string') accounts.add(party);
+  }
+  const endpoints = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'event_types'])
+    .where('account_id', 'in', [...accounts])
+    .where('disabled_at', 'is', null)
+    .execute();
+  const subscribed = endpoints.filter((ep) => {
+    const types = JSON.parse(ep.event_types) as string[];
+    return types.includes(type) || types.includes('*');
+  });
+  if (subscribed.length === 0) return;
+  const eventId = newId('msg');
+  const payload = JSON.stringify({
+    type,
+    timestamp: e.at,
+    data: {
+      brand: brand.host,
+      ...(brand.event_uri && { event_uri: brand.event_uri }),
+      ...e.details,
+    },
+  });
+  for (const ep of subscribed) {
+    const id = newId('dlv');
+    await db
+      .insertInto('webhook_deliveries')
+      .values({
+        id,
+        endpoint_id: ep.id,
+        event_id: eventId,
+        event_type: type,
+        payload,
+        status: 'pending',
+        attempts: 0,
+        last_status_code: null,
+        last_error: null,
+        next_attempt_at: e.at,
+        created_at: e.at,
+        delivered_at: null,
+      })
+      .execute();
+    await enqueue(db, DELIVER_JOB, { delivery: id }, { now: e.at });
+  }
+}

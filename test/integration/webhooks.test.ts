@@ -1,0 +1,249 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.js';
+import { retryDelayMs } from '../../src/webhooks/deliver.js';
+import { addEndpoint, listDeliveries, rotateSecret } from '../../src/webhooks/endpoints.js';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/** Partner webhooks against a local receiver, verified with the standardwebhooks package. */
+let svc: TestService;
+let w: World;
+let receiver: http.Server;
+let base: string;
+
+interface Received {
+  path: string;
+  id: string;
+  type: string;
+  body: string;
+  headers: Record<string, string>;
+}
+/** Requests the receiver accepted (2xx), in order: its log. */
+const accepted: Received[] = [];
+/** How many requests each path has seen. */
+const seen = new Map<string, number>();
+/** path → statuses to answer, in order; the last one repeats. */
+const script = new Map<string, number[]>();
+
+beforeAll(async () => {
+  receiver = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const path = req.url ?? '/';
+    const n = seen.get(path) ?? 0;
+    seen.set(path, n + 1);
+    const statuses = script.get(path) ?? [204];
+    const status = statuses[Math.min(n, statuses.length - 1)]!;
+    if (status >= 200 && status < 300) {
+      accepted.push({
+        path,
+        id: String(req.headers['webhook-id']),
+        type: JSON.parse(body).type,
+        body,
+        headers: req.headers as Record<string, string>,
+      });
+    }
+    res.writeHead(status).end();
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  const port = (receiver.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+  svc = await startService(
+    { FETCH_ALLOW_HOSTS: `127.0.0.1:${port}`, WEBHOOK_RETRY_BASE_MS: '20' },
+    { runJobs: false },
+  );
+  w = await seedWorld(svc.app);
+});
+afterAll(async () => {
+  receiver.close();
+  await svc.close();
+});
+
+/** Runs jobs until no delivery is pending (retries are due within milliseconds here). */
+async function settle(app = svc.app) {
+  for (let i = 0; i < 200; i++) {
+    await app.jobs.drain();
+    const pending = await app.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .execute();
+    if (pending.length === 0) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('deliveries did not settle');
+}
+
+const publishNote = (brand: string, event_uri: string, key = w.keys.owner) =>
+  svc.request('POST', '/v1/brand-note', {
+    key,
+    body: { brand, event_uri, text: 'Our statement.' },
+  });
+
+describe('webhook endpoints', () => {
+  it('refuses private, loopback, link-local and non-HTTPS targets when registered', async () => {
+    for (const url of [
+      'http://partner.example/hook',
+      'https://127.0.0.1/hook',
+      'https://localhost/hook',
+      'https://10.0.0.8/hook',
+      'https://192.168.1.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/hook',
+      'https://[::ffff:10.0.0.1]/hook',
+      'https://2130706433/hook',
+      'https://0x7f000001/hook',
+      'https://user:pass@partner.example/hook',
+      'not a url',
+    ]) {
+      await expect(
+        addEndpoint(svc.app, w.accounts.agency, url, ['*'], 'test'),
+        url,
+      ).rejects.toMatchObject({ status: 400 });
+    }
+    await expect(
+      addEndpoint(svc.app, w.accounts.agency, `${base}/ok`, ['story.exploded'], 'test'),
+    ).rejects.toThrow(/unknown event type story.exploded/);
+  });
+});
+
+describe('deliveries', () => {
+  it('are signed by the Standard Webhooks scheme and verify with its own verifier', async () => {
+    const ep = await addEndpoint(
+      svc.app,
+      w.accounts.agency,
+      `${base}/ok`,
+      ['brand_note.published'],
+      'test',
+    );
+    const r = await publishNote('northwind.example', w.stories.northwind);
+    expect(r.status).toBe(200);
+    await settle();
+    const got = accepted.filter((a) => a.path === '/ok');
+    expect(got.length).toBe(1);
+    const verified = new Webhook(ep.secret).verify(got[0]!.body, got[0]!.headers) as {
+      type: string;
+      data: Record<string, unknown>;
+    };
+    expect(verified).toMatchObject({
+      type: 'brand_note.published',
+      data: { brand: 'northwind.example', event_uri: w.stories.northwind },
+    });
+    // Only subscribed types arrive.
+    await svc.request('DELETE', '/v1/brand-note', {
+      key: w.keys.owner,
+      query: { brand: 'northwind.example', event_uri: w.stories.northwind },
+    });
+    await settle();
+    expect(accepted.filter((a) => a.path === '/ok').length).toBe(1);
+  });
+
+  it('a receiver failing three times then succeeding logs the event exactly once per webhook-id; every attempt is recorded', async () => {
+    script.set('/flaky', [500, 503, 500, 200]);
+    await addEndpoint(svc.app, w.accounts.agency, `${base}/flaky`, ['*'], 'test');
+    const story = await w.story('northwind.example', 500);
+    await settle();
+    const got = accepted.filter((a) => a.path === '/flaky');
+    expect(got.map((g) => g.type)).toEqual(['story.created']);
+    expect(seen.get('/flaky')).toBe(4);
+    const deliveries = await listDeliveries(svc.app, w.accounts.agency, 50);
+    const d = deliveries.find((x) => x.event_id === got[0]!.id && x.status === 'delivered')!;
+    expect(d.attempts).toBe(4);
+    expect(d.attempt_log.map((a) => a.status_code)).toEqual([500, 503, 500, 200]);
+    expect(story).toBeTruthy();
+  });
+
+  it('a 410 disables the endpoint: nothing more is sent to it', async () => {
+    script.set('/gone', [410]);
+    const ep = await addEndpoint(svc.app, w.accounts.agency, `${base}/gone`, ['*'], 'test');
+    await w.story('northwind.example', 501);
+    await settle();
+    const row = await svc.app.db
+      .selectFrom('webhook_endpoints')
+      .select('disabled_at')
+      .where('id', '=', ep.id)
+      .executeTakeFirstOrThrow();
+    expect(row.disabled_at).not.toBeNull();
+    const before = seen.get('/gone');
+    await w.story('northwind.example', 502);
+    await settle();
+    expect(seen.get('/gone')).toBe(before);
+  });
+
+  it('a restart in the middle of retries loses nothing', async () => {
+    script.set('/restart', [500, 200]);
+    await addEndpoint(svc.app, w.accounts.agency, `${base}/restart`, ['story.created'], 'test');
+    await w.story('northwind.example', 503);
+    // The first attempt fails and the next one is scheduled; then the process "dies":
+    // its runner runs nothing more, and a new process on the same database takes over.
+    await svc.app.jobs.drain();
+    expect(seen.get('/restart')).toBe(1);
+    const restarted = await createContext(svc.app.config);
+    try {
+      await new Promise((r) => setTimeout(r, 60));
+      await settle(restarted);
+    } finally {
+      await restarted.close();
+    }
+    expect(accepted.filter((a) => a.path === '/restart').length).toBe(1);
+  });
+
+  it('a rotated secret: both signatures for a day, so receivers switch without a gap', async () => {
+    const ep = await addEndpoint(
+      svc.app,
+      w.accounts.agency,
+      `${base}/rotate`,
+      ['story.created'],
+      'test',
+    );
+    const rotated = await rotateSecret(svc.app, ep.id);
+    await w.story('northwind.example', 504);
+    await settle();
+    const got = accepted.find((a) => a.path === '/rotate')!;
+    expect(got.headers['webhook-signature']!.split(' ').length).toBe(2);
+    expect(() => new Webhook(ep.secret).verify(got.body, got.headers)).not.toThrow();
+    expect(() => new Webhook(rotated.secret).verify(got.body, got.headers)).not.toThrow();
+  });
+
+  it('events of a delegated brand reach the partner while the delegation is active, and stop with the drop', async () => {
+    await addEndpoint(svc.app, w.accounts.agency, `${base}/partner`, ['*'], 'test');
+    await w.story('acme.com', 505);
+    await settle();
+    expect(accepted.filter((a) => a.path === '/partner').map((a) => a.type)).toEqual([
+      'story.created',
+    ]);
+    const drop = await svc.request('DELETE', '/v1/delegations', {
+      key: w.keys.owner,
+      query: { brand: 'acme.com' },
+    });
+    expect(drop.status).toBe(200);
+    await w.story('acme.com', 506);
+    await settle();
+    // The drop itself is announced to the partner; the client's stories no longer are.
+    expect(accepted.filter((a) => a.path === '/partner').map((a) => a.type)).toEqual([
+      'story.created',
+      'delegation.dropped',
+    ]);
+  });
+});
+
+describe('retry schedule', () => {
+  it('backs off exponentially with jitter, capped at 12 hours, for about three days', () => {
+    const base = 30_000;
+    expect(retryDelayMs(base, 1, 0.5)).toBe(30_000);
+    expect(retryDelayMs(base, 2, 0.5)).toBe(60_000);
+    expect(retryDelayMs(base, 1, 0)).toBe(22_500);
+    expect(retryDelayMs(base, 1, 1)).toBe(37_500);
+    expect(retryDelayMs(base, 30, 0.5)).toBe(12 * 3_600_000);
+    let total = 0;
+    let attempts = 1;
+    while (total < 3 * 24 * 3_600_000) total += retryDelayMs(base, attempts++, 0.5);
+    expect(attempts).toBeGreaterThan(12);
+    expect(attempts).toBeLessThan(20);
+  });
+});
