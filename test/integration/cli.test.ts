@@ -345,6 +345,63 @@ describe('brs, the operator command line', () => {
     expect(r.out).toEqual({ error: 'REDIS_URL: cannot connect to redis://127.0.0.1:1 within 5 s' });
   });
 
+  it('webhook add, list, rotate and deliveries; a loopback URL is refused', async () => {
+    const refused = await brs(
+      env,
+      'webhook',
+      'add',
+      '--account',
+      account,
+      '--url',
+      'https://127.0.0.1/hook',
+      '--events',
+      '*',
+    );
+    expect(refused).toMatchObject({ code: 1, out: { error: 'url: must be on a public host' } });
+    const allowed = { ...env, FETCH_ALLOW_HOSTS: '127.0.0.1:9' };
+    const added = await brs(
+      allowed,
+      'webhook',
+      'add',
+      '--account',
+      account,
+      '--url',
+      'http://127.0.0.1:9/hook',
+      '--events',
+      'story.created,phase.done',
+    );
+    expect(added.code).toBe(0);
+    expect(added.out).toMatchObject({
+      id: expect.stringMatching(/^whe_/),
+      secret: expect.stringMatching(/^whsec_/),
+      events: ['story.created', 'phase.done'],
+    });
+    const list = await brs(env, 'webhook', 'list', '--account', account);
+    expect(list.out.endpoints).toEqual([
+      expect.objectContaining({ id: added.out.id, disabled_at: null }),
+    ]);
+    expect(JSON.stringify(list.out)).not.toContain(added.out.secret);
+    const rotated = await brs(env, 'webhook', 'rotate', '--id', added.out.id);
+    expect(rotated.out.secret).not.toBe(added.out.secret);
+    const deliveries = await brs(env, 'webhook', 'deliveries', '--account', account);
+    expect(deliveries).toMatchObject({ code: 0, out: { deliveries: [] } });
+  });
+
+  it('delegation revoke, as the client', async () => {
+    const r = await brs(
+      env,
+      'delegation',
+      'revoke',
+      '--partner',
+      account,
+      '--client',
+      client,
+      '--brand',
+      'nobody.example',
+    );
+    expect(r).toMatchObject({ code: 1, out: { error: 'not found' } });
+  });
+
   it('reports a bad configuration clearly', async () => {
     const r = await brs({ ...env, PORT: 'eighty' }, 'migrate');
     expect(r.code).toBe(1);
