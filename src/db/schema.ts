@@ -188,6 +188,16 @@ export interface DelegationInvitesTable {
   updated_at: string;
 }
 
+/** A sign-up through an invite, waiting for its emailed link (nothing else exists yet). */
+export interface OnboardingSignupsTable {
+  id: string;
+  invite_id: string;
+  email: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface ApiKeysTable {
   id: string;
   account_id: string;
@@ -369,6 +379,7 @@ export interface DB {
   share_guests: ShareGuestsTable;
   delegations: DelegationsTable;
   delegation_invites: DelegationInvitesTable;
+  onboarding_signups: OnboardingSignupsTable;
   api_keys: ApiKeysTable;
   idempotency_records: IdempotencyRecordsTable;
   audit_log: AuditLogTable;

@@ -87,6 +87,7 @@ export async function dropDelegation(
       .where('d.status', '=', 'active')
       .executeTakeFirst();
     if (!d) throw notFound();
+    await lockAccount(trx, d.client_account_id);
     // Conditional on still being active: of two concurrent drops, one wins.
     const r = await trx
       .updateTable('delegations')
@@ -148,6 +149,19 @@ export async function revokeDelegation(
     await enqueue(trx, 'billing.client_brands', { account: partnerId }, { now: at });
     return 'revoked' as const;
   });
+}
+
+/**
+ * Serializes the changes to one account's delegations: the first statement of a drop or an
+ * activation (a row lock on PostgreSQL; SQLite has a single writer anyway), so a hand-back
+ * decision always sees every other delegation of the client as it is.
+ */
+export async function lockAccount(trx: Db, accountId: string) {
+  await trx
+    .updateTable('accounts')
+    .set((eb) => ({ state: eb.ref('state') }))
+    .where('id', '=', accountId)
+    .execute();
 }
 
 async function handBackIfAlone(

@@ -1,4 +1,4 @@
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { hashPassword } from '../auth/passwords.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { type Db, withTransaction } from '../db/database.js';
@@ -8,9 +8,41 @@ import { newId } from '../ids.js';
 import { enqueue } from '../jobs/queue.js';
 import { writeAudit } from './audit.js';
 import { findInvite } from './delegation-invites.js';
+import { lockAccount } from './delegations.js';
 
 /** How long the email confirmation link of onboarding works. */
 const CONFIRM_TTL_MS = 24 * 3_600_000;
+
+/**
+ * Mailbox providers: an address there proves nothing about owning the provider's brand,
+ * so their hosts cannot be claimed through onboarding (their owners sign up directly).
+ */
+const FREE_MAIL_HOSTS = new Set([
+  'gmail.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'msn.com',
+  'yahoo.com',
+  'ymail.com',
+  'icloud.com',
+  'me.com',
+  'aol.com',
+  'proton.me',
+  'protonmail.com',
+  'gmx.com',
+  'gmx.de',
+  'gmx.net',
+  'web.de',
+  'mail.com',
+  'yandex.com',
+  'yandex.ru',
+  'zoho.com',
+  'fastmail.com',
+  'qq.com',
+  '163.com',
+]);
 
 export type Invite = NonNullable<Awaited<ReturnType<typeof findInvite>>>;
 
@@ -27,158 +59,41 @@ export function emailOnBrandDomain(email: string, host: string): boolean {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
- * The client signs up (or signs in) through the invite: the account, its owner and the
- * brand are created when new, with a pending delegation to the partner; the person is
- * sent a link that confirms the email. Nothing is active before that link and consent.
+ * The sign-up form of an invite: an email only. Nothing is created here but a pending
+ * sign-up and the email with its confirmation link. The account, its owner and the brand
+ * come into existence only when that link is used and the person consents, and a new
+ * user's password is chosen there, by whoever holds the mailbox: holding the invite link
+ * (the partner does) gives no way to create or take over anyone's account.
  */
 export async function startOnboarding(
   app: AppContext,
   invite: Invite,
-  form: { email: string; password: string },
+  form: { email: string },
 ): Promise<{ email: string }> {
   if (invite.status !== 'pending') throw conflict(`invite is ${invite.status}`);
+  if (FREE_MAIL_HOSTS.has(invite.brand_host)) {
+    throw invalid(`brand: ${invite.brand_host} is a mailbox provider; its addresses prove nothing`);
+  }
   const email = form.email.trim().toLowerCase();
   if (!EMAIL.test(email) || email.length > 254) throw invalid('email: must be an email address');
   if (!emailOnBrandDomain(email, invite.brand_host)) {
     throw invalid(`email: must be an address at ${invite.brand_host} (or one of its subdomains)`);
   }
-  if (form.password.length < 8 || form.password.length > 1024) {
-    throw invalid('password: must be 8 to 1024 characters');
-  }
-  const at = app.clock.now().toISOString();
-  const existing = await app.db
-    .selectFrom('users')
-    .select(['id', 'password_hash'])
-    .where('email', '=', email)
-    .executeTakeFirst();
-  if (
-    existing &&
-    !(existing.password_hash && (await verifyPassword(existing.password_hash, form.password)))
-  ) {
-    throw new AppError('unauthenticated', 'this email has an account: enter its password');
-  }
-  const passwordHash = existing ? null : await hashPassword(form.password);
-
-  const userId = await withTransaction(app.db, async (trx) => {
-    const brand = await trx
-      .selectFrom('brands')
-      .select(['id', 'account_id'])
-      .where('host', '=', invite.brand_host)
-      .executeTakeFirst();
-    let accountId: string;
-    let userId = existing?.id;
-    if (brand) {
-      // An existing customer: only its owner or an admin may delegate the brand.
-      if (brand.account_id === invite.partner_account_id)
-        throw invalid('brand: belongs to the partner');
-      const member = userId
-        ? await trx
-            .selectFrom('memberships')
-            .select('role')
-            .where('account_id', '=', brand.account_id)
-            .where('user_id', '=', userId)
-            .where('status', '=', 'active')
-            .executeTakeFirst()
-        : undefined;
-      if (!member || member.role === 'member') {
-        throw new AppError(
-          'forbidden',
-          `${invite.brand_host} already has an account here: its owner or an admin must accept`,
-        );
-      }
-      accountId = brand.account_id;
-    } else {
-      accountId = newId('acc');
-      await trx
-        .insertInto('accounts')
-        .values({
-          id: accountId,
-          name: invite.brand_host,
-          plan: 'pro',
-          state: 'active',
-          trial_ends_at: null,
-          created_at: at,
-        })
-        .execute();
-      if (!userId) {
-        userId = newId('usr');
-        await trx
-          .insertInto('users')
-          .values({
-            id: userId,
-            email,
-            name: null,
-            password_hash: passwordHash,
-            email_verified_at: null,
-            created_at: at,
-          })
-          .execute();
-      }
-      await trx
-        .insertInto('memberships')
-        .values({
-          account_id: accountId,
-          user_id: userId,
-          role: 'owner',
-          status: 'active',
-          created_at: at,
-        })
-        .execute();
-      await trx
-        .insertInto('brands')
-        .values({
-          id: newId('brd'),
-          account_id: accountId,
-          host: invite.brand_host,
-          name: invite.brand_host,
-          verified: 0,
-          verified_at: null,
-          aliases: '[]',
-          created_at: at,
-        })
-        .execute();
-    }
-    await trx
-      .updateTable('delegation_invites')
-      .set({ client_account_id: accountId, updated_at: at })
-      .where('id', '=', invite.id)
-      .execute();
-    // The partner sees the delegation as pending until the client consents.
-    const brandId =
-      brand?.id ??
-      (
-        await trx
-          .selectFrom('brands')
-          .select('id')
-          .where('host', '=', invite.brand_host)
-          .executeTakeFirstOrThrow()
-      ).id;
-    const open = await trx
-      .selectFrom('delegations')
-      .select('id')
-      .where('brand_id', '=', brandId)
-      .where('partner_account_id', '=', invite.partner_account_id)
-      .where('status', 'in', ['pending', 'active'])
-      .executeTakeFirst();
-    if (!open) {
-      await trx
-        .insertInto('delegations')
-        .values({
-          id: newId('dlg'),
-          partner_account_id: invite.partner_account_id,
-          client_account_id: accountId,
-          brand_id: brandId,
-          status: 'pending',
-          granted_at: null,
-          ended_at: null,
-          created_at: at,
-        })
-        .execute();
-    }
-    return userId!;
-  });
-
-  const link = await signLink(app, 'onboard', { i: invite.id, u: userId }, CONFIRM_TTL_MS);
+  const now = app.clock.now();
+  const at = now.toISOString();
+  const id = newId('obs');
+  await app.db
+    .insertInto('onboarding_signups')
+    .values({
+      id,
+      invite_id: invite.id,
+      email,
+      created_at: at,
+      expires_at: new Date(now.getTime() + CONFIRM_TTL_MS).toISOString(),
+      used_at: null,
+    })
+    .execute();
+  const link = await signLink(app, 'onboard', { s: id }, CONFIRM_TTL_MS);
   await queueEmail(
     app.db,
     {
@@ -190,6 +105,8 @@ export async function startOnboarding(
         `${invite.partner_name} invited you to connect ${invite.brand_host} to Stories.`,
         '',
         `Confirm your email and review the request here (the link works for 24 hours): ${app.config.baseUrl}/onboard/confirm/${link}`,
+        '',
+        'If you did not ask for this, ignore this email: nothing happens without you.',
       ].join('\n'),
     },
     at,
@@ -199,71 +116,85 @@ export async function startOnboarding(
 
 export interface Confirmation {
   invite: Invite;
-  userId: string;
+  signup: { id: string; email: string };
+  /** Whether the email has an account already (else the consent page asks a password). */
+  hasAccount: boolean;
   link: string;
 }
 
 /**
- * The emailed link: proves the email, so the user is verified and the brand with it
- * (the address is on the brand's domain). Answers what the consent page needs.
+ * The emailed link, read: the invite and sign-up it confirms, while both are open. Reading
+ * it changes nothing; only the decision posted from the consent page does.
  */
-export async function confirmOnboarding(
+export async function readConfirmation(
   app: AppContext,
   link: string,
 ): Promise<Confirmation | null> {
   const data = await verifyLink(app, 'onboard', link);
-  if (!data || typeof data.i !== 'string' || typeof data.u !== 'string') return null;
+  if (!data || typeof data.s !== 'string') return null;
   const at = app.clock.now().toISOString();
-  const invite = await app.db
-    .selectFrom('delegation_invites as i')
+  const row = await app.db
+    .selectFrom('onboarding_signups as o')
+    .innerJoin('delegation_invites as i', 'i.id', 'o.invite_id')
     .innerJoin('accounts as p', 'p.id', 'i.partner_account_id')
     .selectAll('i')
-    .select('p.name as partner_name')
-    .where('i.id', '=', data.i)
+    .select([
+      'p.name as partner_name',
+      'o.id as signup_id',
+      'o.email',
+      'o.used_at',
+      'o.expires_at as signup_expires_at',
+    ])
+    .where('o.id', '=', data.s)
     .executeTakeFirst();
-  if (invite?.status !== 'pending' || invite.expires_at <= at || !invite.client_account_id) {
-    return null;
-  }
-  await withTransaction(app.db, async (trx) => {
-    await trx
-      .updateTable('users')
-      .set({ email_verified_at: at })
-      .where('id', '=', data.u as string)
-      .where('email_verified_at', 'is', null)
-      .execute();
-    await trx
-      .updateTable('brands')
-      .set({ verified: 1, verified_at: at })
-      .where('host', '=', invite.brand_host)
-      .where('account_id', '=', invite.client_account_id!)
-      .where('verified', '=', 0)
-      .execute();
-  });
-  return { invite: invite as Invite, userId: data.u, link };
+  if (!row || row.used_at || row.signup_expires_at <= at) return null;
+  if (row.status !== 'pending' || row.expires_at <= at) return null;
+  const { signup_id, email, used_at: _u, signup_expires_at: _e, ...invite } = row;
+  const user = await app.db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email)
+    .executeTakeFirst();
+  return { invite: invite as Invite, signup: { id: signup_id, email }, hasAccount: !!user, link };
 }
 
 /**
- * The client's answer. Approving activates the delegation and uses the invite; declining
- * marks it declined. Either way the answer is where to send the browser: the partner's
- * return_url with the brand and the outcome.
+ * The client's answer, in one transaction. Approving proves the email: the user is created
+ * (or found) verified, the brand is created verified in a new account owned by them (or,
+ * for a brand already here, they must be its account's owner or an admin), the delegation
+ * becomes active and the invite used. Declining marks the invite declined and creates
+ * nothing. Either way the answer is the partner's return_url with the brand and outcome.
  */
 export async function decideOnboarding(
   app: AppContext,
   c: Confirmation,
-  approve: boolean,
+  decision: { approve: boolean; password: string },
 ): Promise<string> {
+  const { approve } = decision;
   const at = app.clock.now().toISOString();
-  const { invite } = c;
+  const { invite, signup } = c;
+  const passwordHash =
+    approve && !c.hasAccount ? await hashPassword(checkPassword(decision.password)) : null;
   await withTransaction(app.db, async (trx) => {
+    const used = await trx
+      .updateTable('onboarding_signups')
+      .set({ used_at: at })
+      .where('id', '=', signup.id)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     const r = await trx
       .updateTable('delegation_invites')
       .set({ status: approve ? 'used' : 'declined', updated_at: at })
       .where('id', '=', invite.id)
       .where('status', '=', 'pending')
       .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) throw conflict('invite is no longer pending');
-    if (approve) await activate(trx, invite, `user:${c.userId}`, at);
-    else await refusePending(trx, invite, at);
+    if (Number(used.numUpdatedRows) === 0 || Number(r.numUpdatedRows) === 0) {
+      throw conflict('invite is no longer pending');
+    }
+    if (!approve) return;
+    const userId = await verifiedUser(trx, signup.email, passwordHash, at);
+    const brand = await clientBrand(trx, invite, userId, at);
+    await activate(trx, invite, brand, `user:${userId}`, at);
   });
   return returnTo(invite, approve ? 'approved' : 'declined');
 }
@@ -271,45 +202,143 @@ export async function decideOnboarding(
 /** Declining straight from the invite page. */
 export async function declineInvite(app: AppContext, invite: Invite): Promise<string> {
   const at = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
-    const r = await trx
-      .updateTable('delegation_invites')
-      .set({ status: 'declined', updated_at: at })
-      .where('id', '=', invite.id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) throw conflict(`invite is ${invite.status}`);
-    await refusePending(trx, invite, at);
-  });
+  const r = await app.db
+    .updateTable('delegation_invites')
+    .set({ status: 'declined', updated_at: at })
+    .where('id', '=', invite.id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0) throw conflict(`invite is ${invite.status}`);
   return returnTo(invite, 'declined');
 }
 
-/** A pending delegation the client declines ends as revoked (the client's refusal). */
-async function refusePending(trx: Db, invite: Invite, at: string) {
-  await trx
-    .updateTable('delegations')
-    .set({ status: 'revoked', ended_at: at })
-    .where('partner_account_id', '=', invite.partner_account_id)
-    .where('status', '=', 'pending')
-    .where('brand_id', 'in', (eb) =>
-      eb.selectFrom('brands').select('id').where('host', '=', invite.brand_host),
-    )
-    .execute();
+function checkPassword(password: string): string {
+  if (password.length < 8 || password.length > 1024) {
+    throw invalid('password: must be 8 to 1024 characters');
+  }
+  return password;
 }
 
-async function activate(trx: Db, invite: Invite, actor: string, at: string) {
+/** The user of a confirmed sign-up: created now, or an existing one whose email is now proved. */
+async function verifiedUser(
+  trx: Db,
+  email: string,
+  passwordHash: string | null,
+  at: string,
+): Promise<string> {
+  const existing = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email)
+    .executeTakeFirst();
+  if (existing) {
+    await trx
+      .updateTable('users')
+      .set({ email_verified_at: at })
+      .where('id', '=', existing.id)
+      .where('email_verified_at', 'is', null)
+      .execute();
+    return existing.id;
+  }
+  if (!passwordHash) throw invalid('password: choose one for your new account');
+  const id = newId('usr');
+  await trx
+    .insertInto('users')
+    .values({
+      id,
+      email,
+      name: null,
+      password_hash: passwordHash,
+      email_verified_at: at,
+      created_at: at,
+    })
+    .execute();
+  return id;
+}
+
+/**
+ * The brand being delegated, verified by the email proof. A new brand gets a new account
+ * owned by the person; a brand already here needs its account's owner or an admin.
+ */
+async function clientBrand(trx: Db, invite: Invite, userId: string, at: string) {
   const brand = await trx
     .selectFrom('brands')
     .select(['id', 'account_id'])
     .where('host', '=', invite.brand_host)
-    .executeTakeFirstOrThrow();
-  const promoted = await trx
-    .updateTable('delegations')
-    .set({ status: 'active', granted_at: at })
-    .where('brand_id', '=', brand.id)
-    .where('partner_account_id', '=', invite.partner_account_id)
-    .where('status', '=', 'pending')
     .executeTakeFirst();
+  if (brand) {
+    if (brand.account_id === invite.partner_account_id)
+      throw invalid('brand: belongs to the partner');
+    const member = await trx
+      .selectFrom('memberships')
+      .select('role')
+      .where('account_id', '=', brand.account_id)
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    if (!member || member.role === 'member') {
+      throw new AppError(
+        'forbidden',
+        `${invite.brand_host} already has an account here: its owner or an admin must accept`,
+      );
+    }
+    await trx
+      .updateTable('brands')
+      .set({ verified: 1, verified_at: at })
+      .where('id', '=', brand.id)
+      .where('verified', '=', 0)
+      .execute();
+    return brand;
+  }
+  const accountId = newId('acc');
+  const brandId = newId('brd');
+  await trx
+    .insertInto('accounts')
+    .values({
+      id: accountId,
+      name: invite.brand_host,
+      plan: 'pro',
+      state: 'active',
+      trial_ends_at: null,
+      created_at: at,
+    })
+    .execute();
+  await trx
+    .insertInto('memberships')
+    .values({
+      account_id: accountId,
+      user_id: userId,
+      role: 'owner',
+      status: 'active',
+      created_at: at,
+    })
+    .execute();
+  await trx
+    .insertInto('brands')
+    .values({
+      id: brandId,
+      account_id: accountId,
+      host: invite.brand_host,
+      name: invite.brand_host,
+      verified: 1,
+      verified_at: at,
+      aliases: '[]',
+      created_at: at,
+    })
+    .execute();
+  await writeAudit(trx, { accountId, actor: `user:${userId}`, action: 'account.created', at });
+  return { id: brandId, account_id: accountId };
+}
+
+async function activate(
+  trx: Db,
+  invite: Invite,
+  brand: { id: string; account_id: string },
+  actor: string,
+  at: string,
+) {
+  // The client account's row first: a drop running now decides hand-back after this.
+  await lockAccount(trx, brand.account_id);
   const active = await trx
     .selectFrom('delegations')
     .select('id')
@@ -317,21 +346,20 @@ async function activate(trx: Db, invite: Invite, actor: string, at: string) {
     .where('partner_account_id', '=', invite.partner_account_id)
     .where('status', '=', 'active')
     .executeTakeFirst();
-  if (Number(promoted.numUpdatedRows) === 0 && !active) {
-    await trx
-      .insertInto('delegations')
-      .values({
-        id: newId('dlg'),
-        partner_account_id: invite.partner_account_id,
-        client_account_id: brand.account_id,
-        brand_id: brand.id,
-        status: 'active',
-        granted_at: at,
-        ended_at: null,
-        created_at: at,
-      })
-      .execute();
-  }
+  if (active) throw conflict('delegation: already active for this brand');
+  await trx
+    .insertInto('delegations')
+    .values({
+      id: newId('dlg'),
+      partner_account_id: invite.partner_account_id,
+      client_account_id: brand.account_id,
+      brand_id: brand.id,
+      status: 'active',
+      granted_at: at,
+      ended_at: null,
+      created_at: at,
+    })
+    .execute();
   // A handed-back account that delegates again is managed again.
   await trx
     .updateTable('accounts')

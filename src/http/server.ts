@@ -17,6 +17,15 @@ import { buildOpenApi } from './openapi.js';
 import { renderError } from './render-error.js';
 import { mountRest } from './rest-adapter.js';
 
+/** Path segments after these prefixes are secrets; the query string may hold tokens too. */
+const SECRET_PATHS =
+  /^(\/(?:onboard(?:\/confirm)?|action|s\/[^/?]+\/g|oauth\/interaction))\/[^/?]+/;
+
+export function redactUrl(url: string): string {
+  const path = url.split('?')[0]!.replace(SECRET_PATHS, '$1/…');
+  return url.includes('?') ? `${path}?…` : path;
+}
+
 /** A hop count becomes the equivalent trust function (Fastify's types take no number). */
 function trustProxyOption(t: false | number | string[]) {
   return typeof t === 'number' ? (_address: string, hop: number) => hop < t : t;
@@ -33,6 +42,20 @@ export async function buildServer(
       // stdout belongs to the command's own output (the CLI prints JSON there).
       stream: process.stderr,
       redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+      // Some paths carry a secret (invite tokens, emailed links): logged without it.
+      serializers: {
+        req: (req: {
+          method: string;
+          url: string;
+          ip?: string;
+          headers?: Record<string, unknown>;
+        }) => ({
+          method: req.method,
+          url: redactUrl(req.url),
+          remoteAddress: req.ip,
+          headers: req.headers,
+        }),
+      },
     },
     trustProxy: trustProxyOption(app.config.trustProxy),
     bodyLimit: 1024 * 1024,

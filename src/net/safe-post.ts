@@ -4,14 +4,13 @@ import { useAgent } from 'request-filtering-agent';
 import type { Config } from '../config.js';
 import { isAllowlisted } from './public-url.js';
 
-/** How much of a receiver's answer is read (and thrown away). */
-const MAX_RESPONSE_BYTES = 64 * 1024;
-
 /**
- * POSTs a body to a user-given URL. The connection is refused at connect time when the
- * resolved address is not public (request-filtering-agent checks the address actually
- * dialled, so DNS rebinding does not help), unless the target is allowlisted. Redirects
- * are not followed; the answer's status is what counts.
+ * POSTs a body to a user-given URL and answers its status. The connection is refused at
+ * connect time when the resolved address is not public (request-filtering-agent checks
+ * the address actually dialled, so DNS rebinding does not help), unless the target is
+ * allowlisted. Redirects are not followed. `timeoutMs` is a deadline for the whole
+ * exchange up to the answer's status line: a receiver that trickles bytes cannot hold the
+ * caller; the answer's body is not waited for.
  */
 export function safePost(
   config: Config,
@@ -26,24 +25,22 @@ export function safePost(
   return new Promise((resolve, reject) => {
     const req = client.request(
       url,
-      {
-        method: 'POST',
-        agent,
-        timeout: timeoutMs,
-        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-      },
+      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
       (res) => {
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > MAX_RESPONSE_BYTES) res.destroy();
-        });
-        res.on('close', () => resolve({ status: res.statusCode ?? 0 }));
-        res.on('error', () => resolve({ status: res.statusCode ?? 0 }));
+        clearTimeout(deadline);
+        resolve({ status: res.statusCode ?? 0 });
+        // The answer's body is of no use: drop the connection rather than read it.
+        res.destroy();
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    req.on('error', (e) => {
+      clearTimeout(deadline);
+      reject(e);
+    });
     req.end(body);
   });
 }

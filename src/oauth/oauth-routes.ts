@@ -239,12 +239,13 @@ async function checkPassword(app: AppContext, email: string, password: string) {
   if (!email || !password || password.length > 1024) return null;
   const user = await app.db
     .selectFrom('users')
-    .select(['id', 'password_hash'])
+    .select(['id', 'password_hash', 'email_verified_at'])
     .where('email', '=', email)
     .executeTakeFirst();
   dummyHash ??= hashPassword('not a password anyone has');
   const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password);
-  return ok && user?.password_hash ? user.id : null;
+  // An address never proved is not a way in, whatever password was set for it.
+  return ok && user?.password_hash && user.email_verified_at ? user.id : null;
 }
 
 export interface Workspace {

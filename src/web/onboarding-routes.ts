@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import {
-  confirmOnboarding,
   decideOnboarding,
   declineInvite,
   type Invite,
   loadInvite,
+  readConfirmation,
   startOnboarding,
 } from '../domain/onboarding.js';
 import { AppError } from '../errors.js';
@@ -42,10 +42,7 @@ export function mountOnboarding(fastify: FastifyInstance, app: AppContext) {
           .send(signUpPage(invite, req.params.token, 'Too many attempts. Wait a minute.'));
       }
       try {
-        const { email } = await startOnboarding(app, invite, {
-          email: formField(req, 'email'),
-          password: formField(req, 'password'),
-        });
+        const { email } = await startOnboarding(app, invite, { email: formField(req, 'email') });
         return page(
           'Check your email',
           html`<h1>Check your email</h1>
@@ -67,16 +64,22 @@ export function mountOnboarding(fastify: FastifyInstance, app: AppContext) {
     pages.get(
       '/onboard/confirm/:link',
       async (req: FastifyRequest<{ Params: { link: string } }>, reply) => {
-        const c = await confirmOnboarding(app, req.params.link);
+        const c = await readConfirmation(app, req.params.link);
         if (!c) return gone(reply);
         return page(
           `Connect ${c.invite.brand_host}`,
-          html`<p class="muted">Your email is confirmed and ${c.invite.brand_host} is verified.</p>
+          html`<p class="muted">Signing up as ${c.signup.email}. Allowing confirms your email and verifies ${c.invite.brand_host}.</p>
 <h1>Allow ${c.invite.partner_name} to act on ${c.invite.brand_host}?</h1>
 <div class="card"><p>${c.invite.partner_name} will see the stories and advisories of ${c.invite.brand_host}, unlock advisories (billed to ${c.invite.partner_name}), publish Brand Notes and act on response plans. You can revoke this at any time.</p></div>
 <form method="post" action="/onboard/confirm/${c.link}">
+${
+  c.hasAccount
+    ? html`<p class="muted">You already have an account: it is used as it is.</p>`
+    : html`<label for="password">Choose a password for your account (at least 8 characters)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="8">`
+}
 <button type="submit" name="decision" value="approve">Allow</button>
-<button type="submit" name="decision" value="decline" class="secondary">Decline</button>
+<button type="submit" name="decision" value="decline" class="secondary" formnovalidate>Decline</button>
 </form>`,
         );
       },
@@ -85,10 +88,25 @@ export function mountOnboarding(fastify: FastifyInstance, app: AppContext) {
     pages.post(
       '/onboard/confirm/:link',
       async (req: FastifyRequest<{ Params: { link: string } }>, reply) => {
-        const c = await confirmOnboarding(app, req.params.link);
+        const c = await readConfirmation(app, req.params.link);
         if (!c) return gone(reply);
-        const to = await decideOnboarding(app, c, formField(req, 'decision') === 'approve');
-        return reply.redirect(to, 303);
+        try {
+          const to = await decideOnboarding(app, c, {
+            approve: formField(req, 'decision') === 'approve',
+            password: formField(req, 'password'),
+          });
+          return reply.redirect(to, 303);
+        } catch (e) {
+          if (!(e instanceof AppError) || e.status >= 500) throw e;
+          return reply
+            .code(e.status)
+            .send(
+              page(
+                'Cannot connect',
+                html`<h1>This cannot go on</h1><div class="card"><p>${e.message}</p></div>`,
+              ),
+            );
+        }
       },
     );
   });
@@ -99,13 +117,11 @@ function signUpPage(invite: Invite, token: string, problem?: string): string {
     `Connect ${invite.brand_host}`,
     html`<p class="muted">${invite.partner_name} · powered by Stories</p>
 <h1>${invite.partner_name} invites you to connect ${invite.brand_host}</h1>
-<p>Sign up with your email at <strong>${invite.brand_host}</strong>: it proves the brand is yours. If you already have an account, use its password.</p>
+<p>Enter your email at <strong>${invite.brand_host}</strong>: we send it a link, which proves the brand is yours. Nothing is created before you open it.</p>
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <form class="card" method="post" action="/onboard/${token}/signup">
 <label for="email">Work email</label>
 <input id="email" name="email" type="email" autocomplete="email" required placeholder="you@${invite.brand_host}">
-<label for="password">Password (at least 8 characters)</label>
-<input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
 <button type="submit">Continue</button>
 </form>
 <form method="post" action="/onboard/${token}/decline">

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
@@ -144,4 +145,40 @@ export async function deliverWebhookJob(app: AppContext, payload: { delivery: st
     }
   });
   return { attempt, status, outcome };
+}
+
+/**
+ * Puts back a job for every pending delivery whose next attempt is long overdue and has
+ * no job waiting or running (its job ran out of attempts through crashes): a delivery is
+ * never left pending with nothing behind it. Run by the hourly sweep.
+ */
+export async function requeueStalledDeliveries(app: AppContext): Promise<number> {
+  const now = app.clock.now();
+  const overdue = new Date(now.getTime() - 15 * 60_000).toISOString();
+  const stalled = await app.db
+    .selectFrom('webhook_deliveries as d')
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<', overdue)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('jobs as j')
+            .select('j.id')
+            .where('j.name', '=', DELIVER_JOB)
+            .where('j.status', 'in', ['queued', 'running'])
+            .where(
+              'j.payload',
+              '=',
+              sql<string>`${sql.lit('{"delivery":"')} || d.id || ${sql.lit('"}')}`,
+            ),
+        ),
+      ),
+    )
+    .limit(1000)
+    .execute();
+  for (const d of stalled) {
+    await enqueue(app.db, DELIVER_JOB, { delivery: d.id }, { now: now.toISOString() });
+  }
+  return stalled.length;
 }

@@ -50,7 +50,7 @@ export const DELIVER_JOB = 'webhook.deliver';
  * delivery (and its first job) per subscribed, enabled endpoint of the accounts the event
  * is routed to. Routing is read here, in the same transaction: the brand's own account,
  * and every partner with an **active** delegation of it, so deliveries for a dropped
- * brand stop with the drop itself. A delegation event also reaches both of its parties.
+ * brand stop with the drop itself. A delegation event reaches its two parties only.
  */
 export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
   const type = EVENT_OF_ACTION[e.action];
@@ -62,15 +62,20 @@ export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
     .where('b.id', '=', e.brandId)
     .executeTakeFirst();
   if (!brand) return;
-  const partners = await db
-    .selectFrom('delegations')
-    .select('partner_account_id')
-    .where('brand_id', '=', e.brandId)
-    .where('status', '=', 'active')
-    .execute();
-  const accounts = new Set([brand.account_id, ...partners.map((p) => p.partner_account_id)]);
-  for (const party of [e.details?.partner, e.details?.client, e.accountId]) {
-    if (type.startsWith('delegation.') && typeof party === 'string') accounts.add(party);
+  const accounts = new Set([brand.account_id]);
+  if (type.startsWith('delegation.')) {
+    // Only its two parties: other partners of the brand learn nothing of it.
+    for (const party of [e.details?.partner, e.details?.client, e.accountId]) {
+      if (typeof party === 'string') accounts.add(party);
+    }
+  } else {
+    const partners = await db
+      .selectFrom('delegations')
+      .select('partner_account_id')
+      .where('brand_id', '=', e.brandId)
+      .where('status', '=', 'active')
+      .execute();
+    for (const p of partners) accounts.add(p.partner_account_id);
   }
   const endpoints = await db
     .selectFrom('webhook_endpoints')

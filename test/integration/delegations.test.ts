@@ -38,18 +38,23 @@ async function onboard(token: string, email: string, decision: 'approve' | 'decl
   const page = await fetch(`${svc.url}/onboard/${token}`);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('Northwind invites you');
-  const signup = await form(`/onboard/${token}/signup`, {
-    email,
-    password: 'correct horse battery',
-  });
-  expect(signup.status, await signup.clone().text()).toBe(200);
-  const mail = (await listOutbox(svc.app, 50)).find((m) => m.to === email)!;
-  const link = /\/onboard\/confirm\/(\S+)/.exec(mail.text)![1]!;
+  const link = await signUp(token, email);
   const consent = await fetch(`${svc.url}/onboard/confirm/${link}`);
   expect(await consent.text()).toContain('Allow Northwind to act on');
-  const answer = await form(`/onboard/confirm/${link}`, { decision });
-  expect(answer.status).toBe(303);
+  const answer = await form(`/onboard/confirm/${link}`, {
+    decision,
+    password: 'correct horse battery',
+  });
+  expect(answer.status, await answer.clone().text()).toBe(303);
   return new URL(answer.headers.get('location')!);
+}
+
+/** The sign-up form, then the link from the email it sends. */
+async function signUp(token: string, email: string) {
+  const signup = await form(`/onboard/${token}/signup`, { email });
+  expect(signup.status, await signup.clone().text()).toBe(200);
+  const mail = (await listOutbox(svc.app, 200)).find((m) => m.to === email)!;
+  return /\/onboard\/confirm\/(\S+)/.exec(mail.text)![1]!;
 }
 
 const clientBrands = async () =>
@@ -76,7 +81,6 @@ describe('delegation lifecycle', () => {
     // Not the brand's domain: refused, nothing created.
     const wrong = await form(`/onboard/${created.body.token}/signup`, {
       email: 'someone@gmail.com',
-      password: 'correct horse battery',
     });
     expect(wrong.status).toBe(400);
     expect(await wrong.text()).toContain('must be an address at newclient.example');
@@ -199,43 +203,48 @@ describe('delegation lifecycle', () => {
     expect(r.status).toBe(403);
   });
 
-  it('the partner sees the delegation pending while the client has not consented, and a decline revokes it', async () => {
+  it('signing up creates nothing until the emailed link is used and answered; a decline creates nothing', async () => {
     const created = await invite('declines.example');
-    const signup = await form(`/onboard/${created.body.token}/signup`, {
-      email: 'owner@declines.example',
-      password: 'correct horse battery',
-    });
-    expect(signup.status).toBe(200);
-    const pending = await svc.request('GET', '/v1/delegations', { key: w.keys.owner });
-    expect(pending.body.delegations).toContainEqual(
-      expect.objectContaining({ brand_key: 'declines.example', status: 'pending' }),
-    );
-    const mail = (await listOutbox(svc.app, 50)).find((m) => m.to === 'owner@declines.example')!;
-    const link = /\/onboard\/confirm\/(\S+)/.exec(mail.text)![1]!;
+    const link = await signUp(created.body.token, 'owner@declines.example');
+    const users = await svc.app.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', 'owner@declines.example')
+      .execute();
+    expect(users).toEqual([]);
+    // Opening the link changes nothing either.
+    expect((await fetch(`${svc.url}/onboard/confirm/${link}`)).status).toBe(200);
     const answer = await form(`/onboard/confirm/${link}`, { decision: 'decline' });
     expect(new URL(answer.headers.get('location')!).searchParams.get('outcome')).toBe('declined');
+    const brand = await svc.app.db
+      .selectFrom('brands')
+      .select('id')
+      .where('host', '=', 'declines.example')
+      .execute();
+    expect(brand).toEqual([]);
     const list = await svc.request('GET', '/v1/delegations', { key: w.keys.owner });
-    expect(list.body.delegations).toContainEqual(
-      expect.objectContaining({ brand_key: 'declines.example', status: 'revoked' }),
-    );
+    expect(
+      list.body.delegations.some((d: { brand_key: string }) => d.brand_key === 'declines.example'),
+    ).toBe(false);
+    // The link is spent.
+    expect((await fetch(`${svc.url}/onboard/confirm/${link}`)).status).toBe(404);
   });
 
-  it('an existing customer must accept as its owner or an admin', async () => {
+  it('an existing customer must accept as its owner or an admin; their password is left alone', async () => {
     const client = await createAccount(svc.app, 'Existing', 'pro');
     await addBrand(svc.app, client, 'existing.example', undefined, false);
     await addUser(svc.app, client, 'member@existing.example', 'correct horse battery', 'member');
     await addUser(svc.app, client, 'boss@existing.example', 'correct horse battery', 'owner');
+    const hashBefore = await svc.app.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('email', '=', 'boss@existing.example')
+      .executeTakeFirstOrThrow();
     const created = await invite('existing.example');
-    const asMember = await form(`/onboard/${created.body.token}/signup`, {
-      email: 'member@existing.example',
-      password: 'correct horse battery',
-    });
+    const memberLink = await signUp(created.body.token, 'member@existing.example');
+    const asMember = await form(`/onboard/confirm/${memberLink}`, { decision: 'approve' });
     expect(asMember.status).toBe(403);
-    const wrongPassword = await form(`/onboard/${created.body.token}/signup`, {
-      email: 'boss@existing.example',
-      password: 'not the password',
-    });
-    expect(wrongPassword.status).toBe(401);
+    expect(await asMember.text()).toContain('its owner or an admin must accept');
     const back = await onboard(created.body.token, 'boss@existing.example', 'approve');
     expect(back.searchParams.get('outcome')).toBe('approved');
     const brand = await svc.app.db
@@ -244,6 +253,32 @@ describe('delegation lifecycle', () => {
       .where('host', '=', 'existing.example')
       .executeTakeFirstOrThrow();
     expect(brand).toEqual({ account_id: client, verified: 1 });
+    const hashAfter = await svc.app.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('email', '=', 'boss@existing.example')
+      .executeTakeFirstOrThrow();
+    expect(hashAfter).toEqual(hashBefore);
+  });
+
+  it('a new account needs a password chosen on the consent page; mailbox-provider brands cannot be claimed', async () => {
+    const created = await invite('needspassword.example');
+    const link = await signUp(created.body.token, 'ceo@needspassword.example');
+    const none = await form(`/onboard/confirm/${link}`, { decision: 'approve', password: '' });
+    expect(none.status).toBe(400);
+    expect(await none.text()).toContain('password: must be 8 to 1024 characters');
+    const ok = await form(`/onboard/confirm/${link}`, {
+      decision: 'approve',
+      password: 'a long enough password',
+    });
+    expect(ok.status).toBe(303);
+
+    const gmail = await invite('gmail.com');
+    const refused = await form(`/onboard/${gmail.body.token}/signup`, {
+      email: 'anyone@gmail.com',
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('mailbox provider');
   });
 });
 

@@ -281,6 +281,24 @@ describe('what the authorization server refuses', () => {
     await expect(signIn(svc.url, { ...target, password: OWNER.password })).rejects.toThrow(/429/);
   });
 
+  it('a user whose email was never confirmed cannot sign in', async () => {
+    await addUser(
+      svc.app,
+      w.accounts.agency,
+      'unproved@northwind.example',
+      OWNER.password,
+      'member',
+    );
+    await svc.app.db
+      .updateTable('users')
+      .set({ email_verified_at: null })
+      .where('email', '=', 'unproved@northwind.example')
+      .execute();
+    await expect(
+      signIn(svc.url, { email: 'unproved@northwind.example', password: OWNER.password }),
+    ).rejects.toThrow(/401/);
+  });
+
   it('a wrong password, and a declined consent', async () => {
     await expect(signIn(svc.url, { ...OWNER, password: 'wrong password' })).rejects.toThrow(/401/);
     const client_id = await register();

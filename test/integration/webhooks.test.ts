@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
-import { retryDelayMs } from '../../src/webhooks/deliver.js';
+import { requeueStalledDeliveries, retryDelayMs } from '../../src/webhooks/deliver.js';
 import { addEndpoint, listDeliveries, rotateSecret } from '../../src/webhooks/endpoints.js';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -179,13 +179,24 @@ describe('deliveries', () => {
     script.set('/restart', [500, 200]);
     await addEndpoint(svc.app, w.accounts.agency, `${base}/restart`, ['story.created'], 'test');
     await w.story('northwind.example', 503);
-    // The first attempt fails and the next one is scheduled; then the process "dies":
-    // its runner runs nothing more, and a new process on the same database takes over.
-    await svc.app.jobs.drain();
+    // The first attempt fails and the next one is scheduled a minute out; then the process
+    // "dies": its runner runs nothing more, and a new process on the same database, once
+    // the minute has passed, takes over.
+    svc.app.config.webhookRetryBaseMs = 60_000;
+    try {
+      await svc.app.jobs.drain();
+    } finally {
+      svc.app.config.webhookRetryBaseMs = 20;
+    }
     expect(seen.get('/restart')).toBe(1);
+    const past = new Date(Date.now() - 1000).toISOString();
+    await svc.app.db
+      .updateTable('jobs')
+      .set({ run_at: past })
+      .where('status', '=', 'queued')
+      .execute();
     const restarted = await createContext(svc.app.config);
     try {
-      await new Promise((r) => setTimeout(r, 60));
       await settle(restarted);
     } finally {
       await restarted.close();
@@ -229,6 +240,28 @@ describe('deliveries', () => {
       'story.created',
       'delegation.dropped',
     ]);
+  });
+});
+
+describe('stalled deliveries', () => {
+  it('a pending delivery with no job behind it is put back by the sweep', async () => {
+    await addEndpoint(svc.app, w.accounts.agency, `${base}/stalled`, ['story.created'], 'test');
+    await w.story('northwind.example', 507);
+    // Its job is lost (as when a crash loop used up the job's attempts).
+    await svc.app.db
+      .deleteFrom('jobs')
+      .where('name', '=', 'webhook.deliver')
+      .where('status', '=', 'queued')
+      .execute();
+    await svc.app.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: new Date(Date.now() - 3_600_000).toISOString() })
+      .where('status', '=', 'pending')
+      .execute();
+    expect(await requeueStalledDeliveries(svc.app)).toBeGreaterThanOrEqual(1);
+    expect(await requeueStalledDeliveries(svc.app)).toBe(0);
+    await settle();
+    expect(accepted.filter((a) => a.path === '/stalled').length).toBe(1);
   });
 });
 
