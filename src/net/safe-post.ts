@@ -1,18 +1,14 @@
-import http from 'node:http';
-import https from 'node:https';
-import { useAgent } from 'request-filtering-agent';
+import { fetch } from 'undici';
 import type { Config } from '../config.js';
-import { isAllowlisted } from './public-url.js';
+import { dispatcherFor, FetchRefused } from './safe-fetch.js';
 
 /**
- * POSTs a body to a user-given URL and answers its status. The connection is refused at
- * connect time when the resolved address is not public (request-filtering-agent checks
- * the address actually dialled, so DNS rebinding does not help), unless the target is
- * allowlisted. Redirects are not followed. `timeoutMs` is a deadline for the whole
- * exchange up to the answer's status line: a receiver that trickles bytes cannot hold the
- * caller; the answer's body is not waited for.
+ * POSTs a body to a user-given URL and answers its status, with the same guard as
+ * `safeFetch` (public addresses only, checked when connecting). Redirects are not
+ * followed. `timeoutMs` is a deadline up to the answer's status line: a receiver that
+ * trickles bytes cannot hold the caller; the answer's body is not read.
  */
-export function safePost(
+export async function safePost(
   config: Config,
   target: string,
   body: string,
@@ -20,27 +16,22 @@ export function safePost(
   timeoutMs: number,
 ): Promise<{ status: number }> {
   const url = new URL(target);
-  const client = url.protocol === 'https:' ? https : http;
-  const agent = isAllowlisted(config, url) ? undefined : useAgent(url.href);
-  return new Promise((resolve, reject) => {
-    const req = client.request(
-      url,
-      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
-      (res) => {
-        clearTimeout(deadline);
-        resolve({ status: res.statusCode ?? 0 });
-        // The answer's body is of no use: drop the connection rather than read it.
-        res.destroy();
-      },
-    );
-    const deadline = setTimeout(
-      () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    req.on('error', (e) => {
-      clearTimeout(deadline);
-      reject(e);
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      dispatcher: dispatcherFor(config, url),
+      redirect: 'manual',
+      signal,
+      headers,
+      body,
     });
-    req.end(body);
-  });
+    await res.body?.cancel().catch(() => {});
+    return { status: res.status };
+  } catch (e) {
+    if (e instanceof FetchRefused) throw e;
+    if (signal.aborted) throw new Error(`no answer within ${timeoutMs} ms`);
+    const cause = (e as { cause?: Error }).cause;
+    throw new Error(cause?.message ?? (e as Error).message);
+  }
 }

@@ -51,7 +51,7 @@ describe('safePost', () => {
 
   it('refuses to connect to loopback unless allowlisted', async () => {
     await expect(safePost(loadConfig({}), `${base}/ok`, '{}', {}, 1000)).rejects.toThrow(
-      /not allowed/,
+      /is not a public address/,
     );
   });
 });

@@ -1,0 +1,166 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Config, loadConfig } from '../../src/config.js';
+import { FetchRefused, safeFetch } from '../../src/net/safe-fetch.js';
+
+/**
+ * The SSRF table: hostile URLs and redirect chains, all refused. A local server stands in
+ * for a public site (allowlisted by its exact host:port, as FETCH_ALLOW_HOSTS does) and
+ * redirects wherever a test tells it to; a second local server is the "internal" target
+ * that must never be reached.
+ */
+let site: http.Server;
+let internal: http.Server;
+let siteBase: string;
+let internalBase: string;
+let internalHits = 0;
+let config: Config;
+
+const BOMB = gzipSync(Buffer.alloc(20 * 1024 * 1024));
+
+beforeAll(async () => {
+  internal = http.createServer((_req, res) => {
+    internalHits++;
+    res.end('secret');
+  });
+  internal.listen(0, '127.0.0.1');
+  await once(internal, 'listening');
+  internalBase = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
+
+  site = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    if (url.pathname === '/to') {
+      res.writeHead(302, { location: url.searchParams.get('u')! }).end();
+    } else if (url.pathname === '/loop') {
+      const n = Number(url.searchParams.get('n'));
+      res.writeHead(302, { location: `/loop?n=${n + 1}` }).end();
+    } else if (url.pathname === '/bomb') {
+      res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/html' }).end(BOMB);
+    } else if (url.pathname === '/big') {
+      res.writeHead(200, { 'content-length': String(10 * 1024 * 1024) });
+      res.end(Buffer.alloc(10 * 1024 * 1024));
+    } else if (url.pathname === '/slow') {
+      res.writeHead(200);
+      const t = setInterval(() => res.write('x'), 50);
+      res.on('close', () => clearInterval(t));
+    } else {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>article</h1>');
+    }
+  });
+  site.listen(0, '127.0.0.1');
+  await once(site, 'listening');
+  const port = (site.address() as AddressInfo).port;
+  siteBase = `http://127.0.0.1:${port}`;
+  config = loadConfig({ FETCH_ALLOW_HOSTS: `127.0.0.1:${port}` });
+});
+afterAll(() => {
+  site.closeAllConnections();
+  site.close();
+  internal.close();
+});
+
+const HOSTILE = [
+  'http://127.0.0.1/',
+  'http://127.1/',
+  'http://2130706433/',
+  'http://0x7f000001/',
+  'http://0177.0.0.1/',
+  'http://017700000001/',
+  'http://127.000.000.001/',
+  'http://localhost/',
+  'http://LocalHost:80/',
+  'http://[::1]/',
+  'http://[0:0:0:0:0:0:0:1]/',
+  'http://[::ffff:127.0.0.1]/',
+  'http://[::ffff:7f00:1]/',
+  'http://[64:ff9b::7f00:1]/',
+  'http://[2002:7f00:1::]/',
+  'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+  'http://10.0.0.1/',
+  'http://172.16.0.1/',
+  'http://192.168.1.1/',
+  'http://169.254.169.254/latest/meta-data/',
+  'http://[fd00:ec2::254]/latest/meta-data/',
+  'http://100.64.0.1/',
+  'http://0.0.0.0/',
+  'http://0/',
+  'http://[::]/',
+  'http://[fc00::1]/',
+  'http://[fe80::1]/',
+  'http://224.0.0.1/',
+  'http://255.255.255.255/',
+  'http://198.18.0.1/',
+  'http://user:pass@example.com/',
+  'ftp://example.com/file',
+  'file:///etc/passwd',
+  'gopher://127.0.0.1:70/',
+  'data:text/plain,hello',
+  'javascript:alert(1)',
+  'not a url',
+];
+
+describe('SSRF: hostile URLs', () => {
+  it.each(HOSTILE)('%s is refused by the rules, before any connection', async (url) => {
+    const e = await safeFetch(config, url, { limits: { timeoutMs: 3000 } }).catch((x) => x);
+    expect(e).toBeInstanceOf(FetchRefused);
+    // Refused by policy, not by a network failure that happened to stop it.
+    expect(e.message).not.toMatch(/^cannot fetch: (?!.*non-public)/);
+  });
+
+  it(`counts at least 30 (${HOSTILE.length})`, () => {
+    expect(HOSTILE.length).toBeGreaterThanOrEqual(30);
+  });
+});
+
+describe('SSRF: redirect chains', () => {
+  const via = (target: string) => `${siteBase}/to?u=${encodeURIComponent(target)}`;
+  it.each([
+    ['to the internal service', () => `${internalBase}/`],
+    ['to loopback by name', () => `http://localhost:${new URL(internalBase).port}/`],
+    ['to IPv6 loopback', () => `http://[::1]:${new URL(internalBase).port}/`],
+    ['to the metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['to a decimal loopback', () => 'http://2130706433/'],
+    ['to a file', () => 'file:///etc/passwd'],
+    ['through a second hop', () => via(`${internalBase}/`)],
+  ])('a redirect %s is refused', async (_name, target) => {
+    const before = internalHits;
+    await expect(safeFetch(config, via(target()))).rejects.toBeInstanceOf(FetchRefused);
+    expect(internalHits).toBe(before);
+  });
+
+  it('too many redirects are refused', async () => {
+    await expect(safeFetch(config, `${siteBase}/loop?n=0`)).rejects.toThrow(
+      'more than 5 redirects',
+    );
+  });
+});
+
+describe('limits', () => {
+  it('a gzip bomb stops at the size limit, counted after decompression', async () => {
+    await expect(
+      safeFetch(config, `${siteBase}/bomb`, { limits: { maxBytes: 1024 * 1024 } }),
+    ).rejects.toThrow('larger than 1048576 bytes');
+  });
+
+  it('a declared oversize body is refused before reading it', async () => {
+    await expect(
+      safeFetch(config, `${siteBase}/big`, { limits: { maxBytes: 1024 * 1024 } }),
+    ).rejects.toThrow('larger than');
+  });
+
+  it('a body that never ends hits the deadline', async () => {
+    await expect(
+      safeFetch(config, `${siteBase}/slow`, { limits: { timeoutMs: 300 } }),
+    ).rejects.toThrow('no complete answer within 300 ms');
+  });
+
+  it('an allowed page is fetched, redirects followed', async () => {
+    const r = await safeFetch(config, `${siteBase}/to?u=${encodeURIComponent('/article')}`);
+    expect(r.status).toBe(200);
+    expect(r.url).toBe(`${siteBase}/article`);
+    expect(r.body.toString()).toBe('<h1>article</h1>');
+  });
+});
