@@ -1,0 +1,100 @@
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+
+/** The readable article of a page, as plain text: nothing of the page's markup is kept. */
+export interface ExtractedArticle {
+  title: string;
+  publisher: string;
+  author: string | null;
+  /** ISO 8601 date-time when the page states one, else null. */
+  published_at: string | null;
+  text: string;
+  /** The page's canonical URL when it names an http(s) one, else the URL it was read from. */
+  canonical_url: string;
+  lang: string | null;
+}
+
+const MAX_TITLE = 500;
+const MAX_TEXT = 100_000;
+
+/** Plain text as stored: control characters out (NUL included), whitespace collapsed. */
+export function cleanText(s: string, max: number): string {
+  return s
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
+    .replace(/[ \t\u00A0]+/g, ' ')
+    .replace(/\s*\n\s*(\n\s*)+/g, '\n\n')
+    .trim()
+    .slice(0, max);
+}
+
+/** linkedom's document (the project has no DOM library types). */
+type Doc = ReturnType<typeof parseHTML>['document'];
+
+const meta = (doc: Doc, selector: string) =>
+  doc.querySelector(selector)?.getAttribute('content')?.trim() || null;
+
+function isoDate(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+/** datePublished from the page's JSON-LD, if any block states one. */
+function jsonLdDate(doc: Doc): string | null {
+  for (const script of doc.querySelectorAll('script[type="application/ld+json"]')) {
+    try {
+      const data = JSON.parse(script.textContent ?? '');
+      for (const item of Array.isArray(data) ? data : [data, ...(data?.['@graph'] ?? [])]) {
+        const date = isoDate(item?.datePublished);
+        if (date) return date;
+      }
+    } catch {
+      // A broken block says nothing.
+    }
+  }
+  return null;
+}
+
+function canonicalOf(doc: Doc, pageUrl: string): string {
+  const href = doc.querySelector('link[rel="canonical"]')?.getAttribute('href');
+  if (!href) return pageUrl;
+  try {
+    const url = new URL(href, pageUrl);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : pageUrl;
+  } catch {
+    return pageUrl;
+  }
+}
+
+/**
+ * Reads the article out of an HTML page with Mozilla's Readability (the engine of
+ * Firefox's reader view) over linkedom. Only text leaves here, so no markup, script or
+ * link of the page is ever stored or rendered. Answers null when the page holds no
+ * readable article.
+ */
+export function extractArticle(html: string, pageUrl: string): ExtractedArticle | null {
+  const { document: doc } = parseHTML(html);
+  const canonical = canonicalOf(doc, pageUrl);
+  const metaDate =
+    isoDate(meta(doc, 'meta[property="article:published_time"]')) ??
+    isoDate(meta(doc, 'meta[name="date"]')) ??
+    isoDate(doc.querySelector('time[datetime]')?.getAttribute('datetime')) ??
+    jsonLdDate(doc);
+  const siteName = meta(doc, 'meta[property="og:site_name"]');
+  const lang = doc.documentElement?.getAttribute('lang') || null;
+  // Readability is typed against the DOM library; linkedom's document is what it runs on.
+  const article = new Readability(doc as never, { charThreshold: 200 }).parse();
+  if (!article?.textContent) return null;
+  const text = cleanText(article.textContent, MAX_TEXT);
+  if (text.length < 200) return null;
+  const title = cleanText(article.title || meta(doc, 'meta[property="og:title"]') || '', MAX_TITLE);
+  return {
+    title: title || new URL(canonical).hostname,
+    publisher: cleanText(article.siteName || siteName || new URL(canonical).hostname, 200),
+    author: article.byline ? cleanText(article.byline, 200) : null,
+    published_at: isoDate(article.publishedTime) ?? metaDate,
+    text,
+    canonical_url: canonical,
+    lang: article.lang || lang,
+  };
+}
