@@ -46,7 +46,7 @@ export function buildStoryRows(
     story_id: storyId,
     source_key: 's1',
     url: article.url,
-    canonical_url: article.url,
+    canonical_url: article.canonical_url ?? article.url,
     publisher: article.publisher,
     title: article.title,
     published_at: article.published_at,

@@ -32,13 +32,16 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
       responses: {
         ...('never' in op.access
           ? {}
-          : {
-              [String(op.status ?? 200)]: {
-                description:
-                  op.status === 202 ? 'Accepted: the work finishes in the background' : 'Success',
-                content: { 'application/json': { schema: schemaOf(op.output, 'output') } },
-              },
-            }),
+          : Object.fromEntries(
+              successStatuses(op).map((status) => [
+                String(status),
+                {
+                  description:
+                    status === 202 ? 'Accepted: the work finishes in the background' : 'Success',
+                  content: { 'application/json': { schema: schemaOf(op.output, 'output') } },
+                },
+              ]),
+            )),
         ...Object.fromEntries(
           Object.entries(ERROR_STATUSES).map(([status, description]) => [
             status,
@@ -103,3 +106,7 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
     paths,
   };
 }
+
+/** A status decided by the answer (queued or already there) documents both. */
+const successStatuses = (op: Operation) =>
+  typeof op.status === 'function' ? [202, 200] : [op.status ?? 200];

@@ -1,5 +1,6 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
 import { generateProposalJob } from '../domain/proposals.js';
+import { FROM_URL_JOB, storyFromUrlJob } from '../domain/story-from-url.js';
 import { sendEmailJob } from '../email/outbox.js';
 import { deliverWebhookJob } from '../webhooks/deliver.js';
 import type { JobHandler } from './queue.js';
@@ -10,4 +11,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   'advisory.propose': generateProposalJob,
   'billing.client_brands': recalculateClientBrands,
   'webhook.deliver': deliverWebhookJob,
+  [FROM_URL_JOB]: storyFromUrlJob,
 };

@@ -27,7 +27,8 @@ export async function executeOperation(
   refuseNul(parsed.data);
   const handler = via === 'mcp' && op.tool ? op.tool.handler : op.handler;
   const body = await handler({ app, actor }, parsed.data);
-  return { status: op.status ?? 200, body };
+  const status = typeof op.status === 'function' ? op.status(body as never) : (op.status ?? 200);
+  return { status, body };
 }
 
 /** Inputs are flat; anything deeper than this is refused rather than walked. */

@@ -13,7 +13,9 @@ import { deleteBrandNote } from './notes/delete-brand-note.js';
 import { postBrandNote } from './notes/post-brand-note.js';
 import type { Operation } from './operation.js';
 import { createShare } from './shares/create-share.js';
+import { createStoryFromUrl } from './stories/create-story-from-url.js';
 import { getStory } from './stories/get-story.js';
+import { getStoryFromUrlJob } from './stories/get-story-from-url-job.js';
 import { listStories } from './stories/list-stories.js';
 import { assignPhase } from './teamwork/assign-phase.js';
 import { assignStory } from './teamwork/assign-story.js';
@@ -43,5 +45,7 @@ export const operations: readonly Operation[] = [
   createDelegationInvite,
   revokeDelegationInvite,
   createShare,
+  createStoryFromUrl,
+  getStoryFromUrlJob,
   createApiKey,
 ] as unknown as readonly Operation[];

@@ -29,8 +29,11 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
   output: O;
   access: Access;
   hints: Hints;
-  /** The success status when it is not 200 (202 for work that finishes in the background). */
-  status?: number;
+  /**
+   * The success status when it is not 200 (202 for work that finishes in the background),
+   * or how to tell it from the answer when it depends on what happened.
+   */
+  status?: number | ((body: z.input<O>) => number);
   handler: (ctx: OperationContext, input: z.output<I>) => Promise<z.input<O>>;
   /**
    * Where the specification makes the `v1_` MCP tool answer more than REST (the rows of

@@ -5,6 +5,8 @@
  */
 export interface ArticleInput {
   url: string;
+  /** The page's canonical URL, when known; the URL itself otherwise. */
+  canonical_url?: string;
   title: string;
   publisher: string;
   published_at: string;

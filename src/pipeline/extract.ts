@@ -55,6 +55,14 @@ function jsonLdDate(doc: Doc): string | null {
   return null;
 }
 
+/** "Acme recalls toasters | Daily Planet" → "Acme recalls toasters". */
+function withoutSiteName(title: string, publisher: string): string {
+  for (const sep of [' | ', ' - ', ' – ', ' — ', ' · ']) {
+    if (title.endsWith(`${sep}${publisher}`)) return title.slice(0, -(sep.length + publisher.length));
+  }
+  return title;
+}
+
 function canonicalOf(doc: Doc, pageUrl: string): string {
   const href = doc.querySelector('link[rel="canonical"]')?.getAttribute('href');
   if (!href) return pageUrl;
@@ -87,10 +95,14 @@ export function extractArticle(html: string, pageUrl: string): ExtractedArticle 
   if (!article?.textContent) return null;
   const text = cleanText(article.textContent, MAX_TEXT);
   if (text.length < 200) return null;
-  const title = cleanText(article.title || meta(doc, 'meta[property="og:title"]') || '', MAX_TITLE);
+  const publisher = cleanText(article.siteName || siteName || new URL(canonical).hostname, 200);
+  const title = withoutSiteName(
+    cleanText(meta(doc, 'meta[property="og:title"]') || article.title || '', MAX_TITLE),
+    publisher,
+  );
   return {
     title: title || new URL(canonical).hostname,
-    publisher: cleanText(article.siteName || siteName || new URL(canonical).hostname, 200),
+    publisher,
     author: article.byline ? cleanText(article.byline, 200) : null,
     published_at: isoDate(article.publishedTime) ?? metaDate,
     text,

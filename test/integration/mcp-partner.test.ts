@@ -55,6 +55,16 @@ async function prepare(op: Operation): Promise<Record<string, unknown>> {
     });
     return { brand: host };
   }
+  if (op.id === 'create_story_from_url') {
+    return { brand: BRAND, url: `https://news.example/${n++}` };
+  }
+  if (op.id === 'get_story_from_url_job') {
+    const r = await svc.request('POST', '/v1/stories/from-url', {
+      key: w.keys.owner,
+      body: { brand: BRAND, url: `https://news.example/${n++}` },
+    });
+    return { brand: BRAND, job: r.body.job };
+  }
   if (op.id === 'create_delegation_invite') {
     return { brand: `client-${++clients}.example`, return_url: 'https://partner.example/back' };
   }
@@ -135,6 +145,7 @@ function normalize(value: unknown, input: Record<string, unknown>): string {
     .replace(/northwind\/\d+/g, 'northwind/<n>')
     .replace(/"next_cursor":"[^"]+"/g, '"next_cursor":"<cursor>"')
     .replace(/inv_[A-Za-z0-9_-]{43}/g, '<invite>')
+    .replace(/job_[a-z0-9]+/g, '<job>')
     .replace(/\/s\/[A-Za-z0-9_-]{24}/g, '/s/<share>')
     .replace(/client-\d+\.example/g, '<client>');
 }

@@ -1,0 +1,154 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/** POST /v1/stories/from-url end to end, against a local news site. */
+let svc: TestService;
+let w: World;
+let site: http.Server;
+let base: string;
+const BRAND = 'northwind.example';
+
+const article = (title: string, mention: string, canonical?: string) => `<!doctype html>
+<html lang="en"><head><title>${title} | The Ledger</title>
+<meta property="og:site_name" content="The Ledger">
+<meta property="article:published_time" content="2026-11-18T09:00:00Z">
+${canonical ? `<link rel="canonical" href="${canonical}">` : ''}
+</head><body><nav>Home · Business · Tech</nav><article><h1>${title}</h1>
+${[1, 2, 3, 4]
+  .map(
+    (i) =>
+      `<p>Paragraph ${i}. ${mention} said on Tuesday that its supply contracts with three regional distributors will be renegotiated after a dispute over late deliveries and disputed invoices reached the courts.</p>`,
+  )
+  .join('\n')}
+</article><footer>© The Ledger</footer></body></html>`;
+
+beforeAll(async () => {
+  site = http.createServer((req, res) => {
+    const pages: Record<string, string> = {
+      '/business/northwind-dispute': article('Northwind in contract dispute', 'Northwind'),
+      '/amp/northwind-dispute': article(
+        'Northwind in contract dispute',
+        'Northwind',
+        '/business/northwind-dispute',
+      ),
+      '/business/other-company': article('Globex in contract dispute', 'Globex Corporation'),
+    };
+    const page = pages[req.url ?? ''];
+    if (req.url === '/feed.json') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    } else if (page) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  site.listen(0, '127.0.0.1');
+  await once(site, 'listening');
+  const port = (site.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+  svc = await startService({ FETCH_ALLOW_HOSTS: `127.0.0.1:${port}` }, { runJobs: false });
+  w = await seedWorld(svc.app);
+});
+afterAll(async () => {
+  site.close();
+  await svc.close();
+});
+
+const fromUrl = (url: string) =>
+  svc.request('POST', '/v1/stories/from-url', { key: w.keys.owner, body: { brand: BRAND, url } });
+const jobOf = (job: string) =>
+  svc.request('GET', '/v1/stories/from-url', { key: w.keys.owner, query: { brand: BRAND, job } });
+
+describe('story from URL', () => {
+  it('queued → done → in the list; the same URL again → exists, nothing regenerated', async () => {
+    const url = `${base}/business/northwind-dispute`;
+    const queued = await fromUrl(url);
+    expect(queued.status).toBe(202);
+    expect(queued.body).toEqual({
+      ok: true,
+      status: 'queued',
+      job: expect.stringMatching(/^job_/),
+    });
+    expect((await jobOf(queued.body.job)).body).toMatchObject({ status: 'queued' });
+
+    await svc.app.jobs.drain();
+    const done = await jobOf(queued.body.job);
+    expect(done.body).toEqual({
+      ok: true,
+      brand: BRAND,
+      job: queued.body.job,
+      status: 'done',
+      event_uri: expect.any(String),
+    });
+    const list = await svc.request('GET', '/v1/stories', {
+      key: w.keys.owner,
+      query: { brand: BRAND },
+    });
+    expect(list.body.stories[0]).toMatchObject({
+      event_uri: done.body.event_uri,
+      title: 'Northwind in contract dispute',
+    });
+    const story = await svc.request('GET', '/v1/story', {
+      key: w.keys.owner,
+      query: { brand: BRAND, event_uri: done.body.event_uri },
+    });
+    expect(story.body.story.advisory.locked).toBe(true);
+
+    const again = await fromUrl(url);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ok: true, status: 'exists', event_uri: done.body.event_uri });
+    const ledger = await svc.app.db.selectFrom('billing_ledger').select('id').execute();
+    expect(ledger).toEqual([]);
+  });
+
+  it('another URL of the same article (its canonical) joins the story it is already in', async () => {
+    const queued = await fromUrl(`${base}/amp/northwind-dispute`);
+    await svc.app.jobs.drain();
+    const first = await fromUrl(`${base}/business/northwind-dispute`);
+    expect((await jobOf(queued.body.job)).body).toMatchObject({
+      status: 'done',
+      event_uri: first.body.event_uri,
+    });
+  });
+
+  it('a page that does not mention the brand fails with a reason', async () => {
+    const queued = await fromUrl(`${base}/business/other-company`);
+    await svc.app.jobs.drain();
+    expect((await jobOf(queued.body.job)).body).toMatchObject({
+      status: 'failed',
+      reason: 'brand not mentioned',
+    });
+  });
+
+  it('pages that cannot be used fail with their reason; private addresses are refused at once', async () => {
+    const missing = await fromUrl(`${base}/nowhere`);
+    const json = await fromUrl(`${base}/feed.json`);
+    await svc.app.jobs.drain();
+    expect((await jobOf(missing.body.job)).body).toMatchObject({
+      status: 'failed',
+      reason: 'the page answered HTTP 404',
+    });
+    expect((await jobOf(json.body.job)).body).toMatchObject({
+      status: 'failed',
+      reason: 'not an HTML page (application/json)',
+    });
+    const local = await fromUrl('http://169.254.169.254/latest/meta-data/');
+    expect(local.status).toBe(400);
+    expect(local.body.error).toMatch(/^url: /);
+    const ftp = await fromUrl('ftp://example.com/a');
+    expect(ftp.status).toBe(400);
+  });
+
+  it("another brand's job is not found", async () => {
+    const queued = await fromUrl(`${base}/business/northwind-dispute-2`);
+    const foreign = await svc.request('GET', '/v1/stories/from-url', {
+      key: w.keys.owner,
+      query: { brand: 'acme.com', job: queued.body.job },
+    });
+    expect(foreign.status).toBe(404);
+  });
+});
