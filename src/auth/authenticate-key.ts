@@ -44,10 +44,46 @@ export function presentedKey(headers: Record<string, string | string[] | undefin
 }
 
 /**
+ * Past the limit of failed credentials per client address, that address gets 429 before
+ * any credential is even looked at, so keys and tokens cannot be guessed at speed.
+ */
+export async function refuseFailingAddress(app: AppContext, clientAddress: string, now: number) {
+  const failures = await app.limiter.peek(`authfail:${clientAddress}`);
+  const limit = app.config.authFailuresPerMinute;
+  if (failures && failures.count >= limit) throw tooMany(limit, failures, now);
+}
+
+/** Counts a failed credential against the client address; answers the 401 to throw. */
+export async function failedCredential(
+  app: AppContext,
+  clientAddress: string,
+  now: number,
+  text?: string,
+): Promise<AppError> {
+  const w = await app.limiter.hit(`authfail:${clientAddress}`, WINDOW_MS);
+  return new AppError(
+    'unauthenticated',
+    text,
+    rateHeaders(app.config.authFailuresPerMinute, w, now),
+  );
+}
+
+/** Counts a call in its caller's window (a key, or a user in an account); 429 past it. */
+export async function countCall(
+  app: AppContext,
+  bucket: string,
+  now: number,
+): Promise<RateHeaders> {
+  const limit = app.config.rateLimitPerMinute;
+  const w = await app.limiter.hit(bucket, WINDOW_MS);
+  if (w.count > limit) throw tooMany(limit, w, now);
+  return rateHeaders(limit, w, now);
+}
+
+/**
  * Resolves an API key to its actor on every call (so a revocation holds on the next
  * request), counts the call in the key's window, and applies the plan gate. Failed
- * attempts are counted per client address; past the limit that address gets 429 before
- * any key is even looked at, so keys cannot be guessed at speed.
+ * attempts are counted per client address (refuseFailingAddress).
  */
 export async function authenticateKey(
   app: AppContext,
@@ -55,21 +91,10 @@ export async function authenticateKey(
   clientAddress: string,
 ): Promise<{ actor: Actor; headers: RateHeaders }> {
   const now = app.clock.now().getTime();
-  const failBucket = `authfail:${clientAddress}`;
-  const failLimit = app.config.authFailuresPerMinute;
-  const failures = await app.limiter.peek(failBucket);
-  if (failures && failures.count >= failLimit) throw tooMany(failLimit, failures, now);
-
+  await refuseFailingAddress(app, clientAddress, now);
   const row = await findKey(app, rawKey);
-  if (!row) {
-    const w = await app.limiter.hit(failBucket, WINDOW_MS);
-    throw new AppError('unauthenticated', undefined, rateHeaders(failLimit, w, now));
-  }
-
-  const limit = app.config.rateLimitPerMinute;
-  const w = await app.limiter.hit(`key:${row.id}`, WINDOW_MS);
-  if (w.count > limit) throw tooMany(limit, w, now);
-  const headers = rateHeaders(limit, w, now);
+  if (!row) throw await failedCredential(app, clientAddress, now);
+  const headers = await countCall(app, `key:${row.id}`, now);
 
   if (!hasApiAccess(row.plan)) {
     const e = forbidden();

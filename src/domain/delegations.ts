@@ -22,39 +22,71 @@ export async function grantDelegation(
   if (partner.id === opts.clientId) throw invalid('partner: must differ from the client');
   if (partner.plan !== 'agency') throw invalid('partner: client delegation needs the agency plan');
   const now = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
-    const active = await trx
-      .selectFrom('delegations')
-      .select('id')
-      .where('brand_id', '=', brand.id)
-      .where('partner_account_id', '=', partner.id)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    if (active) throw conflict('delegation: already active');
-    await trx
-      .insertInto('delegations')
-      .values({
-        id: newId('dlg'),
-        partner_account_id: partner.id,
-        client_account_id: opts.clientId,
-        brand_id: brand.id,
-        status: 'active',
-        granted_at: now,
-        ended_at: null,
-        created_at: now,
-      })
-      .execute();
-    await writeAudit(trx, {
-      accountId: opts.clientId,
-      brandId: brand.id,
+  await withTransaction(app.db, (trx) =>
+    activateDelegation(trx, {
+      partnerId: partner.id,
+      brand: { id: brand.id, account_id: opts.clientId },
       actor: opts.actor,
-      action: 'delegation.granted',
-      details: { partner: partner.id },
+      details: {},
       at: now,
-    });
-    await enqueue(trx, 'billing.client_brands', { account: partner.id }, { now });
-  });
+    }),
+  );
   return 'active';
+}
+
+/**
+ * The client's consent, in the caller's transaction (the operator's grant, or the end of
+ * onboarding): an active delegation, a managed (no longer handed-back) client account,
+ * the audit entry and its `delegation.activated` event, and the partner's billed
+ * quantity recalculated.
+ */
+export async function activateDelegation(
+  trx: Db,
+  d: {
+    partnerId: string;
+    brand: { id: string; account_id: string };
+    actor: string;
+    details: Record<string, unknown>;
+    at: string;
+  },
+): Promise<void> {
+  // The client account's row first: a drop running now decides hand-back after this.
+  await lockAccount(trx, d.brand.account_id);
+  const active = await trx
+    .selectFrom('delegations')
+    .select('id')
+    .where('brand_id', '=', d.brand.id)
+    .where('partner_account_id', '=', d.partnerId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  if (active) throw conflict('delegation: already active for this brand');
+  await trx
+    .insertInto('delegations')
+    .values({
+      id: newId('dlg'),
+      partner_account_id: d.partnerId,
+      client_account_id: d.brand.account_id,
+      brand_id: d.brand.id,
+      status: 'active',
+      granted_at: d.at,
+      ended_at: null,
+      created_at: d.at,
+    })
+    .execute();
+  await trx
+    .updateTable('accounts')
+    .set({ state: 'active', trial_ends_at: null })
+    .where('id', '=', d.brand.account_id)
+    .execute();
+  await writeAudit(trx, {
+    accountId: d.brand.account_id,
+    brandId: d.brand.id,
+    actor: d.actor,
+    action: 'delegation.granted',
+    details: { partner: d.partnerId, ...d.details },
+    at: d.at,
+  });
+  await enqueue(trx, 'billing.client_brands', { account: d.partnerId }, { now: d.at });
 }
 
 /** The reclaim trial of a client account handed back after its last delegation ended. */

@@ -5,10 +5,9 @@ import { type Db, withTransaction } from '../db/database.js';
 import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
-import { enqueue } from '../jobs/queue.js';
 import { writeAudit } from './audit.js';
 import { findInvite } from './delegation-invites.js';
-import { lockAccount } from './delegations.js';
+import { activateDelegation } from './delegations.js';
 
 /** How long the email confirmation link of onboarding works. */
 const CONFIRM_TTL_MS = 24 * 3_600_000;
@@ -194,7 +193,13 @@ export async function decideOnboarding(
     if (!approve) return;
     const userId = await verifiedUser(trx, signup.email, passwordHash, at);
     const brand = await clientBrand(trx, invite, userId, at);
-    await activate(trx, invite, brand, `user:${userId}`, at);
+    await activateDelegation(trx, {
+      partnerId: invite.partner_account_id,
+      brand,
+      actor: `user:${userId}`,
+      details: { invite: invite.id },
+      at,
+    });
   });
   return returnTo(invite, approve ? 'approved' : 'declined');
 }
@@ -328,53 +333,6 @@ async function clientBrand(trx: Db, invite: Invite, userId: string, at: string) 
     .execute();
   await writeAudit(trx, { accountId, actor: `user:${userId}`, action: 'account.created', at });
   return { id: brandId, account_id: accountId };
-}
-
-async function activate(
-  trx: Db,
-  invite: Invite,
-  brand: { id: string; account_id: string },
-  actor: string,
-  at: string,
-) {
-  // The client account's row first: a drop running now decides hand-back after this.
-  await lockAccount(trx, brand.account_id);
-  const active = await trx
-    .selectFrom('delegations')
-    .select('id')
-    .where('brand_id', '=', brand.id)
-    .where('partner_account_id', '=', invite.partner_account_id)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-  if (active) throw conflict('delegation: already active for this brand');
-  await trx
-    .insertInto('delegations')
-    .values({
-      id: newId('dlg'),
-      partner_account_id: invite.partner_account_id,
-      client_account_id: brand.account_id,
-      brand_id: brand.id,
-      status: 'active',
-      granted_at: at,
-      ended_at: null,
-      created_at: at,
-    })
-    .execute();
-  // A handed-back account that delegates again is managed again.
-  await trx
-    .updateTable('accounts')
-    .set({ state: 'active', trial_ends_at: null })
-    .where('id', '=', brand.account_id)
-    .execute();
-  await writeAudit(trx, {
-    accountId: brand.account_id,
-    brandId: brand.id,
-    actor,
-    action: 'delegation.granted',
-    details: { partner: invite.partner_account_id, invite: invite.id },
-    at,
-  });
-  await enqueue(trx, 'billing.client_brands', { account: invite.partner_account_id }, { now: at });
 }
 
 function returnTo(invite: Invite, outcome: 'approved' | 'declined'): string {

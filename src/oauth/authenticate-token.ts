@@ -1,13 +1,15 @@
 import type Provider from 'oidc-provider';
-import { type RateHeaders, rateHeaders } from '../auth/authenticate-key.js';
+import {
+  countCall,
+  failedCredential,
+  type RateHeaders,
+  refuseFailingAddress,
+} from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
-import { AppError } from '../errors.js';
 import type { Actor } from '../policy.js';
 import { MCP_SCOPE, mcpResource } from './provider.js';
 import { parseSubject } from './subject.js';
-
-const WINDOW_MS = 60_000;
 
 export const TOKEN_REFUSED = 'invalid, expired or revoked access token';
 
@@ -25,31 +27,10 @@ export async function authenticateToken(
   clientAddress: string,
 ): Promise<{ actor: Actor; headers: RateHeaders }> {
   const now = app.clock.now().getTime();
-  const failBucket = `authfail:${clientAddress}`;
-  const failLimit = app.config.authFailuresPerMinute;
-  const failures = await app.limiter.peek(failBucket);
-  if (failures && failures.count >= failLimit) {
-    const headers = rateHeaders(failLimit, failures, now);
-    throw new AppError('rate_limited', undefined, {
-      ...headers,
-      'retry-after': headers['ratelimit-reset']!,
-    });
-  }
+  await refuseFailingAddress(app, clientAddress, now);
   const member = await findMember(app, provider, token);
-  if (!member) {
-    const w = await app.limiter.hit(failBucket, WINDOW_MS);
-    throw new AppError('unauthenticated', TOKEN_REFUSED, rateHeaders(failLimit, w, now));
-  }
-
-  const limit = app.config.rateLimitPerMinute;
-  const w = await app.limiter.hit(`user:${member.user_id}:${member.account_id}`, WINDOW_MS);
-  const headers = rateHeaders(limit, w, now);
-  if (w.count > limit) {
-    throw new AppError('rate_limited', undefined, {
-      ...headers,
-      'retry-after': headers['ratelimit-reset']!,
-    });
-  }
+  if (!member) throw await failedCredential(app, clientAddress, now, TOKEN_REFUSED);
+  const headers = await countCall(app, `user:${member.user_id}:${member.account_id}`, now);
   return {
     actor: {
       kind: 'user',

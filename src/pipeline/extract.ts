@@ -20,7 +20,7 @@ const MAX_TEXT = 100_000;
 /** Plain text as stored: control characters out (NUL included), whitespace collapsed. */
 export function cleanText(s: string, max: number): string {
   return s
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
+    .replace(/(?![\n\t\r])\p{Cc}/gu, '')
     .replace(/[ \t\u00A0]+/g, ' ')
     .replace(/\s*\n\s*(\n\s*)+/g, '\n\n')
     .trim()
@@ -58,7 +58,8 @@ function jsonLdDate(doc: Doc): string | null {
 /** "Acme recalls toasters | Daily Planet" → "Acme recalls toasters". */
 function withoutSiteName(title: string, publisher: string): string {
   for (const sep of [' | ', ' - ', ' – ', ' — ', ' · ']) {
-    if (title.endsWith(`${sep}${publisher}`)) return title.slice(0, -(sep.length + publisher.length));
+    if (title.endsWith(`${sep}${publisher}`))
+      return title.slice(0, -(sep.length + publisher.length));
   }
   return title;
 }

@@ -1,8 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/domain/accounts.js';
 import { subscribe } from '../../src/domain/billing-admin.js';
-import { addBrand } from '../../src/domain/brands.js';
-import { grantDelegation } from '../../src/domain/delegations.js';
 import { operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -62,27 +59,13 @@ function validInput(op: Operation): Record<string, unknown> {
 
 let clients = 0;
 
-/** A client brand freshly delegated to the agency. */
-async function freshClientBrand(): Promise<string> {
-  const host = `client-${++clients}.example`;
-  const client = await createAccount(svc.app, host, 'pro');
-  await addBrand(svc.app, client, host, undefined, true);
-  await grantDelegation(svc.app, {
-    partnerId: w.accounts.agency,
-    clientId: client,
-    host,
-    actor: 'test',
-  });
-  return host;
-}
-
 /**
  * A valid input on a fresh story in the state the operation needs (unlocked, with a
  * pending or ready proposal), so each success row stands on its own.
  */
 async function readyInput(op: Operation): Promise<Record<string, unknown>> {
   const input = validInput(op);
-  if (op.id === 'drop_delegation') return { brand: await freshClientBrand() };
+  if (op.id === 'drop_delegation') return { brand: await w.clientBrand() };
   if (op.id === 'get_story_from_url_job') {
     const r = await svc.request('POST', '/v1/stories/from-url', {
       key: w.keys.owner,

@@ -1,13 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/domain/accounts.js';
 import { subscribe } from '../../src/domain/billing-admin.js';
-import { addBrand } from '../../src/domain/brands.js';
-import { grantDelegation } from '../../src/domain/delegations.js';
 import { operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
+import { expectFullyDescribed } from '../support/mcp-tools.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /** The v1_ partner tools over /mcp with a partner API key, through the official SDK client. */
@@ -43,18 +41,7 @@ async function connect(headers: Record<string, string>) {
 let clients = 0;
 
 async function prepare(op: Operation): Promise<Record<string, unknown>> {
-  if (op.id === 'drop_delegation') {
-    const host = `client-${++clients}.example`;
-    const client = await createAccount(svc.app, host, 'pro');
-    await addBrand(svc.app, client, host, undefined, true);
-    await grantDelegation(svc.app, {
-      partnerId: w.accounts.agency,
-      clientId: client,
-      host,
-      actor: 'test',
-    });
-    return { brand: host };
-  }
+  if (op.id === 'drop_delegation') return { brand: await w.clientBrand() };
   if (op.id === 'create_story_from_url') {
     return { brand: BRAND, url: `https://news.example/${n++}` };
   }
@@ -66,12 +53,12 @@ async function prepare(op: Operation): Promise<Record<string, unknown>> {
     return { brand: BRAND, job: r.body.job };
   }
   if (op.id === 'create_delegation_invite') {
-    return { brand: `client-${++clients}.example`, return_url: 'https://partner.example/back' };
+    return { brand: `prospect-${++clients}.example`, return_url: 'https://partner.example/back' };
   }
   if (op.id === 'revoke_delegation_invite') {
     const r = await svc.request('POST', '/v1/delegation-invites', {
       key: w.keys.owner,
-      body: { brand: `client-${++clients}.example`, return_url: 'https://partner.example/back' },
+      body: { brand: `prospect-${++clients}.example`, return_url: 'https://partner.example/back' },
     });
     return { token: r.body.token };
   }
@@ -147,7 +134,7 @@ function normalize(value: unknown, input: Record<string, unknown>): string {
     .replace(/inv_[A-Za-z0-9_-]{43}/g, '<invite>')
     .replace(/job_[a-z0-9]+/g, '<job>')
     .replace(/\/s\/[A-Za-z0-9_-]{24}/g, '/s/<share>')
-    .replace(/client-\d+\.example/g, '<client>');
+    .replace(/(client|prospect)-\d+\.example/g, '<client>');
 }
 
 describe('MCP with a partner API key', () => {
@@ -155,21 +142,7 @@ describe('MCP with a partner API key', () => {
     const client = await connect({ 'x-api-key': w.keys.owner });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(operations.map((o) => `v1_${o.id}`).sort());
-    for (const t of tools) {
-      expect(t.description!.length, t.name).toBeGreaterThan(20);
-      expect(t.outputSchema, t.name).toBeTruthy();
-      for (const hint of [
-        'readOnlyHint',
-        'destructiveHint',
-        'idempotentHint',
-        'openWorldHint',
-      ] as const) {
-        expect(typeof t.annotations?.[hint], `${t.name}.${hint}`).toBe('boolean');
-      }
-      for (const [name, prop] of Object.entries(t.inputSchema.properties ?? {})) {
-        expect((prop as { description?: string }).description, `${t.name}.${name}`).toBeTruthy();
-      }
-    }
+    expectFullyDescribed(tools);
     await client.close();
   });
 

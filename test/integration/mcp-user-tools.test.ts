@@ -8,6 +8,7 @@ import { requireBrandByHost } from '../../src/domain/brands.js';
 import { listOutbox } from '../../src/email/outbox.js';
 import { operations } from '../../src/operations/index.js';
 import { startService, type TestService } from '../support/harness.js';
+import { expectFullyDescribed } from '../support/mcp-tools.js';
 import { signIn } from '../support/oauth-browser.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -61,21 +62,7 @@ describe('user-session tools', () => {
     const { tools } = await clients.owner.listTools();
     // The agency's users also get the v1_ tools (a plan with API access).
     expect(tools.length).toBe(9 + operations.length);
-    for (const t of tools) {
-      expect(t.description!.length, t.name).toBeGreaterThan(20);
-      expect(t.outputSchema?.type, t.name).toBe('object');
-      for (const hint of [
-        'readOnlyHint',
-        'destructiveHint',
-        'idempotentHint',
-        'openWorldHint',
-      ] as const) {
-        expect(typeof t.annotations?.[hint], `${t.name}.${hint}`).toBe('boolean');
-      }
-      for (const [name, prop] of Object.entries(t.inputSchema.properties ?? {})) {
-        expect((prop as { description?: string }).description, `${t.name}.${name}`).toBeTruthy();
-      }
-    }
+    expectFullyDescribed(tools);
   });
 
   it('list_brands and list_stories: all brands or one, status filter, newest first', async () => {

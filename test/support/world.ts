@@ -79,7 +79,16 @@ export async function seedWorld(app: AppContext) {
     acme: await story('acme.com', 1),
     globex: await story('globex.com', 1),
   };
-  return { accounts: { agency, client, other, starter }, keys, stories, story };
+  let clients = 0;
+  /** A client brand freshly delegated to the agency: its host. */
+  const clientBrand = async () => {
+    const host = `client-${++clients}.example`;
+    const id = await createAccount(app, host, 'pro');
+    await addBrand(app, id, host, undefined, true);
+    await grantDelegation(app, { partnerId: agency, clientId: id, host, actor: 'test' });
+    return host;
+  };
+  return { accounts: { agency, client, other, starter }, keys, stories, story, clientBrand };
 }
 
 export type World = Awaited<ReturnType<typeof seedWorld>>;

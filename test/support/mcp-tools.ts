@@ -1,0 +1,24 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+
+/**
+ * Every tool fully described: a description, described parameters, an object output
+ * schema, and all four hints.
+ */
+export function expectFullyDescribed(tools: Tool[]) {
+  for (const t of tools) {
+    expect(t.description!.length, t.name).toBeGreaterThan(20);
+    expect(t.outputSchema?.type, t.name).toBe('object');
+    for (const hint of [
+      'readOnlyHint',
+      'destructiveHint',
+      'idempotentHint',
+      'openWorldHint',
+    ] as const) {
+      expect(typeof t.annotations?.[hint], `${t.name}.${hint}`).toBe('boolean');
+    }
+    for (const [name, prop] of Object.entries(t.inputSchema.properties ?? {})) {
+      expect((prop as { description?: string }).description, `${t.name}.${name}`).toBeTruthy();
+    }
+  }
+}
