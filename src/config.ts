@@ -54,6 +54,11 @@ const Env = z.object({
   STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   STRIPE_METER_EVENT: z.string().min(1).default('advisory_unlock'),
   STRIPE_CLIENT_BRANDS_METER_EVENT: z.string().min(1).default('client_brands'),
+  LLM_BASE_URL: z.url().optional(),
+  LLM_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  LLM_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
@@ -96,6 +101,16 @@ export interface Config {
       };
   /** How long a delegation invite stays valid. */
   inviteTtlDays: number;
+  /** An OpenAI-compatible chat-completions endpoint for advisories, or undefined (built-in). */
+  llm:
+    | {
+        baseUrl: string;
+        apiKey: string | undefined;
+        model: string;
+        timeoutMs: number;
+        retries: number;
+      }
+    | undefined;
   /** First delay before a failed webhook delivery is tried again (then doubled, with jitter). */
   webhookRetryBaseMs: number;
 
@@ -128,6 +143,22 @@ function billingConfig(e: z.infer<typeof Env>): Config['billing'] {
     apiUrl: e.STRIPE_API_URL,
     meterEvent: e.STRIPE_METER_EVENT,
     clientBrandsMeterEvent: e.STRIPE_CLIENT_BRANDS_METER_EVENT,
+  };
+}
+
+function llmConfig(e: z.infer<typeof Env>): Config['llm'] {
+  if (!e.LLM_BASE_URL && !e.LLM_MODEL) return undefined;
+  if (!e.LLM_BASE_URL || !e.LLM_MODEL) {
+    throw new ConfigError(
+      'invalid configuration:\n  LLM_BASE_URL and LLM_MODEL: set both, or neither',
+    );
+  }
+  return {
+    baseUrl: e.LLM_BASE_URL.replace(/\/+$/, ''),
+    apiKey: e.LLM_API_KEY,
+    model: e.LLM_MODEL,
+    timeoutMs: e.LLM_TIMEOUT_MS,
+    retries: e.LLM_RETRIES,
   };
 }
 
@@ -171,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
     inviteTtlDays: e.INVITE_TTL_DAYS,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    llm: llmConfig(e),
     seatCaps: {
       starter: e.SEAT_CAP_STARTER,
       pro: e.SEAT_CAP_PRO,

@@ -6,6 +6,7 @@ import { type Db, openDatabase } from './db/database.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.js';
 import { jobHandlers } from './jobs/handlers.js';
 import { JobRunner } from './jobs/queue.js';
+import { type Advisor, createAdvisor } from './pipeline/advisor.js';
 
 /**
  * Everything a handler may use, handed in rather than imported, so every test can build
@@ -17,6 +18,7 @@ export interface AppContext {
   clock: Clock;
   limiter: RateLimiter;
   billing: Billing;
+  advisor: Advisor;
   jobs: JobRunner;
   log?: FastifyBaseLogger;
   close(): Promise<void>;
@@ -45,6 +47,7 @@ export async function createContext(
     clock: overrides.clock ?? systemClock,
     limiter,
     billing: createBilling(config),
+    advisor: createAdvisor(config),
     get jobs() {
       runner ??= new JobRunner(ctx, jobHandlers);
       return runner;

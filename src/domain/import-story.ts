@@ -4,6 +4,7 @@ import { withTransaction } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import type { Generated } from '../pipeline/advisor.js';
 import { type ArticleInput, generateAdvisory, mentionsBrand } from '../pipeline/builtin-advisor.js';
 import { queueEvent } from '../webhooks/events.js';
 import { type AuditEntry, auditRow } from './audit.js';
@@ -21,8 +22,9 @@ export function buildStoryRows(
   actor: string,
   detectedAt: string,
   now: string,
+  generated: Generated = { advisory: generateAdvisory(article), generator: 'builtin' },
 ) {
-  const g = generateAdvisory(article);
+  const g = generated.advisory;
   const storyId = newId('sto');
   const eventUri = newId('evt');
   const advisoryId = newId('adv');
@@ -68,7 +70,7 @@ export function buildStoryRows(
     summary_basis: JSON.stringify(g.summaryBasis),
     diff: null,
     context: null,
-    generator: 'builtin',
+    generator: generated.generator,
     requested_at: null,
     created_at: now,
     applied_at: now,
@@ -111,7 +113,16 @@ export async function importStory(
   if (!mentionsBrand(`${article.title}\n${article.text}`, brand)) {
     throw invalid('article: brand not mentioned');
   }
-  const rows = buildStoryRows(brand, article, actor, detectedAt, app.clock.now().toISOString());
+  // Outside the transaction: a model may take seconds, and holds nothing meanwhile.
+  const generated = await app.advisor.generate(article);
+  const rows = buildStoryRows(
+    brand,
+    article,
+    actor,
+    detectedAt,
+    app.clock.now().toISOString(),
+    generated,
+  );
   await withTransaction(app.db, async (trx) => {
     await trx.insertInto('stories').values(rows.stories).execute();
     await trx.insertInto('articles').values(rows.articles).execute();

@@ -1,0 +1,30 @@
+import type { Config } from '../config.js';
+import { type ArticleInput, type GeneratedAdvisory, generateAdvisory } from './builtin-advisor.js';
+import { ChatCompletionsAdvisor } from './chat-completions-advisor.js';
+
+export interface Generated {
+  advisory: GeneratedAdvisory;
+  /** What wrote it, stored with the advisory: `builtin` or `llm:<model>`. */
+  generator: string;
+}
+
+/**
+ * Writes the advisory of a new story. The built-in generator works offline and is the
+ * default; with LLM_BASE_URL and LLM_MODEL set, an OpenAI-compatible chat-completions
+ * endpoint writes the assessment, summary and plan, and the built-in one stands in
+ * whenever that fails. Severity, topics and spread are always our own deterministic
+ * scores.
+ */
+export interface Advisor {
+  generate(article: ArticleInput): Promise<Generated>;
+}
+
+export const builtinAdvisor: Advisor = {
+  async generate(article) {
+    return { advisory: generateAdvisory(article), generator: 'builtin' };
+  },
+};
+
+export function createAdvisor(config: Config): Advisor {
+  return config.llm ? new ChatCompletionsAdvisor(config.llm) : builtinAdvisor;
+}

@@ -1,0 +1,118 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/**
+ * The OpenAI-compatible advisory adapter against a local server that speaks the
+ * chat-completions protocol. The server answers what each test scripts.
+ */
+let svc: TestService;
+let w: World;
+let llm: http.Server;
+const requests: { auth?: string; body: any }[] = [];
+type Answer = () => { status: number; content?: string };
+let answers: Answer[] = [];
+
+const good = {
+  assessment: 'threat',
+  urgency: 'high',
+  executive_summary: [{ text: 'The model summarises the recall.', cites: ['s1'] }],
+  phases: [
+    { title: 'Confirm the facts', actions: ['Call the plant'] },
+    { title: 'Answer the press', actions: ['Publish a statement'] },
+    { title: 'Follow up', actions: ['Brief the board'] },
+  ],
+};
+const reply = (content: unknown) => () => ({ status: 200, content: JSON.stringify(content) });
+
+beforeAll(async () => {
+  llm = http.createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    requests.push({ auth: req.headers.authorization, body: JSON.parse(body) });
+    const next: Answer = answers.shift() ?? (() => ({ status: 500 }));
+    const { status, content } = next();
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      }),
+    );
+  });
+  llm.listen(0, '127.0.0.1');
+  await once(llm, 'listening');
+  const port = (llm.address() as AddressInfo).port;
+  svc = await startService(
+    {
+      LLM_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      LLM_API_KEY: 'sk-test',
+      LLM_MODEL: 'test-model',
+      LLM_RETRIES: '2',
+    },
+    { runJobs: false },
+  );
+  answers = [];
+  w = await seedWorld(svc.app);
+});
+afterAll(async () => {
+  llm.close();
+  await svc.close();
+});
+
+async function advisoryOf(event_uri: string) {
+  return svc.app.db
+    .selectFrom('advisories as a')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select(['a.generator', 'a.assessment', 'a.executive_summary', 'a.summary_basis'])
+    .where('s.event_uri', '=', event_uri)
+    .where('a.kind', '=', 'live')
+    .executeTakeFirstOrThrow();
+}
+
+describe('chat-completions advisor', () => {
+  it('asks for JSON with the model and key, and stores the validated answer', async () => {
+    answers = [reply(good)];
+    requests.length = 0;
+    const story = await w.story('northwind.example', 700);
+    const a = await advisoryOf(story);
+    expect(a.generator).toBe('llm:test-model');
+    expect(a.assessment).toBe('threat');
+    expect(JSON.parse(a.executive_summary)).toEqual(good.executive_summary);
+    expect(JSON.parse(a.summary_basis)).toEqual(['s1']);
+    expect(requests[0]!.auth).toBe('Bearer sk-test');
+    expect(requests[0]!.body).toMatchObject({
+      model: 'test-model',
+      response_format: { type: 'json_object' },
+    });
+  });
+
+  it('retries an answer whose citation names no source, then one that breaks the schema, and uses the next good one', async () => {
+    answers = [
+      reply({ ...good, executive_summary: [{ text: 'Invented.', cites: ['s9'] }] }),
+      reply({ ...good, phases: [] }),
+      reply(good),
+    ];
+    const story = await w.story('northwind.example', 701);
+    expect((await advisoryOf(story)).generator).toBe('llm:test-model');
+  });
+
+  it('falls back to the built-in generator when the endpoint keeps failing', async () => {
+    answers = [
+      () => ({ status: 500 }),
+      () => ({ status: 200, content: 'not json' }),
+      () => ({ status: 429 }),
+    ];
+    const story = await w.story('northwind.example', 702);
+    const a = await advisoryOf(story);
+    expect(a.generator).toBe('builtin');
+    // Every citation of every advisory resolves to a source of its story.
+    for (const item of JSON.parse(a.executive_summary) as { cites: string[] }[]) {
+      expect(item.cites).toEqual(['s1']);
+    }
+  });
+});
