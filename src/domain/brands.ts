@@ -57,7 +57,7 @@ const defaultName = (host: string) => {
 export async function requireBrandByHost(app: AppContext, host: string) {
   const brand = await app.db
     .selectFrom('brands')
-    .select(['id', 'account_id', 'host', 'name', 'verified'])
+    .select(['id', 'account_id', 'host', 'name', 'verified', 'aliases'])
     .where('host', '=', host)
     .executeTakeFirst();
   if (!brand) throw new AppError('not_found', `brand ${host}: not found`);

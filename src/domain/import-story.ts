@@ -105,12 +105,13 @@ export function buildStoryRows(
  */
 export async function importStory(
   app: AppContext,
-  brand: BrandRef & { host: string; name: string },
+  brand: BrandRef & { host: string; name: string; aliases?: string },
   article: ArticleInput,
   actor: string,
   detectedAt = app.clock.now().toISOString(),
 ): Promise<{ event_uri: string }> {
-  if (!mentionsBrand(`${article.title}\n${article.text}`, brand)) {
+  const aliases = brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [];
+  if (!mentionsBrand(`${article.title}\n${article.text}`, { ...brand, aliases })) {
     throw invalid('article: brand not mentioned');
   }
   // Outside the transaction: a model may take seconds, and holds nothing meanwhile.

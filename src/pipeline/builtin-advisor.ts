@@ -91,12 +91,23 @@ const PLAYBOOK: Record<string, { title: string; actions: string[] }[]> = {
 
 const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 
-/** Whether the article names the brand: its name, its host or the host's first label. */
-export function mentionsBrand(text: string, brand: { host: string; name: string }): boolean {
+/**
+ * Whether the article names the brand: its name, its host, the host's first label or one
+ * of its configured aliases, as a whole word (any case, possessive with ' or ’ included).
+ */
+export function mentionsBrand(
+  text: string,
+  brand: { host: string; name: string; aliases?: readonly string[] },
+): boolean {
   const label = brand.host.split('.')[0] ?? brand.host;
-  const terms = [brand.name, brand.host, label].filter((t) => t.length >= 2);
+  const terms = [brand.name, brand.host, label, ...(brand.aliases ?? [])].filter(
+    (t) => t.trim().length >= 2,
+  );
   return terms.some((t) =>
-    new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(t)}('s)?($|[^\\p{L}\\p{N}])`, 'iu').test(text),
+    new RegExp(
+      `(^|[^\\p{L}\\p{N}])${escapeRegExp(t.trim())}(['’]s)?($|[^\\p{L}\\p{N}])`,
+      'iu',
+    ).test(text),
   );
 }
 

@@ -16,6 +16,16 @@ describe('built-in advisor', () => {
     expect(mentionsBrand('visit ACME.COM today', brand)).toBe(true);
     expect(mentionsBrand('the acmeist movement', brand)).toBe(false);
     expect(mentionsBrand('nothing to see', brand)).toBe(false);
+    expect(mentionsBrand('Acme’s new plant', brand)).toBe(true);
+  });
+
+  it('detects configured aliases the same way', () => {
+    const brand = { host: 'acme.com', name: 'Acme', aliases: ['Roadrunner Supply', 'ACM'] };
+    expect(mentionsBrand('Roadrunner Supply’s trucks were late', brand)).toBe(true);
+    expect(mentionsBrand('the ACM conference', brand)).toBe(true);
+    expect(mentionsBrand('an ACME-free zone', { host: 'x.com', name: 'X', aliases: ['acm'] })).toBe(
+      false,
+    );
   });
 
   it('grades severity from the topics and cites only the article', () => {
