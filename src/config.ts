@@ -62,8 +62,16 @@ const Env = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** How often each monitored feed is read. */
+  FEED_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(15 * 60_000),
   /** First retry delay of a failed job; doubles with each attempt. */
   JOB_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
+  /** A claimed job's lease; renewed while it runs, so it lapses only when its worker dies. */
+  JOB_LEASE_MS: z.coerce.number().int().min(100).default(300_000),
   SEAT_CAP_STARTER: z.coerce.number().int().min(1).default(3),
   SEAT_CAP_PRO: z.coerce.number().int().min(1).default(10),
   SEAT_CAP_PARTNER: z.coerce.number().int().min(1).default(25),
@@ -116,6 +124,8 @@ export interface Config {
 
   jobPollMs: number;
   jobRetryBaseMs: number;
+  jobLeaseMs: number;
+  feedPollMs: number;
   seatCaps: Record<Plan, number>;
 }
 
@@ -200,6 +210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     billing: billingConfig(e),
     jobPollMs: e.JOB_POLL_MS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
+    jobLeaseMs: e.JOB_LEASE_MS,
+    feedPollMs: e.FEED_POLL_MS,
     inviteTtlDays: e.INVITE_TTL_DAYS,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     llm: llmConfig(e),

@@ -9,8 +9,9 @@ import { addUser, createAccount } from '../domain/accounts.js';
 import { createKey, revokeKey } from '../domain/api-key-admin.js';
 import { listAudit } from '../domain/audit.js';
 import { subscribe } from '../domain/billing-admin.js';
-import { addBrand, requireBrandByHost } from '../domain/brands.js';
+import { addBrand, requireBrandByHost, setBrandAliases } from '../domain/brands.js';
 import { grantDelegation, revokeDelegation } from '../domain/delegations.js';
+import { addFeed, listFeeds, removeFeed } from '../domain/feeds.js';
 import { importStory } from '../domain/import-story.js';
 import { addShareGuest } from '../domain/shares.js';
 import { listOutbox } from '../email/outbox.js';
@@ -146,9 +147,8 @@ export function buildCli(): Command {
       ),
     );
 
-  program
-    .command('brand')
-    .description('brands')
+  const brand = program.command('brand').description('brands');
+  brand
     .command('add')
     .requiredOption('--account <account>', 'account key')
     .requiredOption('--host <host>', 'brand host, e.g. acme.com')
@@ -164,6 +164,73 @@ export function buildCli(): Command {
           return { brand: host };
         },
         (o) => `brand ${o.brand}`,
+      ),
+    );
+
+  brand
+    .command('aliases')
+    .description('show, or with --set replace, the other names a brand is mentioned by')
+    .requiredOption('--host <host>', 'brand host')
+    .option('--set <aliases>', 'comma-separated aliases ("" clears them)')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { host: string; set?: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.host, 'host'));
+          const aliases =
+            o.set === undefined
+              ? (JSON.parse(b.aliases) as string[])
+              : await setBrandAliases(app, b, o.set.split(','), 'operator');
+          return { brand: b.host, aliases };
+        },
+        (o) => `${o.brand}: ${(o.aliases as string[]).join(', ') || '(no aliases)'}`,
+      ),
+    );
+
+  const source = program.command('source').description("a brand's monitored RSS and Atom feeds");
+  source
+    .command('add')
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption('--url <url>', 'feed URL (http or https, public host)')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; url: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          return { source: await addFeed(app, b, o.url, 'operator') };
+        },
+        (o) => `source ${(o.source as { id: string }).id}`,
+      ),
+    );
+  source
+    .command('list')
+    .requiredOption('--brand <host>', 'brand host')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          return { sources: await listFeeds(app, b.id) };
+        },
+        (o) =>
+          (o.sources as Awaited<ReturnType<typeof listFeeds>>)
+            .map((f) => `${f.id}  ${f.url}  ${f.last_status ?? 'not polled yet'}`)
+            .join('\n') || '(no sources)',
+      ),
+    );
+  source
+    .command('remove')
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption('--id <id>', 'source id')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; id: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          await removeFeed(app, b, o.id, 'operator');
+          return { ok: true };
+        },
+        () => 'removed',
       ),
     );
 

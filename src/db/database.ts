@@ -9,6 +9,7 @@ import * as teamwork from './migrations/0002-teamwork-and-billing.js';
 import * as oauth from './migrations/0003-oauth.js';
 import * as partners from './migrations/0004-partners.js';
 import * as webhooks from './migrations/0005-webhooks.js';
+import * as monitoring from './migrations/0006-monitoring.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -88,6 +89,7 @@ export async function migrate(db: Db): Promise<void> {
         '0003-oauth': oauth,
         '0004-partners': partners,
         '0005-webhooks': webhooks,
+        '0006-monitoring': monitoring,
       }),
     },
   });

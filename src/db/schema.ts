@@ -66,6 +66,20 @@ export interface BrandFeedsTable {
   etag: string | null;
   last_modified: string | null;
   last_polled_at: string | null;
+  next_poll_at: string | null;
+  /** What the last poll found, e.g. `200: 3 new items`, `304 not modified`. */
+  last_status: string | null;
+  last_error: string | null;
+  created_at: string;
+}
+
+export interface FeedItemsTable {
+  id: string;
+  feed_id: string;
+  item_key: string;
+  url: string;
+  outcome: string;
+  event_uri: string | null;
   created_at: string;
 }
 
@@ -370,6 +384,7 @@ export interface DB {
   user_tokens: UserTokensTable;
   brands: BrandsTable;
   brand_feeds: BrandFeedsTable;
+  feed_items: FeedItemsTable;
   stories: StoriesTable;
   articles: ArticlesTable;
   advisories: AdvisoriesTable;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
-import { AppError, conflict } from '../errors.js';
+import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
@@ -62,4 +62,37 @@ export async function requireBrandByHost(app: AppContext, host: string) {
     .executeTakeFirst();
   if (!brand) throw new AppError('not_found', `brand ${host}: not found`);
   return brand;
+}
+
+/**
+ * Replaces the brand's aliases: other names it is mentioned by (docs/pipeline.md,
+ * "Detection"). Each alias 2 to 100 characters, at most 20, duplicates dropped.
+ */
+export async function setBrandAliases(
+  app: AppContext,
+  brand: { id: string; account_id: string },
+  aliases: readonly string[],
+  actor: string,
+): Promise<string[]> {
+  const clean = [...new Set(aliases.map((a) => a.trim().replace(/\s+/g, ' ')).filter(Boolean))];
+  const bad = clean.find((a) => a.length < 2 || a.length > 100);
+  if (bad !== undefined) throw invalid(`aliases: "${bad}" must be 2 to 100 characters`);
+  if (clean.length > 20) throw invalid('aliases: at most 20');
+  const at = app.clock.now().toISOString();
+  await withTransaction(app.db, async (trx) => {
+    await trx
+      .updateTable('brands')
+      .set({ aliases: JSON.stringify(clean) })
+      .where('id', '=', brand.id)
+      .execute();
+    await writeAudit(trx, {
+      accountId: brand.account_id,
+      brandId: brand.id,
+      actor,
+      action: 'brand.aliases_set',
+      details: { aliases: clean },
+      at,
+    });
+  });
+  return clean;
 }

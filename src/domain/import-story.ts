@@ -5,7 +5,8 @@ import type { DB } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Generated } from '../pipeline/advisor.js';
-import { type ArticleInput, generateAdvisory, mentionsBrand } from '../pipeline/builtin-advisor.js';
+import { mentionsBrand } from '../pipeline/brand-matcher.js';
+import { type ArticleInput, firstSource, generateAdvisory } from '../pipeline/builtin-advisor.js';
 import { queueEvent } from '../webhooks/events.js';
 import { type AuditEntry, auditRow } from './audit.js';
 
@@ -22,7 +23,10 @@ export function buildStoryRows(
   actor: string,
   detectedAt: string,
   now: string,
-  generated: Generated = { advisory: generateAdvisory(article), generator: 'builtin' },
+  generated: Generated = {
+    advisory: generateAdvisory([firstSource(article)]),
+    generator: 'builtin',
+  },
 ) {
   const g = generated.advisory;
   const storyId = newId('sto');
@@ -101,11 +105,13 @@ export function buildStoryRows(
 
 /**
  * Turns one article into a new story of the brand, with a locked live advisory, in one
- * transaction: either the whole story exists afterwards or nothing does.
+ * transaction: either the whole story exists afterwards or nothing does. Always a new
+ * story (an operator's `brs story import` asks for one); monitored articles go through
+ * ingestArticle, which first looks for the story they belong to.
  */
 export async function importStory(
   app: AppContext,
-  brand: BrandRef & { host: string; name: string; aliases?: string },
+  brand: BrandRef & { host: string; name: string; aliases?: string | null },
   article: ArticleInput,
   actor: string,
   detectedAt = app.clock.now().toISOString(),
@@ -115,7 +121,7 @@ export async function importStory(
     throw invalid('article: brand not mentioned');
   }
   // Outside the transaction: a model may take seconds, and holds nothing meanwhile.
-  const generated = await app.advisor.generate(article);
+  const generated = await app.advisor.generate([firstSource(article)]);
   const rows = buildStoryRows(
     brand,
     article,

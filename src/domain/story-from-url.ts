@@ -1,25 +1,12 @@
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/database.js';
 import { AppError, invalid, notFound } from '../errors.js';
 import { enqueue } from '../jobs/queue.js';
-import { dispatcherFor, FetchRefused, safeFetch } from '../net/safe-fetch.js';
-import { extractArticle } from '../pipeline/extract.js';
+import { dispatcherFor, FetchRefused } from '../net/safe-fetch.js';
+import { readArticle } from '../pipeline/read-article.js';
 import type { BrandAccess } from '../policy.js';
-import { importStory } from './import-story.js';
+import { type IngestOutcome, ingestArticle, storyHolding } from './ingest-article.js';
 
 export const FROM_URL_JOB = 'story.from_url';
-
-/** The story of this brand that already holds the article at `url`, if any. */
-async function storyHolding(db: Db, brandId: string, url: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('articles as a')
-    .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select('s.event_uri')
-    .where('s.brand_id', '=', brandId)
-    .where((eb) => eb.or([eb('a.url', '=', url), eb('a.canonical_url', '=', url)]))
-    .executeTakeFirst();
-  return row?.event_uri;
-}
 
 export type FromUrlAnswer =
   | { ok: true; status: 'queued'; job: string }
@@ -43,7 +30,7 @@ export async function requestStoryFromUrl(
     if (e instanceof FetchRefused) throw invalid(`url: ${e.message}`);
     throw e;
   }
-  const existing = await storyHolding(app.db, access.brand.id, url);
+  const existing = await storyHolding(app.db, access.brand.id, [url]);
   if (existing) return { ok: true, status: 'exists', event_uri: existing };
   const job = await enqueue(
     app.db,
@@ -55,12 +42,12 @@ export async function requestStoryFromUrl(
 }
 
 export type FromUrlOutcome =
-  | { status: 'done'; event_uri: string; existing?: true }
+  | { status: 'done'; event_uri: string; outcome: IngestOutcome['status'] }
   | { status: 'failed'; reason: string };
 
 /**
- * The job: fetch (public hosts only), extract, detect the brand, generate and store the
- * story. A page that cannot be used is a finished job with a reason; only an outage of
+ * The job: fetch (public hosts only), extract, detect the brand, and add the article to
+ * the story of its event or start one (ingestArticle). A page that cannot be used is a finished job with a reason; only an outage of
  * our own (the database) throws, so the job is retried.
  */
 export async function storyFromUrlJob(
@@ -73,42 +60,11 @@ export async function storyFromUrlJob(
     .where('id', '=', payload.brand)
     .executeTakeFirst();
   if (!brand) return { status: 'failed', reason: 'brand no longer exists' };
-  let page: Awaited<ReturnType<typeof safeFetch>>;
+  const read = await readArticle(app.config, payload.url, app.clock.now().toISOString());
+  if (!read.ok) return { status: 'failed', reason: read.reason };
   try {
-    page = await safeFetch(app.config, payload.url, { headers: { accept: 'text/html' } });
-  } catch (e) {
-    if (e instanceof FetchRefused) return { status: 'failed', reason: e.message };
-    throw e;
-  }
-  if (page.status !== 200)
-    return { status: 'failed', reason: `the page answered HTTP ${page.status}` };
-  const type = page.headers.get('content-type') ?? '';
-  if (!/^(text\/html|application\/xhtml\+xml)\b/i.test(type)) {
-    return {
-      status: 'failed',
-      reason: `not an HTML page (${type.split(';')[0] || 'no content type'})`,
-    };
-  }
-  const article = extractArticle(page.body.toString('utf8'), page.url);
-  if (!article) return { status: 'failed', reason: 'no readable article on the page' };
-  // The canonical URL may name an article a story already holds.
-  const existing = await storyHolding(app.db, brand.id, article.canonical_url);
-  if (existing) return { status: 'done', event_uri: existing, existing: true };
-  try {
-    const { event_uri } = await importStory(
-      app,
-      brand,
-      {
-        url: page.url,
-        canonical_url: article.canonical_url,
-        title: article.title,
-        publisher: article.publisher,
-        published_at: (article.published_at ?? app.clock.now().toISOString()).slice(0, 10),
-        text: article.text,
-      },
-      payload.actor,
-    );
-    return { status: 'done', event_uri };
+    const outcome = await ingestArticle(app, brand, read.article, payload.actor);
+    return { status: 'done', event_uri: outcome.event_uri, outcome: outcome.status };
   } catch (e) {
     if (e instanceof AppError && e.code === 'invalid') {
       return { status: 'failed', reason: e.message.replace(/^article: /, '') };

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
+import { startFeedScheduler } from '../domain/feeds.js';
 import { mountMcp } from '../mcp/mcp-route.js';
 import { mountOAuth } from '../oauth/oauth-routes.js';
 import { lazyOAuthProvider } from '../oauth/provider.js';
@@ -103,7 +104,11 @@ export async function buildServer(
   // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts).
   if (opts.runJobs ?? true) {
     app.jobs.start();
-    fastify.addHook('onClose', () => app.jobs.stop());
+    const stopFeeds = startFeedScheduler(app);
+    fastify.addHook('onClose', async () => {
+      stopFeeds();
+      await app.jobs.stop();
+    });
   }
 
   // Expired idempotency and OAuth records are useless; sweep them hourly (any process may).

@@ -1,4 +1,5 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
+import { FEED_POLL_JOB, pollFeedJob } from '../domain/feeds.js';
 import { generateProposalJob } from '../domain/proposals.js';
 import { FROM_URL_JOB, storyFromUrlJob } from '../domain/story-from-url.js';
 import { sendEmailJob } from '../email/outbox.js';
@@ -12,4 +13,5 @@ export const jobHandlers: Record<string, JobHandler> = {
   'billing.client_brands': recalculateClientBrands,
   'webhook.deliver': deliverWebhookJob,
   [FROM_URL_JOB]: storyFromUrlJob,
+  [FEED_POLL_JOB]: pollFeedJob,
 };

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { type ArticleInput, type GeneratedAdvisory, generateAdvisory } from './builtin-advisor.js';
+import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
 import { ChatCompletionsAdvisor } from './chat-completions-advisor.js';
 
 export interface Generated {
@@ -16,12 +16,13 @@ export interface Generated {
  * scores.
  */
 export interface Advisor {
-  generate(article: ArticleInput): Promise<Generated>;
+  /** The advisory of a story with these sources (one, for a new story). */
+  generate(sources: readonly Source[]): Promise<Generated>;
 }
 
 export const builtinAdvisor: Advisor = {
-  async generate(article) {
-    return { advisory: generateAdvisory(article), generator: 'builtin' };
+  async generate(sources) {
+    return { advisory: generateAdvisory(sources), generator: 'builtin' };
   },
 };
 

@@ -1,7 +1,11 @@
+import { keywords, similarity } from './cluster.js';
+import { planFor } from './playbook.js';
+import { spreadOf } from './spread.js';
+import { maxSeverity, orderTopics, raise, SEVERITIES, scoreText } from './taxonomy.js';
+
 /**
- * A small deterministic analyser and advisory generator that works offline. It reads
- * only the article it is given, so every citation it writes resolves to a real source.
- * The monitoring pipeline (detection across articles, spread) refines this later.
+ * The deterministic advisory generator that works offline. It reads only the sources it
+ * is given, so every citation it writes resolves to a source of the story.
  */
 export interface ArticleInput {
   url: string;
@@ -25,147 +29,118 @@ export interface GeneratedAdvisory {
   phases: { title: string; actions: string[] }[];
 }
 
-/** Topic taxonomy: tag, risk weight, and the words that signal it. */
-const TOPICS: { tag: string; weight: number; words: string[] }[] = [
-  {
-    tag: 'product-safety',
-    weight: 3,
-    words: ['recall', 'injur', 'defect', 'unsafe', 'contaminat', 'hazard'],
-  },
-  {
-    tag: 'data-privacy',
-    weight: 3,
-    words: ['breach', 'leak', 'hack', 'privacy', 'personal data', 'ransomware'],
-  },
-  {
-    tag: 'legal-regulatory',
-    weight: 2,
-    words: ['lawsuit', 'sued', 'court', 'regulator', 'fine', 'investigation', 'settlement'],
-  },
-  { tag: 'labor', weight: 2, words: ['strike', 'layoff', 'union', 'walkout', 'workers'] },
-  { tag: 'environment', weight: 2, words: ['emission', 'pollution', 'spill', 'climate'] },
-  {
-    tag: 'customer-experience',
-    weight: 1,
-    words: ['complain', 'refund', 'outage', 'delay', 'customer service'],
-  },
-  { tag: 'leadership', weight: 1, words: ['ceo', 'executive', 'resign', 'board'] },
-  { tag: 'financial', weight: 1, words: ['earnings', 'revenue', 'profit', 'shares', 'stock'] },
-  { tag: 'product-launch', weight: 0, words: ['launch', 'unveil', 'new product', 'introduc'] },
-  { tag: 'recognition', weight: 0, words: ['award', 'honor', 'praise', 'recogni'] },
-];
+export interface Source extends ArticleInput {
+  /** Citation id within the story: s1, s2, … */
+  source_key: string;
+}
 
-const INTENSIFIERS = ['death', 'died', 'class action', 'boycott', 'criminal', 'millions of'];
-
-const PLAYBOOK: Record<string, { title: string; actions: string[] }[]> = {
-  risk: [
-    {
-      title: 'Establish the facts',
-      actions: [
-        'Confirm what happened with the owning team',
-        'Collect every claim made in the coverage',
-      ],
-    },
-    {
-      title: 'Prepare a holding statement',
-      actions: ['Draft a factual statement', 'Get legal and communications sign-off'],
-    },
-    {
-      title: 'Brief stakeholders',
-      actions: [
-        'Brief leadership and customer-facing staff',
-        'Answer the publisher with the statement',
-      ],
-    },
-    {
-      title: 'Monitor and follow up',
-      actions: ['Track new coverage for 72 hours', 'Publish an update when facts change'],
-    },
-  ],
-  positive: [
-    { title: 'Verify the coverage', actions: ['Check the facts reported are accurate'] },
-    { title: 'Amplify', actions: ['Share the coverage on owned channels', 'Thank the publisher'] },
-    { title: 'Follow up', actions: ['Offer the journalist a follow-up interview'] },
-  ],
-};
-
-const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+const ASSESSMENTS = ['informational', 'watch', 'threat', 'crisis'] as const;
+const URGENCIES = ['low', 'medium', 'high', 'immediate'] as const;
+/** Items an executive summary holds at most. */
+const SUMMARY_ITEMS = 6;
 
 /**
- * Whether the article names the brand: its name, its host, the host's first label or one
- * of its configured aliases, as a whole word (any case, possessive with ' or ’ included).
+ * The story-level scores (docs/pipeline.md): the highest severity of its sources, one
+ * step higher once the story is widespread; the topics of all sources; the spread of
+ * its publishers.
  */
-export function mentionsBrand(
-  text: string,
-  brand: { host: string; name: string; aliases?: readonly string[] },
-): boolean {
-  const label = brand.host.split('.')[0] ?? brand.host;
-  const terms = [brand.name, brand.host, label, ...(brand.aliases ?? [])].filter(
-    (t) => t.trim().length >= 2,
-  );
-  return terms.some((t) =>
-    new RegExp(
-      `(^|[^\\p{L}\\p{N}])${escapeRegExp(t.trim())}(['’]s)?($|[^\\p{L}\\p{N}])`,
-      'iu',
-    ).test(text),
-  );
+export function assessStory(sources: readonly ArticleInput[]) {
+  const scored = sources.map((s) => scoreText(`${s.title}\n${s.text}`));
+  const spread = spreadOf(sources);
+  const base = maxSeverity(scored.map((s) => s.severity));
+  const severity = spread === 'widespread' || spread === 'viral' ? raise(base) : base;
+  const topics = orderTopics(scored.flatMap((s) => s.topics));
+  return { severity, topics, spread, positive: scored.every((s) => s.positive) };
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-export function generateAdvisory(article: ArticleInput, sourceId = 's1'): GeneratedAdvisory {
-  const haystack = `${article.title}\n${article.text}`.toLowerCase();
-  const found = TOPICS.filter((t) => t.words.some((w) => haystack.includes(w)));
-  let score = found.reduce((sum, t) => sum + t.weight, 0);
-  if (INTENSIFIERS.some((w) => haystack.includes(w))) score += 2;
-  const severity = SEVERITIES[score === 0 ? 0 : score <= 2 ? 1 : score <= 4 ? 2 : 3];
-  const positive = found.length > 0 && found.every((t) => t.weight === 0);
-  const assessment = positive
-    ? 'opportunity'
-    : (['informational', 'watch', 'threat', 'crisis'] as const)[SEVERITIES.indexOf(severity)]!;
-  const urgency = (['low', 'medium', 'high', 'immediate'] as const)[SEVERITIES.indexOf(severity)]!;
-
-  const sentences = article.text
+/** Sentences of an article worth quoting: long enough to say something. */
+function sentences(text: string): string[] {
+  return text
     .replace(/\s+/g, ' ')
     .split(/(?<=[.!?])\s+/)
-    .filter((s) => s.length > 20)
-    .slice(0, 2);
-  const summary = [
+    .filter((s) => s.length > 20 && s.length <= 400);
+}
+
+/** "A", "A and B", "A, B and C" */
+const list = (names: string[]) =>
+  names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+
+/**
+ * The executive summary of a story, drawn from its sources only: what the first source
+ * reports, who else covers it, then the leading sentences of each source in turn; a
+ * sentence several sources share (nearly the same words) cites all of them.
+ */
+function summarize(sources: readonly Source[]) {
+  const first = sources[0]!;
+  const items: { text: string; cites: string[]; words?: Set<string> }[] = [
     {
-      text: `${article.publisher} reports: ${article.title}.`.replace(/\.\.$/, '.'),
-      cites: [sourceId],
+      text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
+      cites: [first.source_key],
     },
-    ...sentences.map((text) => ({ text, cites: [sourceId] })),
   ];
+  const others = sources.slice(1);
+  if (others.length > 0) {
+    const names = [...new Set(others.map((s) => s.publisher))];
+    const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
+    items.push({
+      text: `The story is also covered by ${list(shown)}.`,
+      cites: others.map((s) => s.source_key),
+    });
+  }
+  // Up to two sentences from the first source, then one from each other source.
+  const quotes = sources.map((s, i) => sentences(s.text).slice(0, i === 0 ? 2 : 1));
+  for (let round = 0; round < 2; round++) {
+    sources.forEach((source, i) => {
+      const sentence = quotes[i]![round];
+      if (!sentence) return;
+      const words = keywords({ title: '', text: sentence });
+      const same = items.find((it) => it.words && similarity(it.words, words) >= 0.5);
+      if (same) {
+        if (!same.cites.includes(source.source_key)) same.cites.push(source.source_key);
+      } else if (items.length < SUMMARY_ITEMS) {
+        items.push({ text: sentence, cites: [source.source_key], words });
+      }
+    });
+  }
+  return items.map(({ text, cites }) => ({ text, cites }));
+}
+
+/**
+ * The built-in advisory of a story from its sources (one for a new story): scores,
+ * assessment and urgency from severity and spread, a summary citing the sources, and
+ * the playbook's plan for its riskiest topic.
+ */
+export function generateAdvisory(sources: readonly Source[]): GeneratedAdvisory {
+  const { severity, topics, spread, positive } = assessStory(sources);
+  const level = SEVERITIES.indexOf(severity);
+  const executiveSummary = summarize(sources);
   return {
     severity,
-    topics: found.length > 0 ? found.map((t) => t.tag) : ['general'],
-    spread: 'contained',
-    assessment,
-    urgency,
-    executiveSummary: summary,
-    summaryBasis: [sourceId],
-    phases: PLAYBOOK[positive ? 'positive' : 'risk']!,
+    topics,
+    spread,
+    assessment: positive ? 'opportunity' : ASSESSMENTS[level]!,
+    // A viral story cannot wait, whatever its severity.
+    urgency: URGENCIES[Math.min(3, level + (spread === 'viral' ? 1 : 0))]!,
+    executiveSummary,
+    summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
+    phases: planFor(topics),
   };
 }
+
+/** The one source of an article that starts a story. */
+export const firstSource = (article: ArticleInput): Source => ({ ...article, source_key: 's1' });
 
 /** Words in the brand's context that say the coverage overstates the problem. */
 const EASING =
   /\b(resolved|fixed|false|inaccurate|misleading|denied|no injuries|corrected|retracted)\b/i;
-const URGENCIES = ['low', 'medium', 'high', 'immediate'] as const;
-
 /**
  * A proposed update of the advisory that takes the brand's own context into account.
  * The summary keeps citing the story's sources and adds the context as the brand's
  * statement (no citation: it is not a source); context that eases the story lowers the
  * urgency one step and adds a "correct the record" phase, other context a briefing phase.
  */
-export function proposeAdvisory(
-  sources: (ArticleInput & { source_key: string })[],
-  context: string,
-): GeneratedAdvisory {
-  const first = sources[0]!;
-  const base = generateAdvisory(first, first.source_key);
+export function proposeAdvisory(sources: readonly Source[], context: string): GeneratedAdvisory {
+  const base = generateAdvisory(sources);
   const easing = EASING.test(context);
   const said = context.replace(/\s+/g, ' ').trim();
   const excerpt = said.length > 280 ? `${said.slice(0, 277)}...` : said;

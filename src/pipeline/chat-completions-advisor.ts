@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Advisor, Generated } from './advisor.js';
-import { type ArticleInput, generateAdvisory } from './builtin-advisor.js';
+import { generateAdvisory, type Source } from './builtin-advisor.js';
 
 type LlmConfig = NonNullable<Config['llm']>;
 
@@ -41,11 +41,14 @@ Answer with one JSON object only, with the fields:
 export class ChatCompletionsAdvisor implements Advisor {
   constructor(private readonly config: LlmConfig) {}
 
-  async generate(article: ArticleInput): Promise<Generated> {
-    const base = generateAdvisory(article);
-    const sources = [
-      { id: 's1', publisher: article.publisher, title: article.title, text: article.text },
-    ];
+  async generate(stored: readonly Source[]): Promise<Generated> {
+    const base = generateAdvisory(stored);
+    const sources = stored.map((s) => ({
+      id: s.source_key,
+      publisher: s.publisher,
+      title: s.title,
+      text: s.text,
+    }));
     for (let attempt = 0; attempt <= this.config.retries; attempt++) {
       try {
         const answer = await this.ask(sources);

@@ -26,6 +26,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 const EVENT_OF_ACTION: Record<string, EventType> = {
   'story.created': 'story.created',
+  'story.article_added': 'story.updated',
   'story.assigned': 'story.updated',
   'story.unassigned': 'story.updated',
   'phase.assigned': 'story.updated',

@@ -1,0 +1,234 @@
+import type { AppContext } from '../context.js';
+import { type Db, withTransaction } from '../db/database.js';
+import { invalid } from '../errors.js';
+import { newId } from '../ids.js';
+import { type BrandTerms, mentionsBrand } from '../pipeline/brand-matcher.js';
+import {
+  type ArticleInput,
+  assessStory,
+  generateAdvisory,
+  type Source,
+} from '../pipeline/builtin-advisor.js';
+import { brandWords, EVENT_WINDOW_DAYS, findEvent, keywords } from '../pipeline/cluster.js';
+import { writeAudit } from './audit.js';
+import { importStory } from './import-story.js';
+import { lockStory } from './story-lock.js';
+
+export type BrandRow = { id: string; account_id: string; host: string; name: string } & {
+  aliases?: string | null;
+};
+
+export type IngestOutcome =
+  | { status: 'created'; event_uri: string }
+  | { status: 'joined'; event_uri: string; source_key: string }
+  | { status: 'exists'; event_uri: string };
+
+const termsOf = (brand: BrandRow): BrandTerms => ({
+  host: brand.host,
+  name: brand.name,
+  aliases: brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [],
+});
+
+/** The story of this brand that already holds an article at one of these URLs. */
+export async function storyHolding(
+  db: Db,
+  brandId: string,
+  urls: readonly string[],
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('articles as a')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select('s.event_uri')
+    .where('s.brand_id', '=', brandId)
+    .where((eb) => eb.or([eb('a.url', 'in', urls), eb('a.canonical_url', 'in', urls)]))
+    .executeTakeFirst();
+  return row?.event_uri;
+}
+
+const shiftDays = (date: string, days: number) =>
+  new Date(Date.parse(date.slice(0, 10)) + days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * An article found by monitoring (a feed item, a URL someone sent): it is dropped unless
+ * it mentions the brand, points at the story already holding it, joins the open story
+ * of the same event, or starts a new story (docs/pipeline.md).
+ */
+export async function ingestArticle(
+  app: AppContext,
+  brand: BrandRow,
+  article: ArticleInput,
+  actor: string,
+): Promise<IngestOutcome> {
+  const terms = termsOf(brand);
+  if (!mentionsBrand(`${article.title}\n${article.text}`, terms)) {
+    throw invalid('article: brand not mentioned');
+  }
+  const urls = [article.url, article.canonical_url ?? article.url];
+  const held = await storyHolding(app.db, brand.id, urls);
+  if (held) return { status: 'exists', event_uri: held };
+
+  // Closed stories are not reopened: new coverage after a close is a new story.
+  const nearby = await app.db
+    .selectFrom('articles as a')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select(['a.story_id', 'a.title', 'a.text', 'a.published_at'])
+    .where('s.brand_id', '=', brand.id)
+    .where('s.status', '!=', 'closed')
+    .where('a.published_at', '>=', shiftDays(article.published_at, -EVENT_WINDOW_DAYS))
+    .where('a.published_at', '<=', shiftDays(article.published_at, EVENT_WINDOW_DAYS))
+    .orderBy('a.published_at', 'desc')
+    .limit(200)
+    .execute();
+  const ignore = brandWords(terms);
+  const event = findEvent(
+    { published_at: article.published_at, keywords: keywords(article, ignore) },
+    nearby.map((a) => ({
+      story: a.story_id,
+      published_at: a.published_at,
+      keywords: keywords(a, ignore),
+    })),
+  );
+  if (!event) {
+    return { status: 'created', ...(await importStory(app, brand, article, actor)) };
+  }
+  return joinStory(app, brand, event.story, article, actor);
+}
+
+const ASSESSMENT_RANK: Record<string, number> = {
+  informational: 0,
+  opportunity: 0,
+  watch: 1,
+  threat: 2,
+  crisis: 3,
+};
+const URGENCY_RANK: Record<string, number> = { low: 0, medium: 1, high: 2, immediate: 3 };
+const higher = (rank: Record<string, number>, a: string, b: string) =>
+  (rank[b] ?? 0) > (rank[a] ?? 0) ? b : a;
+
+/** The summary item that lists the coverage a story gained after its advisory was set. */
+const COVERAGE = 'Also reported by ';
+
+/**
+ * Adds the article to the story as its next source, in one transaction: the story's
+ * severity, topics and spread are scored again over all its sources, and the live
+ * advisory follows. An advisory the built-in generator wrote and nobody has changed is
+ * written again from all the sources; one a model wrote or a proposal replaced keeps its
+ * text and gains a line naming the new coverage, and its assessment and urgency only ever
+ * rise. The response plan is never rewritten under the team's feet: phases, their
+ * assignees and what is done stay as they are.
+ */
+async function joinStory(
+  app: AppContext,
+  brand: BrandRow,
+  storyId: string,
+  article: ArticleInput,
+  actor: string,
+): Promise<IngestOutcome> {
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    await lockStory(trx, { id: storyId }, at);
+    const story = await trx
+      .selectFrom('stories')
+      .select(['event_uri'])
+      .where('id', '=', storyId)
+      .executeTakeFirstOrThrow();
+    // Another worker may have added the same article since we looked.
+    const urls = [article.url, article.canonical_url ?? article.url];
+    const held = await storyHolding(trx, brand.id, urls);
+    if (held) return { status: 'exists' as const, event_uri: held };
+
+    const stored = await trx
+      .selectFrom('articles')
+      .select(['source_key', 'url', 'title', 'publisher', 'published_at', 'text', 'type'])
+      .where('story_id', '=', storyId)
+      .execute();
+    const next = 1 + Math.max(0, ...stored.map((s) => Number(s.source_key.slice(1)) || 0));
+    const source: Source = { ...article, source_key: `s${next}` };
+    const sources: Source[] = [
+      ...stored.sort((a, b) => Number(a.source_key.slice(1)) - Number(b.source_key.slice(1))),
+      source,
+    ];
+    await trx
+      .insertInto('articles')
+      .values({
+        id: newId('art'),
+        story_id: storyId,
+        source_key: source.source_key,
+        url: article.url,
+        canonical_url: article.canonical_url ?? article.url,
+        publisher: article.publisher,
+        title: article.title,
+        published_at: article.published_at,
+        type: article.type ?? 'news',
+        text: article.text,
+        created_at: at,
+      })
+      .execute();
+
+    const scores = assessStory(sources);
+    await trx
+      .updateTable('stories')
+      .set({
+        severity: scores.severity,
+        topics: JSON.stringify(scores.topics),
+        spread: scores.spread,
+      })
+      .where('id', '=', storyId)
+      .execute();
+
+    const live = await trx
+      .selectFrom('advisories')
+      .select(['id', 'version', 'generator', 'assessment', 'urgency', 'executive_summary'])
+      .where('story_id', '=', storyId)
+      .where('kind', '=', 'live')
+      .executeTakeFirstOrThrow();
+    const fresh = generateAdvisory(sources);
+    const untouched = live.generator === 'builtin' && live.version === 1;
+    let summary = fresh.executiveSummary;
+    if (!untouched) {
+      const kept = (
+        JSON.parse(live.executive_summary) as { text: string; cites: string[] }[]
+      ).filter((i) => !i.text.startsWith(COVERAGE));
+      const cited = new Set(kept.flatMap((i) => i.cites));
+      const added = sources.filter((s) => !cited.has(s.source_key));
+      const names = [...new Set(added.map((s) => s.publisher))];
+      summary = [
+        ...kept,
+        { text: `${COVERAGE}${names.join(', ')}.`, cites: added.map((s) => s.source_key) },
+      ];
+    }
+    await trx
+      .updateTable('advisories')
+      .set({
+        spread: scores.spread,
+        assessment: untouched
+          ? fresh.assessment
+          : higher(ASSESSMENT_RANK, live.assessment ?? fresh.assessment, fresh.assessment),
+        urgency: untouched
+          ? fresh.urgency
+          : higher(URGENCY_RANK, live.urgency ?? fresh.urgency, fresh.urgency),
+        executive_summary: JSON.stringify(summary),
+        summary_basis: JSON.stringify([...new Set(summary.flatMap((i) => i.cites))]),
+      })
+      .where('id', '=', live.id)
+      .execute();
+
+    const entry = {
+      accountId: brand.account_id,
+      brandId: brand.id,
+      storyId,
+      actor,
+      action: 'story.article_added',
+      details: {
+        event_uri: story.event_uri,
+        url: article.url,
+        source_key: source.source_key,
+        severity: scores.severity,
+        spread: scores.spread,
+      },
+      at,
+    };
+    await writeAudit(trx, entry);
+    return { status: 'joined' as const, event_uri: story.event_uri, source_key: source.source_key };
+  });
+}

@@ -1,0 +1,183 @@
+/**
+ * The response plans of the built-in generator, one per topic (docs/pipeline.md,
+ * "Playbook"). A story gets the plan of its riskiest topic: the first of its topics in
+ * taxonomy order. Each plan has three to five phases of short imperative actions, which
+ * leaves room for the phase a proposal adds (six at most).
+ */
+
+export interface Phase {
+  title: string;
+  actions: string[];
+}
+
+const FACTS: Phase = {
+  title: 'Establish the facts',
+  actions: [
+    'Confirm what happened with the owning team',
+    'Collect every claim made in the coverage',
+  ],
+};
+const HOLDING: Phase = {
+  title: 'Prepare a holding statement',
+  actions: ['Draft a factual statement', 'Get legal and communications sign-off'],
+};
+const BRIEF: Phase = {
+  title: 'Brief stakeholders',
+  actions: [
+    'Brief leadership and customer-facing staff',
+    'Answer the publishers with the statement',
+  ],
+};
+const MONITOR: Phase = {
+  title: 'Monitor and follow up',
+  actions: ['Track new coverage for 72 hours', 'Publish an update when facts change'],
+};
+
+export const PLAYBOOK: Record<string, Phase[]> = {
+  'product-safety': [
+    FACTS,
+    {
+      title: 'Protect customers',
+      actions: [
+        'Decide with quality and legal whether to stop sales or recall',
+        'Publish clear safety instructions for owners of the product',
+      ],
+    },
+    HOLDING,
+    {
+      title: 'Inform regulators and partners',
+      actions: [
+        'Notify the product-safety authority where the law requires it',
+        'Brief retailers, distributors and customer-facing staff',
+      ],
+    },
+    MONITOR,
+  ],
+  'data-privacy': [
+    {
+      title: 'Contain and establish the facts',
+      actions: [
+        'Confirm with security what data was exposed and whether access is closed',
+        'Preserve the evidence',
+      ],
+    },
+    {
+      title: 'Notify',
+      actions: [
+        'Notify the data-protection authority within the legal deadline (72 hours under GDPR)',
+        'Prepare the notice to affected people',
+      ],
+    },
+    HOLDING,
+    {
+      title: 'Support affected people',
+      actions: [
+        'Open a dedicated help page and contact line',
+        'Offer concrete protection such as credit monitoring',
+      ],
+    },
+    MONITOR,
+  ],
+  'legal-regulatory': [
+    {
+      title: 'Brief counsel',
+      actions: ['Share the coverage with legal counsel', 'Agree what may be said in public'],
+    },
+    {
+      title: 'Prepare a holding statement',
+      actions: ['Draft a statement counsel approves', 'Avoid commenting on the merits'],
+    },
+    BRIEF,
+    MONITOR,
+  ],
+  labor: [
+    FACTS,
+    {
+      title: 'Talk to employees first',
+      actions: [
+        'Brief managers and staff before any public statement',
+        'Open a channel for employee questions',
+      ],
+    },
+    HOLDING,
+    MONITOR,
+  ],
+  environment: [
+    FACTS,
+    {
+      title: 'Limit the impact',
+      actions: [
+        'Confirm containment and clean-up measures with operations',
+        'Inform the environmental authority and local community',
+      ],
+    },
+    HOLDING,
+    MONITOR,
+  ],
+  'customer-experience': [
+    {
+      title: 'Understand the complaints',
+      actions: ['Quantify affected customers with support', 'Find the root cause'],
+    },
+    {
+      title: 'Respond to customers',
+      actions: [
+        'Publish a status update and an apology where due',
+        'Give support a script and a remedy',
+      ],
+    },
+    MONITOR,
+  ],
+  leadership: [
+    {
+      title: 'Align the message',
+      actions: ['Agree the leadership message with the board', 'Prepare a Q&A'],
+    },
+    {
+      title: 'Brief stakeholders',
+      actions: ['Brief employees, investors and key customers'],
+    },
+    MONITOR,
+  ],
+  financial: [
+    {
+      title: 'Check the numbers',
+      actions: ['Verify the reported figures with finance', 'Note any disclosure obligations'],
+    },
+    {
+      title: 'Brief investor relations',
+      actions: ['Align investor relations and communications on the message'],
+    },
+    MONITOR,
+  ],
+  'product-launch': [
+    { title: 'Verify the coverage', actions: ['Check the facts reported are accurate'] },
+    { title: 'Amplify', actions: ['Share the coverage on owned channels', 'Thank the publisher'] },
+    { title: 'Follow up', actions: ['Offer the journalist a follow-up interview'] },
+  ],
+  recognition: [
+    { title: 'Verify the coverage', actions: ['Check the facts reported are accurate'] },
+    {
+      title: 'Amplify',
+      actions: ['Share the recognition on owned channels', 'Thank the people behind it'],
+    },
+    { title: 'Follow up', actions: ['Offer the journalist a follow-up interview'] },
+  ],
+  general: [
+    { title: 'Read the coverage', actions: ['Check the facts reported are accurate'] },
+    {
+      title: 'Decide whether to respond',
+      actions: ['Correct factual errors with the publisher', 'Otherwise, no response is needed'],
+    },
+    { title: 'Monitor', actions: ['Watch for follow-up coverage for a week'] },
+  ],
+};
+
+/** The plan for a story with these topics (in taxonomy order). */
+export function planFor(topics: readonly string[]): Phase[] {
+  for (const t of topics) {
+    const plan = PLAYBOOK[t];
+    if (plan) return plan;
+  }
+  return PLAYBOOK.general!;
+}

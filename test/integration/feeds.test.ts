@@ -1,0 +1,250 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/domain/accounts.js';
+import { createKey } from '../../src/domain/api-key-admin.js';
+import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
+import { addFeed, listFeeds, removeFeed, scheduleDueFeeds } from '../../src/domain/feeds.js';
+import { addEndpoint } from '../../src/webhooks/endpoints.js';
+import { startService, type TestService } from '../support/harness.js';
+
+/** Feed monitoring end to end: a local news site with an RSS feed, polled by the job. */
+let svc: TestService;
+let base: string;
+let site: http.Server;
+let key: string;
+let account: string;
+const requests: { url: string; ifNoneMatch?: string; ifModifiedSince?: string }[] = [];
+
+const page = (title: string, publisher: string, date: string, paragraphs: string[]) =>
+  `<!doctype html><html lang="en"><head><title>${title}</title>
+<meta property="og:site_name" content="${publisher}">
+<meta property="article:published_time" content="${date}T08:00:00Z"></head>
+<body><nav>Home · World · Business</nav><article><h1>${title}</h1>
+${paragraphs.map((p) => `<p>${p}</p>`).join('\n')}</article><footer>© ${publisher}</footer></body></html>`;
+
+const recallFacts = [
+  'Acme is recalling 40,000 PowerCell 9 battery packs sold across Europe after reports that the packs overheat while charging and pose a fire risk.',
+  'The PowerCell 9 recall covers every pack made between March and September, the company said, and owners should stop charging the battery packs at once.',
+  'Acme said it would refund owners in full and has set up a hotline; the product-safety regulator is reviewing the overheating reports.',
+];
+const PAGES: Record<string, string> = {
+  '/news/acme-recall': page(
+    'Acme recalls 40,000 PowerCell 9 battery packs',
+    'Daily Ledger',
+    '2026-11-18',
+    recallFacts,
+  ),
+  '/news/weather': page('Storms expected this weekend', 'Daily Ledger', '2026-11-18', [
+    'Forecasters expect heavy rain and strong winds across the north on Saturday, with the worst of the weather arriving in the afternoon.',
+    'Residents are advised to secure garden furniture and to take an umbrella if they must travel; trains may run late.',
+    'Temperatures will recover early next week as a ridge of high pressure builds from the south-west.',
+  ]),
+  '/tech/powercell-pulled': page(
+    'PowerCell 9 packs pulled after overheating reports',
+    'Gadget Weekly',
+    '2026-11-19',
+    [
+      'Owners of the PowerCell 9 should stop charging their battery packs now: Acme announced a recall of 40,000 units because of a fire risk from overheating.',
+      'The recall covers packs made between March and September and sold across Europe, according to the notice.',
+      'Acme promised a full refund and a hotline for owners while the product-safety regulator looks at the reports.',
+    ],
+  ),
+};
+
+let items: { path: string; guid: string; date: string }[] = [];
+let etag = '"v1"';
+const feedXml = () => `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Daily Ledger</title><link>${base}/</link>
+${[...items]
+  .reverse()
+  .map(
+    (i) =>
+      `<item><title>${i.path}</title><link>${base}${i.path}</link><guid isPermaLink="false">${i.guid}</guid><pubDate>${new Date(i.date).toUTCString()}</pubDate></item>`,
+  )
+  .join('\n')}
+</channel></rss>`;
+
+beforeAll(async () => {
+  site = http.createServer((req, res) => {
+    const url = req.url ?? '';
+    requests.push({
+      url,
+      ifNoneMatch: req.headers['if-none-match'],
+      ifModifiedSince: req.headers['if-modified-since'],
+    });
+    if (url === '/feed.xml') {
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { etag }).end();
+        return;
+      }
+      res
+        .writeHead(200, {
+          'content-type': 'application/rss+xml',
+          etag,
+          'last-modified': 'Wed, 18 Nov 2026 10:00:00 GMT',
+        })
+        .end(feedXml());
+      return;
+    }
+    const html = PAGES[url];
+    if (html) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    else res.writeHead(404).end();
+  });
+  site.listen(0, '127.0.0.1');
+  await once(site, 'listening');
+  const port = (site.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+  svc = await startService(
+    { FETCH_ALLOW_HOSTS: `127.0.0.1:${port}`, FEED_POLL_MS: '60000' },
+    { runJobs: false },
+  );
+  account = await createAccount(svc.app, 'Acme', 'partner');
+  await addBrand(svc.app, account, 'acme.com', 'Acme', true);
+  key = (await createKey(svc.app, { accountId: account, role: 'owner', scope: null, actor: 't' }))
+    .key;
+  await addEndpoint(svc.app, account, `${base}/hook`, ['story.updated'], 'test');
+});
+afterAll(async () => {
+  site.close();
+  await svc.close();
+});
+
+/** Makes every feed due, schedules and runs the polls, as the scheduler would. */
+async function poll(): Promise<void> {
+  await svc.app.db
+    .updateTable('brand_feeds')
+    .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+    .execute();
+  expect(await scheduleDueFeeds(svc.app)).toBe(1);
+  // A second scheduler in the same instant finds nothing due: one poll per feed.
+  expect(await scheduleDueFeeds(svc.app)).toBe(0);
+  await svc.app.jobs.drain();
+}
+
+const stories = async () =>
+  (await svc.request('GET', '/v1/stories', { key, query: { brand: 'acme.com' } })).body.stories;
+
+describe('feed monitoring', () => {
+  it('refuses a feed URL that is not http(s) or not public', async () => {
+    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    await expect(addFeed(svc.app, brand, 'ftp://example.org/feed', 't')).rejects.toThrow(/url:/);
+    await expect(addFeed(svc.app, brand, 'http://10.0.0.1/feed', 't')).rejects.toThrow(/url:/);
+  });
+
+  it('reads new items: one that mentions the brand becomes a story, the other is skipped', async () => {
+    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    await addFeed(svc.app, brand, `${base}/feed.xml`, 'operator');
+    await expect(addFeed(svc.app, brand, `${base}/feed.xml`, 'operator')).rejects.toThrow(
+      /already monitored/,
+    );
+    items = [
+      { path: '/news/acme-recall', guid: 'ledger-1', date: '2026-11-18T08:00:00Z' },
+      { path: '/news/weather', guid: 'ledger-2', date: '2026-11-18T09:00:00Z' },
+    ];
+    await poll();
+    const list = await stories();
+    expect(list).toHaveLength(1);
+    expect(list[0].title).toBe('Acme recalls 40,000 PowerCell 9 battery packs');
+    const outcomes = await svc.app.db
+      .selectFrom('feed_items')
+      .select(['item_key', 'outcome'])
+      .orderBy('item_key')
+      .execute();
+    expect(outcomes).toEqual([
+      { item_key: 'ledger-1', outcome: 'created' },
+      { item_key: 'ledger-2', outcome: 'skipped: brand not mentioned' },
+    ]);
+    const [feed] = await listFeeds(svc.app, brand.id);
+    expect(feed).toMatchObject({ last_status: '200: 2 new items', last_error: null });
+  });
+
+  it('an unchanged feed answers 304 to the conditional request and nothing is created', async () => {
+    const before = requests.length;
+    await poll();
+    const asked = requests.slice(before);
+    expect(asked).toEqual([
+      { url: '/feed.xml', ifNoneMatch: '"v1"', ifModifiedSince: 'Wed, 18 Nov 2026 10:00:00 GMT' },
+    ]);
+    expect(await stories()).toHaveLength(1);
+    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    expect((await listFeeds(svc.app, brand.id))[0]!.last_status).toBe('304 not modified');
+  });
+
+  it('an item covering the same event joins the story: spread, severity and story.updated', async () => {
+    const [story] = await stories();
+    // The advisory is locked, so the scores are read where they are kept.
+    const scores = () =>
+      svc.app.db
+        .selectFrom('stories as s')
+        .innerJoin('advisories as a', (j) =>
+          j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', 'live'),
+        )
+        .select([
+          's.severity',
+          's.spread',
+          's.topics',
+          'a.spread as advisory_spread',
+          'a.summary_basis',
+        ])
+        .where('s.event_uri', '=', story.event_uri)
+        .executeTakeFirstOrThrow();
+    expect(await scores()).toMatchObject({ spread: 'contained', advisory_spread: 'contained' });
+
+    items.push({ path: '/tech/powercell-pulled', guid: 'gw-1', date: '2026-11-19T07:00:00Z' });
+    etag = '"v2"';
+    const fetched = requests.length;
+    await poll();
+    // Only the new item's page is read; items seen before are not fetched again.
+    const asked = requests.slice(fetched).map((r) => r.url);
+    expect(asked.filter((u) => u !== '/hook')).toEqual(['/feed.xml', '/tech/powercell-pulled']);
+
+    const list = await stories();
+    expect(list).toHaveLength(1);
+    expect(await scores()).toMatchObject({
+      severity: 'critical',
+      spread: 'growing',
+      advisory_spread: 'growing',
+      summary_basis: JSON.stringify(['s1', 's2']),
+    });
+    const articles = await svc.app.db
+      .selectFrom('articles')
+      .select(['source_key', 'publisher'])
+      .orderBy('source_key')
+      .execute();
+    expect(articles).toEqual([
+      { source_key: 's1', publisher: 'Daily Ledger' },
+      { source_key: 's2', publisher: 'Gadget Weekly' },
+    ]);
+    const audit = await svc.app.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor'])
+      .where('action', '=', 'story.article_added')
+      .execute();
+    expect(audit).toEqual([{ action: 'story.article_added', actor: 'monitor' }]);
+    const deliveries = await svc.app.db
+      .selectFrom('webhook_deliveries')
+      .select(['event_type', 'payload'])
+      .execute();
+    expect(deliveries.map((d) => d.event_type)).toEqual(['story.updated']);
+    expect(asked).toContain('/hook');
+    expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({
+      type: 'story.updated',
+    });
+    const feedItem = await svc.app.db
+      .selectFrom('feed_items')
+      .select(['outcome', 'event_uri'])
+      .where('item_key', '=', 'gw-1')
+      .executeTakeFirstOrThrow();
+    expect(feedItem).toEqual({ outcome: 'joined', event_uri: story.event_uri });
+  });
+
+  it('a removed feed is no longer polled', async () => {
+    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    const [feed] = await listFeeds(svc.app, brand.id);
+    await removeFeed(svc.app, brand, feed!.id, 'operator');
+    expect(await listFeeds(svc.app, brand.id)).toEqual([]);
+    expect(await scheduleDueFeeds(svc.app)).toBe(0);
+  });
+});

@@ -1,0 +1,266 @@
+import { describe, expect, it } from 'vitest';
+import { BrandMatcher, mentionsBrand } from '../../src/pipeline/brand-matcher.js';
+import {
+  assessStory,
+  generateAdvisory,
+  proposeAdvisory,
+  type Source,
+} from '../../src/pipeline/builtin-advisor.js';
+import { brandWords, findEvent, keywords } from '../../src/pipeline/cluster.js';
+import { PLAYBOOK, planFor } from '../../src/pipeline/playbook.js';
+import { spreadOf } from '../../src/pipeline/spread.js';
+import { scoreText, TOPICS } from '../../src/pipeline/taxonomy.js';
+
+const source = (n: number, title: string, text: string, publisher = `Paper ${n}`): Source => ({
+  source_key: `s${n}`,
+  url: `https://news${n}.example.org/a`,
+  title,
+  publisher,
+  published_at: '2026-11-20',
+  text,
+});
+
+describe('detection', () => {
+  const acme = { host: 'acme.com', name: 'Acme' };
+
+  it('finds the name, host or first label as whole words, with possessives', () => {
+    expect(mentionsBrand("Acme's kettles are recalled", acme)).toBe(true);
+    expect(mentionsBrand('Acme’s new plant', acme)).toBe(true);
+    expect(mentionsBrand('visit ACME.COM today', acme)).toBe(true);
+    expect(mentionsBrand('shop at www.acme.com/deals', acme)).toBe(true);
+    expect(mentionsBrand('the Acmeist movement', acme)).toBe(false);
+    expect(mentionsBrand('Acmeville Bakery opens', acme)).toBe(false);
+    expect(mentionsBrand('acme.community is a forum', acme)).toBe(false);
+    expect(mentionsBrand('nothing to see', acme)).toBe(false);
+  });
+
+  it('counts proper nouns only when capitalised or spelled as configured', () => {
+    expect(mentionsBrand('it was the acme of his career', acme)).toBe(false);
+    expect(mentionsBrand('ACME RECALLS KETTLES', acme)).toBe(true);
+    const umbrella = { host: 'umbrella.com', name: 'Umbrella' };
+    expect(mentionsBrand('take an umbrella, it will rain', umbrella)).toBe(false);
+    expect(mentionsBrand('Umbrella said the spill was contained', umbrella)).toBe(true);
+    const ebay = { host: 'ebay.com', name: 'eBay' };
+    expect(mentionsBrand('sellers on eBay complained', ebay)).toBe(true);
+  });
+
+  it('finds aliases, multi-word terms across line breaks but not across punctuation', () => {
+    const brand = { host: 'acme.com', name: 'Acme', aliases: ['Roadrunner Supply', 'ACM'] };
+    expect(mentionsBrand('Roadrunner Supply’s trucks were late', brand)).toBe(true);
+    expect(mentionsBrand('Roadrunner\n  Supply said', brand)).toBe(true);
+    expect(
+      mentionsBrand('the Roadrunner. Supply chains', {
+        host: 'x.com',
+        name: 'X',
+        aliases: ['Roadrunner Supply'],
+      }),
+    ).toBe(false);
+    expect(mentionsBrand('the ACM conference', brand)).toBe(true);
+    expect(mentionsBrand('an ACME-free zone', { host: 'x.com', name: 'X', aliases: ['acm'] })).toBe(
+      false,
+    );
+  });
+
+  it('matches many brands in one pass and names each brand once', () => {
+    const brands = Array.from({ length: 500 }, (_, i) => ({
+      brand: `b${i}`,
+      terms: { host: `brand${i}.com`, name: `Brand ${i}` },
+    }));
+    const matcher = new BrandMatcher(brands);
+    expect(matcher.match('Brand 7 and Brand 42 merge; brand7.com is down, Brand 7 says')).toEqual([
+      'b7',
+      'b42',
+    ]);
+    expect(matcher.match('brand 7 in lower case')).toEqual([]);
+  });
+});
+
+describe('topics and severity', () => {
+  it('scores the sum of topic weights plus intensifiers', () => {
+    expect(scoreText('Acme opened an office')).toMatchObject({
+      topics: [],
+      severity: 'low',
+      score: 0,
+    });
+    expect(scoreText('Customers complain about the outage').severity).toBe('low');
+    expect(scoreText('Workers went on strike').severity).toBe('medium');
+    expect(scoreText('Acme recalls kettles').severity).toBe('high');
+    expect(scoreText('Acme recalls kettles; two people died').severity).toBe('critical');
+    expect(scoreText('Data breach draws a regulator investigation')).toMatchObject({
+      topics: ['data-privacy', 'legal-regulatory'],
+      severity: 'critical',
+    });
+    expect(scoreText('Acme wins a design award')).toMatchObject({
+      positive: true,
+      severity: 'low',
+    });
+  });
+
+  it('matches signals at the start of words only', () => {
+    expect(scoreText('Harcourt published a book').topics).toEqual([]);
+    expect(scoreText('The courts will decide').topics).toEqual(['legal-regulatory']);
+  });
+});
+
+describe('spread', () => {
+  it('counts distinct publishers weighted by kind', () => {
+    const s = (publisher: string, type = 'news') => ({ publisher, type });
+    expect(spreadOf([s('A')])).toBe('contained');
+    expect(spreadOf([s('A'), s(' a ')])).toBe('contained');
+    expect(spreadOf([s('A'), s('B')])).toBe('growing');
+    expect(spreadOf([s('A'), s('B', 'forum'), s('C', 'press_release')])).toBe('contained');
+    expect(spreadOf(['A', 'B', 'C', 'D'].map((p) => s(p)))).toBe('widespread');
+    expect(spreadOf(Array.from({ length: 8 }, (_, i) => s(`P${i}`)))).toBe('viral');
+  });
+});
+
+describe('clustering', () => {
+  const ignore = brandWords({ host: 'acme.com', name: 'Acme' });
+  const recall1 = {
+    title: 'Acme recalls 40,000 PowerCell 9 battery packs over fire risk',
+    text: 'Acme is recalling 40,000 PowerCell 9 battery packs sold in Europe after reports of overheating. The packs can catch fire while charging, the company said.',
+  };
+  const recall2 = {
+    title: 'PowerCell 9 packs pulled: Acme admits overheating problem',
+    text: 'Owners of the PowerCell 9 should stop charging the battery packs, Acme said, announcing a recall of 40,000 units because of a fire risk.',
+  };
+  const award = {
+    title: 'Acme toaster wins the Red Dot design award',
+    text: 'The jury praised the toaster for its ceramic body and simple controls. Acme designers accepted the award in Essen.',
+  };
+
+  it('puts near-duplicate coverage of one event together and keeps other events apart', () => {
+    const candidates = [
+      { story: 'recall', published_at: '2026-11-12', keywords: keywords(recall1, ignore) },
+      { story: 'award', published_at: '2026-11-13', keywords: keywords(award, ignore) },
+    ];
+    expect(
+      findEvent({ published_at: '2026-11-13', keywords: keywords(recall2, ignore) }, candidates)
+        ?.story,
+    ).toBe('recall');
+    const other = {
+      title: 'Acme opens a plant in Ohio',
+      text: 'The new plant will employ 300 people making kettles and toasters.',
+    };
+    expect(
+      findEvent({ published_at: '2026-11-13', keywords: keywords(other, ignore) }, candidates),
+    ).toBeUndefined();
+  });
+
+  it('does not join coverage published outside the window', () => {
+    const candidates = [
+      { story: 'recall', published_at: '2026-11-01', keywords: keywords(recall1, ignore) },
+    ];
+    expect(
+      findEvent({ published_at: '2026-11-13', keywords: keywords(recall2, ignore) }, candidates),
+    ).toBeUndefined();
+  });
+});
+
+describe('built-in advisory', () => {
+  it('grades the story, cites only its sources and plans by its riskiest topic', () => {
+    const crisis = generateAdvisory([
+      source(
+        1,
+        'Acme recall',
+        'Acme recalls kettles after injuries; a class action is filed. The regulator opened an investigation today.',
+      ),
+    ]);
+    expect(crisis.severity).toBe('critical');
+    expect(crisis.assessment).toBe('crisis');
+    expect(crisis.urgency).toBe('immediate');
+    expect(crisis.topics).toEqual(['product-safety', 'legal-regulatory']);
+    for (const item of crisis.executiveSummary) expect(item.cites).toEqual(['s1']);
+    expect(crisis.summaryBasis).toEqual(['s1']);
+    expect(crisis.phases).toBe(PLAYBOOK['product-safety']);
+
+    const award = generateAdvisory([
+      source(1, 'Acme wins award', 'Acme received a design award for its toaster line this year.'),
+    ]);
+    expect(award).toMatchObject({ severity: 'low', assessment: 'opportunity' });
+    expect(award.phases).toBe(PLAYBOOK.recognition);
+
+    const plain = generateAdvisory([
+      source(
+        1,
+        'Acme opens office',
+        'Acme opened an office in a new city this week, the company said.',
+      ),
+    ]);
+    expect(plain).toMatchObject({
+      severity: 'low',
+      assessment: 'informational',
+      topics: ['general'],
+    });
+  });
+
+  it('writes a multi-source summary: each sentence cites the sources it came from', () => {
+    const shared =
+      'Acme is recalling 40,000 PowerCell 9 battery packs after reports of overheating.';
+    const sources = [
+      source(1, 'Acme recalls battery packs', `${shared} The company set up a hotline for owners.`),
+      source(
+        2,
+        'Battery packs recalled',
+        `${shared} Retailers have removed the packs from shelves.`,
+      ),
+      source(
+        3,
+        'Acme recall widens',
+        'The recall covers every pack sold since March in Europe.',
+        'Forum X',
+      ),
+    ];
+    const g = generateAdvisory(sources);
+    const keys = new Set(sources.map((s) => s.source_key));
+    for (const item of g.executiveSummary) {
+      expect(item.cites.length).toBeGreaterThan(0);
+      for (const c of item.cites) expect(keys.has(c)).toBe(true);
+    }
+    expect(g.executiveSummary).toContainEqual({ text: shared, cites: ['s1', 's2'] });
+    expect(g.executiveSummary[1]).toEqual({
+      text: 'The story is also covered by Paper 2 and Forum X.',
+      cites: ['s2', 's3'],
+    });
+    expect(g.summaryBasis.sort()).toEqual(['s1', 's2', 's3']);
+    expect(g.spread).toBe('growing');
+    expect(g.executiveSummary.length).toBeLessThanOrEqual(6);
+  });
+
+  it('raises severity once a story is widespread', () => {
+    const many = ['A', 'B', 'C', 'D'].map((p, i) =>
+      source(i + 1, 'Acme recall', 'Acme recalls kettles over a defect.', p),
+    );
+    expect(assessStory(many.slice(0, 1)).severity).toBe('high');
+    expect(assessStory(many)).toMatchObject({ spread: 'widespread', severity: 'critical' });
+  });
+
+  it('proposes with the brand context and keeps citing every source', () => {
+    const p = proposeAdvisory(
+      [source(1, 'Acme recall', 'Acme recalls kettles after injuries were reported widely.')],
+      'The defect was fixed last month.',
+    );
+    expect(p.executiveSummary.at(-1)).toEqual({
+      text: 'The brand adds: The defect was fixed last month.',
+      cites: [],
+    });
+    expect(p.phases.map((ph) => ph.title)).toContain('Correct the record');
+  });
+
+  it('has a plan of three to five phases for every topic, so a proposal can add one', () => {
+    for (const tag of [...TOPICS.map((t) => t.tag), 'general']) {
+      const plan = planFor([tag]);
+      expect(plan.length, tag).toBeGreaterThanOrEqual(3);
+      expect(plan.length, tag).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it('is deterministic', () => {
+    const a = source(
+      1,
+      'Acme strike',
+      'Workers at Acme went on strike over pay. The union said talks failed.',
+    );
+    expect(generateAdvisory([a])).toEqual(generateAdvisory([a]));
+  });
+});
