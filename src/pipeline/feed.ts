@@ -33,6 +33,8 @@ const day = (v: unknown): string | undefined => {
 
 /** An absolute http(s) URL, resolved against the feed's own URL; undefined otherwise. */
 function absolute(href: string, base: string): string | undefined {
+  // An empty href would resolve to the feed itself.
+  if (!href) return undefined;
   try {
     const u = new URL(href, base);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.toString() : undefined;
@@ -93,9 +95,10 @@ export function parseFeed(xml: string, feedUrl: string): FeedItem[] {
   for (const r of raw) {
     const url = absolute(r.link, feedUrl);
     if (!url) continue;
+    const key = r.key || url;
     const published = day(r.date);
     items.push({
-      key: r.key.slice(0, 500),
+      key: key.slice(0, 500),
       url,
       title: r.title,
       ...(published && { published_at: published }),

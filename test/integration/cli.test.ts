@@ -106,6 +106,84 @@ describe('brs, the operator command line', () => {
     expect(dup.out).toEqual({ error: 'host: this brand is already monitored' });
   });
 
+  it('brand aliases: shown, set, refused when bad, cleared', async () => {
+    const show = () => brs(env, 'brand', 'aliases', '--host', 'acme.com');
+    expect((await show()).out).toEqual({ brand: 'acme.com', aliases: [] });
+    const set = await brs(
+      env,
+      'brand',
+      'aliases',
+      '--host',
+      'acme.com',
+      '--set',
+      ' Acme Corp ,ACME Rockets,Acme Corp',
+    );
+    expect(set.out).toEqual({ brand: 'acme.com', aliases: ['Acme Corp', 'ACME Rockets'] });
+    expect((await show()).out.aliases).toEqual(['Acme Corp', 'ACME Rockets']);
+    const bad = await brs(env, 'brand', 'aliases', '--host', 'acme.com', '--set', 'A');
+    expect(bad).toMatchObject({
+      code: 1,
+      out: { error: 'aliases: "A" must be 2 to 100 characters' },
+    });
+    expect(
+      (await brs(env, 'brand', 'aliases', '--host', 'acme.com', '--set', '')).out.aliases,
+    ).toEqual([]);
+    expect((await brs(env, 'brand', 'aliases', '--host', 'nope.example')).out).toEqual({
+      error: 'brand nope.example: not found',
+    });
+  });
+
+  it('source add, list and remove; a non-public feed is refused', async () => {
+    const add = await brs(
+      env,
+      'source',
+      'add',
+      '--brand',
+      'acme.com',
+      '--url',
+      'https://news.example.org/feed.xml',
+    );
+    expect(add.out).toEqual({
+      source: { id: expect.stringMatching(/^fed_/), url: 'https://news.example.org/feed.xml' },
+    });
+    const again = await brs(
+      env,
+      'source',
+      'add',
+      '--brand',
+      'acme.com',
+      '--url',
+      'https://news.example.org/feed.xml',
+    );
+    expect(again.out).toEqual({ error: 'url: this feed is already monitored for the brand' });
+    const local = await brs(
+      env,
+      'source',
+      'add',
+      '--brand',
+      'acme.com',
+      '--url',
+      'http://127.0.0.1/feed',
+    );
+    expect(local.code).toBe(1);
+    expect(local.out.error).toMatch(/^url: /);
+    const list = await brs(env, 'source', 'list', '--brand', 'acme.com');
+    expect(list.out.sources).toEqual([
+      expect.objectContaining({
+        id: add.out.source.id,
+        url: 'https://news.example.org/feed.xml',
+        last_status: null,
+      }),
+    ]);
+    expect(
+      (await brs(env, 'source', 'remove', '--brand', 'acme.com', '--id', add.out.source.id)).out,
+    ).toEqual({ ok: true });
+    expect((await brs(env, 'source', 'list', '--brand', 'acme.com')).out.sources).toEqual([]);
+    expect(
+      (await brs(env, 'source', 'remove', '--brand', 'acme.com', '--id', add.out.source.id)).out,
+    ).toEqual({ error: `source ${add.out.source.id}: not found` });
+  });
+
   it('delegation grant', async () => {
     const r = await brs(
       env,
