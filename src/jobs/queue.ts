@@ -9,14 +9,32 @@ import { newId } from '../ids.js';
  * same transaction as the change that needs it, so it exists exactly when that change
  * does. Any number of processes run jobs: a claim is one atomic UPDATE (PostgreSQL skips
  * rows another process has locked; SQLite has a single writer), and a claim expires after
- * its lease, so a job whose process died runs again. Handlers must therefore be safe to
- * run twice (each checks the state it is about to change).
+ * its lease (JOB_LEASE_MS), so a job whose process died runs again. The owner renews the
+ * lease while its handler runs, so a job longer than the lease is not taken from a live
+ * worker. Handlers must still be safe to run twice (each checks the state it is about to
+ * change): a worker that dies after its handler's effect and before `finish` leaves a job
+ * that runs again.
  */
 export type JobRow = JobsTable;
 /** A handler declares the payload it takes; the registry only knows it takes one. */
 export type JobHandler = (app: AppContext, payload: never, job: JobRow) => Promise<unknown>;
 
-const LEASE_MS = 5 * 60_000;
+/**
+ * What runs the queue, the same on SQLite and PostgreSQL (test/integration/job-queue.test.ts
+ * is its contract): a due job runs and its result is stored; a failure is retried after
+ * JOB_RETRY_BASE_MS, doubled each attempt, until the job's max attempts, then it is failed;
+ * a job whose worker died is claimed again once its lease lapses; no job runs in two
+ * workers at once; jobs are rows, so they survive a restart. Jobs are added with `enqueue`,
+ * a function of a database handle rather than a method, so it joins the caller's transaction.
+ */
+export interface JobQueue {
+  /** Runs every job that is due now, one after another; answers how many ran. */
+  drain(): Promise<number>;
+  /** Polls for due jobs every JOB_POLL_MS until stopped. */
+  start(): void;
+  /** Stops polling and waits for the job in hand. */
+  stop(): Promise<void>;
+}
 
 export async function enqueue(
   db: Db,
@@ -82,7 +100,7 @@ async function claim(app: AppContext, worker: string): Promise<JobRow | undefine
       status: 'running',
       attempts: sql`attempts + 1`,
       locked_by: worker,
-      locked_until: new Date(now.getTime() + LEASE_MS).toISOString(),
+      locked_until: new Date(now.getTime() + app.config.jobLeaseMs).toISOString(),
       updated_at: at,
     })
     .where('id', '=', next)
@@ -118,7 +136,46 @@ async function finish(app: AppContext, job: JobRow, outcome: { result?: unknown;
     .execute();
 }
 
-export class JobRunner {
+/**
+ * Renews `job`'s lease every third of it until the returned function is called (which
+ * waits for a renewal in flight). Only while this worker still holds the claim: a lease
+ * that lapsed and was claimed by another worker is not taken back.
+ */
+function holdLease(app: AppContext, job: JobRow): () => Promise<void> {
+  const lease = app.config.jobLeaseMs;
+  let pending: Promise<void> | undefined;
+  const renew = async () => {
+    try {
+      const { numUpdatedRows } = await app.db
+        .updateTable('jobs')
+        .set({ locked_until: new Date(app.clock.now().getTime() + lease).toISOString() })
+        .where('id', '=', job.id)
+        .where('locked_by', '=', job.locked_by)
+        .executeTakeFirst();
+      if (numUpdatedRows === 0n) {
+        app.log?.warn({ job: job.id, name: job.name }, 'job lease lost to another worker');
+      }
+    } catch (e) {
+      // The next renewal tries again; the lease only lapses if they all fail for a lease.
+      app.log?.warn({ job: job.id, name: job.name, err: e }, 'job lease renewal failed');
+    }
+  };
+  const timer = setInterval(
+    () => {
+      pending ??= renew().finally(() => {
+        pending = undefined;
+      });
+    },
+    Math.max(1, Math.floor(lease / 3)),
+  );
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await pending;
+  };
+}
+
+export class JobRunner implements JobQueue {
   private readonly worker = newId('wrk');
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
@@ -147,7 +204,13 @@ export class JobRunner {
       const handler = this.handlers[job.name];
       try {
         if (!handler) throw new Error(`no handler for job ${job.name}`);
-        const result = await handler(this.app, JSON.parse(job.payload) as never, job);
+        const release = holdLease(this.app, job);
+        let result: unknown;
+        try {
+          result = await handler(this.app, JSON.parse(job.payload) as never, job);
+        } finally {
+          await release();
+        }
         await finish(this.app, job, { result });
       } catch (e) {
         this.app.log?.warn({ job: job.id, name: job.name, err: e }, 'job failed');

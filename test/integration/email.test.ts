@@ -104,8 +104,8 @@ describe('assignment email', () => {
       const page = await fetch(link);
       const html = await page.text();
       expect(page.status).toBe(200);
-      expect(html).toContain('Phase 2: Prepare a holding statement');
-      expect(html).toContain('Draft a factual statement');
+      expect(html).toContain('Phase 2: Protect customers');
+      expect(html).toContain('Publish clear safety instructions for owners of the product');
       expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
 
       // A tampered link, and the link once the phase is reassigned, open nothing.
