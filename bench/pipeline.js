@@ -19,7 +19,7 @@
 import { performance } from 'node:perf_hooks';
 import { BrandMatcher } from '../dist/pipeline/brand-matcher.js';
 import { generateAdvisory } from '../dist/pipeline/builtin-advisor.js';
-import { brandWords, EVENT_WINDOW_DAYS, findEvent, keywords } from '../dist/pipeline/cluster.js';
+import { brandWords, EVENT_WINDOW_DAYS, findEvent, terms } from '../dist/pipeline/cluster.js';
 
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 10_000);
 const BASELINE_SAMPLE = 1_000;
@@ -204,27 +204,26 @@ function generateArticles(count, brandList) {
  * and write the advisory from all the story's sources.
  */
 function runPipeline(items, brandList, detect) {
-  const terms = new Map(brandList.map((b) => [b.id, b]));
   const ignore = new Map(brandList.map((b) => [b.id, brandWords(b)]));
   const byBrand = new Map();
   const assigned = [];
   let stories = 0;
   for (const { article } of items) {
     for (const brandId of detect(`${article.title}\n${article.text}`)) {
-      const words = keywords(article, ignore.get(brandId));
+      const words = terms(article, ignore.get(brandId));
       const candidates = byBrand.get(brandId) ?? [];
-      const hit = findEvent({ published_at: article.published_at, keywords: words }, candidates);
+      const hit = findEvent({ published_at: article.published_at, terms: words }, candidates);
       let story = hit?.story;
       if (!story) {
         story = { id: ++stories, sources: [] };
-        candidates.push({ story, published_at: article.published_at, keywords: words });
+        candidates.push({ story, published_at: article.published_at, terms: words });
         byBrand.set(brandId, candidates);
       } else {
-        candidates.push({ story, published_at: article.published_at, keywords: words });
+        candidates.push({ story, published_at: article.published_at, terms: words });
       }
       story.sources.push({ ...article, source_key: `s${story.sources.length + 1}` });
       generateAdvisory(story.sources);
-      assigned.push({ item: article, story: story.id, brand: terms.get(brandId).id });
+      assigned.push({ item: article, story: story.id, brand: brandId });
     }
   }
   return { assigned, stories };

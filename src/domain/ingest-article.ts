@@ -9,7 +9,12 @@ import {
   generateAdvisory,
   type Source,
 } from '../pipeline/builtin-advisor.js';
-import { brandWords, EVENT_WINDOW_DAYS, findEvent, keywords } from '../pipeline/cluster.js';
+import {
+  brandWords,
+  EVENT_WINDOW_DAYS,
+  findEvent,
+  terms as termsOfText,
+} from '../pipeline/cluster.js';
 import { writeAudit } from './audit.js';
 import { importStory } from './import-story.js';
 import { lockStory } from './story-lock.js';
@@ -81,11 +86,11 @@ export async function ingestArticle(
     .execute();
   const ignore = brandWords(terms);
   const event = findEvent(
-    { published_at: article.published_at, keywords: keywords(article, ignore) },
+    { published_at: article.published_at, terms: termsOfText(article, ignore) },
     nearby.map((a) => ({
       story: a.story_id,
       published_at: a.published_at,
-      keywords: keywords(a, ignore),
+      terms: termsOfText(a, ignore),
     })),
   );
   if (!event) {

@@ -1,4 +1,4 @@
-import { keywords, similarity } from './cluster.js';
+import { similarity, type Terms, terms } from './cluster.js';
 import { planFor } from './playbook.js';
 import { spreadOf } from './spread.js';
 import { maxSeverity, orderTopics, raise, SEVERITIES, scoreText } from './taxonomy.js';
@@ -72,7 +72,7 @@ const list = (names: string[]) =>
  */
 function summarize(sources: readonly Source[]) {
   const first = sources[0]!;
-  const items: { text: string; cites: string[]; words?: Set<string> }[] = [
+  const items: { text: string; cites: string[]; words?: Terms }[] = [
     {
       text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
       cites: [first.source_key],
@@ -93,8 +93,8 @@ function summarize(sources: readonly Source[]) {
     sources.forEach((source, i) => {
       const sentence = quotes[i]![round];
       if (!sentence) return;
-      const words = keywords({ title: '', text: sentence });
-      const same = items.find((it) => it.words && similarity(it.words, words) >= 0.5);
+      const words = terms({ title: '', text: sentence });
+      const same = items.find((it) => it.words && similarity(it.words, words) >= 0.6);
       if (same) {
         if (!same.cites.includes(source.source_key)) same.cites.push(source.source_key);
       } else if (items.length < SUMMARY_ITEMS) {

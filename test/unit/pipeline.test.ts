@@ -6,7 +6,7 @@ import {
   proposeAdvisory,
   type Source,
 } from '../../src/pipeline/builtin-advisor.js';
-import { brandWords, findEvent, keywords } from '../../src/pipeline/cluster.js';
+import { brandWords, findEvent, terms } from '../../src/pipeline/cluster.js';
 import { PLAYBOOK, planFor } from '../../src/pipeline/playbook.js';
 import { spreadOf } from '../../src/pipeline/spread.js';
 import { scoreText, TOPICS } from '../../src/pipeline/taxonomy.js';
@@ -131,28 +131,27 @@ describe('clustering', () => {
 
   it('puts near-duplicate coverage of one event together and keeps other events apart', () => {
     const candidates = [
-      { story: 'recall', published_at: '2026-11-12', keywords: keywords(recall1, ignore) },
-      { story: 'award', published_at: '2026-11-13', keywords: keywords(award, ignore) },
+      { story: 'recall', published_at: '2026-11-12', terms: terms(recall1, ignore) },
+      { story: 'award', published_at: '2026-11-13', terms: terms(award, ignore) },
     ];
     expect(
-      findEvent({ published_at: '2026-11-13', keywords: keywords(recall2, ignore) }, candidates)
-        ?.story,
+      findEvent({ published_at: '2026-11-13', terms: terms(recall2, ignore) }, candidates)?.story,
     ).toBe('recall');
     const other = {
       title: 'Acme opens a plant in Ohio',
       text: 'The new plant will employ 300 people making kettles and toasters.',
     };
     expect(
-      findEvent({ published_at: '2026-11-13', keywords: keywords(other, ignore) }, candidates),
+      findEvent({ published_at: '2026-11-13', terms: terms(other, ignore) }, candidates),
     ).toBeUndefined();
   });
 
   it('does not join coverage published outside the window', () => {
     const candidates = [
-      { story: 'recall', published_at: '2026-11-01', keywords: keywords(recall1, ignore) },
+      { story: 'recall', published_at: '2026-11-01', terms: terms(recall1, ignore) },
     ];
     expect(
-      findEvent({ published_at: '2026-11-13', keywords: keywords(recall2, ignore) }, candidates),
+      findEvent({ published_at: '2026-11-13', terms: terms(recall2, ignore) }, candidates),
     ).toBeUndefined();
   });
 });
