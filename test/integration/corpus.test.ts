@@ -185,6 +185,31 @@ describe('the pipeline on the hand-labelled corpus', () => {
         ...misses.map((m) => `  - ${m}`),
       ].join('\n'),
     );
+    // Every citation of every advisory names a source of its own story.
+    const advisories = await svc.app.db
+      .selectFrom('advisories as a')
+      .select(['a.story_id', 'a.executive_summary', 'a.summary_basis'])
+      .where('a.kind', '=', 'live')
+      .execute();
+    expect(advisories).toHaveLength(stories.size);
+    for (const a of advisories) {
+      const keys = new Set(
+        (
+          await svc.app.db
+            .selectFrom('articles')
+            .select('source_key')
+            .where('story_id', '=', a.story_id)
+            .execute()
+        ).map((r) => r.source_key),
+      );
+      const cited = [
+        ...(JSON.parse(a.executive_summary) as { cites: string[] }[]).flatMap((i) => i.cites),
+        ...(JSON.parse(a.summary_basis) as string[]),
+      ];
+      expect(cited.length).toBeGreaterThan(0);
+      for (const c of cited) expect(keys, `${a.story_id} cites ${c}`).toContain(c);
+    }
+
     expect(figures.extracted).toBe(figures.articles);
     expect(figures.detectionPrecision).toBeGreaterThanOrEqual(0.95);
     expect(figures.detectionRecall).toBeGreaterThanOrEqual(0.95);
