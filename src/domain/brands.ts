@@ -12,6 +12,7 @@ export async function addBrand(
   host: string,
   name: string | undefined,
   verified: boolean,
+  actor = 'operator',
 ): Promise<string> {
   await requireAccount(app, accountId);
   const id = newId('brd');
@@ -39,7 +40,7 @@ export async function addBrand(
     await writeAudit(trx, {
       accountId,
       brandId: id,
-      actor: 'operator',
+      actor,
       action: 'brand.added',
       details: { host, verified },
       at: now,

@@ -129,7 +129,7 @@ export async function storyWorkingState(db: Db, brandId: string, eventUris: stri
 export async function listRecentStories(
   db: Db,
   brandIds: string[],
-  status: string | undefined,
+  filter: { status?: string; severity?: string },
   limit: number,
 ) {
   if (brandIds.length === 0) return { rows: [], more: false };
@@ -154,7 +154,8 @@ export async function listRecentStories(
       's.unlocked_at',
     ])
     .where('s.brand_id', 'in', brandIds);
-  if (status) q = q.where('s.status', '=', status);
+  if (filter.status) q = q.where('s.status', '=', filter.status);
+  if (filter.severity) q = q.where('s.severity', '=', filter.severity);
   const found = await q
     .orderBy('s.detected_at', 'desc')
     .orderBy('s.id', 'desc')

@@ -344,3 +344,9 @@ export async function expireCheckout(app: AppContext, checkoutId: string): Promi
     .where('status', '=', 'open')
     .execute();
 }
+
+/** Included units of the brand left this month: what the portal quotes before an unlock. */
+export async function includedUnitsLeft(app: AppContext, brandId: string): Promise<number> {
+  const { used, included } = await includedUnits(app, app.db, brandId, app.clock.now());
+  return Math.max(0, included - used);
+}

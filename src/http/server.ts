@@ -10,6 +10,7 @@ import { lazyOAuthProvider } from '../oauth/provider.js';
 import { sweepExpiredOAuth } from '../oauth/store-adapter.js';
 import { operations } from '../operations/index.js';
 import { mountOnboarding } from '../web/onboarding-routes.js';
+import { mountPortal } from '../web/portal/portal.js';
 import { mountShares } from '../web/share-routes.js';
 import { mountActionLinks } from './action-links.js';
 import { mountBilling } from './billing-routes.js';
@@ -100,6 +101,7 @@ export async function buildServer(
   mountActionLinks(fastify, app);
   mountOnboarding(fastify, app);
   mountShares(fastify, app);
+  mountPortal(fastify, app);
 
   // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts).
   if (opts.runJobs ?? true) {

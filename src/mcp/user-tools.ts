@@ -14,6 +14,7 @@ import {
   EventUri,
   PhaseComment,
   PhaseNumber,
+  Severity,
   StoryStatus,
   TeammateEmail,
 } from '../operations/schemas.js';
@@ -89,6 +90,7 @@ const definitions = [
     input: z.strictObject({
       brand_id: BrandId.optional().describe('Brand id from list_brands; omit for all brands'),
       status: StoryStatus.optional().describe('Only stories in this status'),
+      severity: Severity.optional().describe('Only stories of this severity'),
     }),
     output: z.object({
       stories: z.array(StoryRowWithState.extend({ brand_id: z.string() })),
@@ -99,7 +101,12 @@ const definitions = [
       const ids = input.brand_id
         ? [(await brandFor(app, actor, input.brand_id)).brand.id]
         : await readableBrandIds(app.db, actor.accountId);
-      const { rows, more } = await listRecentStories(app.db, ids, input.status, USER_LIST_LIMIT);
+      const { rows, more } = await listRecentStories(
+        app.db,
+        ids,
+        { status: input.status, severity: input.severity },
+        USER_LIST_LIMIT,
+      );
       return { stories: rows as never, more };
     },
   }),
@@ -276,3 +283,10 @@ export const userTools: readonly ToolEntry[] = definitions.map((t) => ({
     handler: t.handler as never,
   },
 }));
+
+/** One user-session tool to run, by name: the portal calls the same ones. */
+export function userTool(name: string): ToolEntry['run'] {
+  const tool = userTools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no user tool ${name}`);
+  return tool.run;
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Provider } from 'oidc-provider';
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { checkPassword, countSignInAttempt, workspacesOf } from '../auth/sign-in.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
@@ -9,9 +9,6 @@ import { consentPage, errorPage, signInPage, workspacePage } from './pages.js';
 import { issuerOf, MCP_SCOPE, mcpResource } from './provider.js';
 import { parseSubject, subjectOf } from './subject.js';
 
-const WINDOW_MS = 60_000;
-/** Sign-in attempts for one email per minute, from anywhere. */
-const SIGN_INS_PER_EMAIL_PER_MINUTE = 10;
 /** The workspace chooser must be answered within this time after the password was checked. */
 const TICKET_TTL_MS = 10 * 60_000;
 
@@ -96,14 +93,7 @@ function mountInteractionPages(
     if (!details) return;
     const client = await clientLabel(provider, details.params);
     const email = formField(req, 'email').trim().toLowerCase();
-    // Every attempt counts before the password is checked, per address and per email, so
-    // parallel guesses cannot slip past the limit and no account is guessed at speed.
-    const byAddress = await app.limiter.hit(`signin:ip:${req.ip}`, WINDOW_MS);
-    const byEmail = await app.limiter.hit(`signin:email:${email}`, WINDOW_MS);
-    if (
-      byAddress.count > app.config.authFailuresPerMinute ||
-      byEmail.count > SIGN_INS_PER_EMAIL_PER_MINUTE
-    ) {
+    if (!(await countSignInAttempt(app, req.ip, email))) {
       return reply
         .code(429)
         .header('retry-after', '60')
@@ -230,40 +220,6 @@ async function clientLabel(provider: Provider, params: Record<string, unknown>) 
     // oidc-provider validated the URI already; nothing to name otherwise.
   }
   return { name: client?.clientName ?? clientId, redirectHost };
-}
-
-/** Checked when the email is unknown too, so timing does not tell which emails exist. */
-let dummyHash: Promise<string> | undefined;
-
-async function checkPassword(app: AppContext, email: string, password: string) {
-  if (!email || !password || password.length > 1024) return null;
-  const user = await app.db
-    .selectFrom('users')
-    .select(['id', 'password_hash', 'email_verified_at'])
-    .where('email', '=', email)
-    .executeTakeFirst();
-  dummyHash ??= hashPassword('not a password anyone has');
-  const ok = await verifyPassword(user?.password_hash ?? (await dummyHash), password);
-  // An address never proved is not a way in, whatever password was set for it.
-  return ok && user?.password_hash && user.email_verified_at ? user.id : null;
-}
-
-export interface Workspace {
-  id: string;
-  name: string;
-  plan: Plan;
-  role: Role;
-}
-
-function workspacesOf(app: AppContext, userId: string): Promise<Workspace[]> {
-  return app.db
-    .selectFrom('memberships as m')
-    .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .select(['a.id', 'a.name', 'a.plan', 'm.role'])
-    .where('m.user_id', '=', userId)
-    .where('m.status', '=', 'active')
-    .orderBy('a.name')
-    .execute();
 }
 
 async function memberOf(app: AppContext, sub: string | undefined) {

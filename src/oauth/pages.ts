@@ -1,5 +1,5 @@
+import type { Workspace } from '../auth/sign-in.js';
 import { html, page } from '../web/html.js';
-import type { Workspace } from './oauth-routes.js';
 
 interface ClientLabel {
   name: string;

@@ -26,7 +26,7 @@ export function mountFormPages(
     pages.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: 16 * 1024 },
-      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+      (_req, body, done) => done(null, parseForm(body as string)),
     );
     pages.addHook('onSend', async (_req, reply) => {
       reply.headers(headers);
@@ -35,7 +35,23 @@ export function mountFormPages(
   });
 }
 
-/** A form field's value, or '' when absent (a form field is always a string). */
+/** A url-encoded form: a field sent more than once (checkboxes) becomes a list. */
+function parseForm(body: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(body)) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+/** Every value of a field sent once or more (checkboxes), in order. */
+export function formFields(req: FastifyRequest, name: string): string[] {
+  const value = (req.body as Record<string, unknown> | undefined)?.[name];
+  return ([] as unknown[]).concat(value ?? []).filter((v): v is string => typeof v === 'string');
+}
+
+/** A form field's value, or '' when absent or sent twice (a single field is a string). */
 export function formField(req: FastifyRequest, name: string): string {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { AppContext } from '../../context.js';
+import { withTransaction } from '../../db/database.js';
+import type { Plan } from '../../db/schema.js';
+import { passwordLink } from '../../domain/sign-up.js';
+import { resolveTeammate } from '../../domain/teammates.js';
+import { queueEmail } from '../../email/outbox.js';
+import { conflict } from '../../errors.js';
+import { actorLabel } from '../../policy.js';
+import { TeammateEmail } from '../schemas.js';
+import { definePortalOperation } from './define.js';
+
+/** An invitation stays usable this long: long enough for a holiday. */
+const INVITE_LINK_TTL_MS = 7 * 24 * 3600_000;
+
+async function accountOf(app: AppContext, accountId: string) {
+  return app.db
+    .selectFrom('accounts')
+    .select(['id', 'name', 'plan'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow() as Promise<{ id: string; name: string; plan: Plan }>;
+}
+
+/** The team: members with their roles and status, and the seats the plan allows. */
+export const listTeam = definePortalOperation({
+  access: {},
+  input: z.strictObject({}),
+  async handler({ app, actor }) {
+    const members = await app.db
+      .selectFrom('memberships as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['u.email', 'm.role', 'm.status', 'm.created_at'])
+      .where('m.account_id', '=', actor.accountId)
+      .where('m.status', 'in', ['active', 'invited'])
+      .orderBy('u.email')
+      .execute();
+    const account = await accountOf(app, actor.accountId);
+    return { members, seats: members.length, cap: app.config.seatCaps[account.plan] };
+  },
+});
+
+/**
+ * Invites a teammate (owners and admins): a seat is taken at once (403 past the plan's
+ * cap, as for an assignment's invite) and the email carries a link to choose a password,
+ * which makes them an active member.
+ */
+export const inviteTeammate = definePortalOperation({
+  access: { minRole: 'admin' },
+  input: z.strictObject({ email: TeammateEmail }),
+  async handler({ app, actor }, input) {
+    const account = await accountOf(app, actor.accountId);
+    const now = app.clock.now().toISOString();
+    return withTransaction(app.db, async (trx) => {
+      const t = await resolveTeammate(app, trx, account, input.email, true, actorLabel(actor));
+      if (!t.invited) throw conflict('email: already a member of this team');
+      const user = await trx
+        .selectFrom('users')
+        .select(['id', 'password_hash'])
+        .where('id', '=', t.userId)
+        .executeTakeFirstOrThrow();
+      const link = await passwordLink(app, user, INVITE_LINK_TTL_MS, trx);
+      await queueEmail(
+        trx,
+        {
+          accountId: account.id,
+          to: t.email,
+          kind: 'invitation',
+          subject: `You are invited to ${account.name} on Stories`,
+          text: `${actor.kind === 'user' ? actor.email : 'A teammate'} invited you to the ${account.name} team on Stories.\n\nChoose your password to join (the link works for 7 days):\n\n${link}`,
+        },
+        now,
+      );
+      return { ok: true, email: t.email };
+    });
+  },
+});

@@ -1,0 +1,123 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { userTool } from '../../mcp/user-tools.js';
+import {
+  addBrandInApp,
+  addSourceInApp,
+  brandMonitoring,
+  removeSourceInApp,
+  setAliasesInApp,
+} from '../../operations/portal/brands.js';
+import { hasRole } from '../../policy.js';
+import { formField } from '../forms.js';
+import { html } from '../html.js';
+import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
+import { appPage, csrfField, notice, problem } from './layout.js';
+import { actorOf } from './session.js';
+
+interface BrandRow {
+  brand_id: string;
+  name: string;
+  verified: boolean;
+  delegated: boolean;
+}
+interface Monitoring {
+  relation: 'own' | 'delegated';
+  aliases: string[];
+  sources: {
+    id: string;
+    url: string;
+    last_polled_at: string | null;
+    last_status: string | null;
+    last_error: string | null;
+  }[];
+}
+
+/** Brands: the list, adding one, and for each own brand its feeds and aliases. */
+export function mountBrandPages(fastify: FastifyInstance, app: AppContext) {
+  const routes = portalRoutes(fastify, app, 'brands');
+
+  async function brandsPage(v: View, extra: { done?: string; error?: string }) {
+    const admin = hasRole(actorOf(v.session), 'admin');
+    const { brands } = (await run(app, v, userTool('list_brands'), {})) as { brands: BrandRow[] };
+    const monitoring = new Map<string, Monitoring>();
+    for (const b of brands) {
+      monitoring.set(
+        b.brand_id,
+        (await run(app, v, brandMonitoring, { brand: b.brand_id })) as Monitoring,
+      );
+    }
+    return appPage(
+      v,
+      'Brands',
+      html`<h1>Brands</h1>${
+        extra.done === 'welcome'
+          ? html`<p class="notice" role="status">Welcome to Stories. Add the brand you want to monitor to begin.</p>`
+          : notice(extra.done)
+      }${problem(extra.error)}
+${brands.length === 0 ? html`<p class="card muted">No brands yet.</p>` : ''}
+<div class="grid">${brands.map((b) => {
+        const m = monitoring.get(b.brand_id)!;
+        const own = m.relation === 'own';
+        return html`<section class="card" aria-labelledby="brand-${b.brand_id}">
+<h2 id="brand-${b.brand_id}">${b.name} <span class="muted small">${b.brand_id}</span></h2>
+<p>${b.verified ? html`<span class="badge sev-low">verified</span>` : html`<span class="badge">not verified</span>`} ${b.delegated ? html`<span class="badge">client brand (delegated)</span>` : ''}</p>
+<p class="small"><strong>Also known as:</strong> ${m.aliases.length ? m.aliases.join(', ') : html`<span class="muted">no aliases</span>`}</p>
+${
+  own && admin
+    ? html`<form method="post" action="/app/brands/aliases">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}">
+<label for="aliases-${b.brand_id}">Aliases <span class="muted small">(comma-separated)</span></label>
+<input id="aliases-${b.brand_id}" name="aliases" type="text" value="${m.aliases.join(', ')}">
+<p><button type="submit" class="secondary">Save aliases</button></p></form>`
+    : ''
+}
+${
+  own
+    ? html`<h3>Monitored feeds</h3>${
+        m.sources.length
+          ? html`<ul>${m.sources.map(
+              (
+                s,
+              ) => html`<li><span class="small">${s.url}</span><br><span class="muted small">${s.last_status ?? 'not polled yet'}${s.last_error ? html` · ${s.last_error}` : ''}</span>
+${admin ? html`<form class="inline" method="post" action="/app/brands/sources/remove">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}"><input type="hidden" name="id" value="${s.id}"><button type="submit" class="secondary" aria-label="Remove ${s.url}">Remove</button></form>` : ''}</li>`,
+            )}</ul>`
+          : html`<p class="muted small">No feeds yet.</p>`
+      }
+${
+  admin
+    ? html`<form method="post" action="/app/brands/sources">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}">
+<label for="feed-${b.brand_id}">Add an RSS or Atom feed</label><input id="feed-${b.brand_id}" name="url" type="url" required placeholder="https://news.example.org/feed.xml">
+<p><button type="submit" class="secondary">Add feed</button></p></form>`
+    : ''
+}`
+    : html`<p class="muted small">Its client monitors it; you act on its stories under the delegation.</p>`
+}</section>`;
+      })}</div>
+${
+  admin
+    ? html`<h2>Add a brand</h2><form method="post" action="/app/brands" class="card row">${csrfField(v.csrf)}
+<div><label for="brand-host">Host</label><input id="brand-host" name="host" type="text" required placeholder="acme.com"></div>
+<div><label for="brand-name">Name</label><input id="brand-name" name="name" type="text" placeholder="Acme"></div>
+<button type="submit">Add brand</button></form>`
+    : ''
+}`,
+    );
+  }
+
+  routes.get('/app/brands', async (req, _reply, v) => brandsPage(v, { done: req.query.done }));
+
+  const act = (path: string, op: PortalOp, fields: string[], done: string) =>
+    routes.post(path, async (req, reply: FastifyReply, v) => {
+      try {
+        await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));
+        return reply.redirect(`/app/brands?done=${done}`, 303);
+      } catch (e) {
+        const { status, text } = portalError(e);
+        return reply.code(status).send(await brandsPage(v, { error: text }));
+      }
+    });
+  act('/app/brands', addBrandInApp, ['host', 'name'], 'brand');
+  act('/app/brands/sources', addSourceInApp, ['brand', 'url'], 'source');
+  act('/app/brands/sources/remove', removeSourceInApp, ['brand', 'id'], 'source-removed');
+  act('/app/brands/aliases', setAliasesInApp, ['brand', 'aliases'], 'aliases');
+}

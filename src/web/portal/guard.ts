@@ -1,0 +1,87 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { executeOperation, type Runnable } from '../../operations/execute.js';
+import { formField } from '../forms.js';
+import { html } from '../html.js';
+import { publicPage, type Section } from './layout.js';
+import { actorOf, csrfToken, csrfValid, type PortalSession, readSession } from './session.js';
+
+export interface View {
+  session: PortalSession;
+  csrf: string;
+  section: Section | null;
+}
+
+type Req = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, string> }>;
+
+/**
+ * A path of this site to go to after signing in: `/…` but not `//…` or `/\…` (which
+ * browsers read as another host). Anything else goes to the stories.
+ */
+export function safeNext(next: unknown): string {
+  return typeof next === 'string' && /^\/(?![/\\])[^\s]*$/.test(next) ? next : '/app';
+}
+
+/** What an error of an operation says to a person in the portal, with its status. */
+export function portalError(e: unknown): { status: number; text: string } {
+  if (!(e instanceof AppError)) throw e;
+  const text: Partial<Record<AppError['code'], string>> = {
+    forbidden: 'Your role in this account does not allow this.',
+    not_found: 'Not found.',
+    unknown_teammate: 'No teammate has that email. Invite them from the Team page first.',
+    rate_limited: 'Too many requests. Wait a minute and try again.',
+  };
+  const message = text[e.code] ?? e.message;
+  return { status: e.status, text: message.charAt(0).toUpperCase() + message.slice(1) };
+}
+
+/** An operation of the registry or a user tool; typed loosely, as the registry holds them. */
+export type PortalOp = Runnable | { access: unknown; input: unknown; handler: unknown };
+
+/** Runs an operation as the session's user: the same rules as REST and MCP. */
+export async function run(app: AppContext, view: View, op: PortalOp, input: unknown) {
+  return (await executeOperation(app, op as Runnable, actorOf(view.session), input)).body as never;
+}
+
+/**
+ * The signed-in portal's routes. A GET without a session goes to sign-in and comes back;
+ * a POST must carry the form's anti-forgery token and, when the browser says where it
+ * comes from, come from this site.
+ */
+export function portalRoutes(fastify: FastifyInstance, app: AppContext, section: Section | null) {
+  const origin = new URL(app.config.baseUrl).origin;
+  const view = async (req: Req, reply: FastifyReply): Promise<View | null> => {
+    const session = await readSession(app, req);
+    if (!session) return null;
+    return { session, csrf: await csrfToken(app, req, reply), section };
+  };
+  return {
+    get(path: string, handler: (req: Req, reply: FastifyReply, v: View) => Promise<unknown>) {
+      fastify.get(path, async (req: Req, reply) => {
+        const v = await view(req, reply);
+        if (!v) return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
+        return handler(req, reply, v);
+      });
+    },
+    post(path: string, handler: (req: Req, reply: FastifyReply, v: View) => Promise<unknown>) {
+      fastify.post(path, async (req: Req, reply) => {
+        const from = req.headers.origin;
+        if ((from && from !== origin) || !(await csrfValid(app, req, formField(req, '_csrf')))) {
+          return reply.code(403).send(forgedPage());
+        }
+        const v = await view(req, reply);
+        if (!v) return reply.redirect('/signin', 303);
+        return handler(req, reply, v);
+      });
+    },
+  };
+}
+
+export function forgedPage(): string {
+  return publicPage(
+    'Form expired',
+    html`<h1>This form has expired</h1>
+<p>The page was open too long or came from another site. Go back, reload the page and try again.</p>`,
+  );
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { mountFormPages } from '../forms.js';
+import { PAGE_HEADERS } from '../html.js';
+import { mountAuthPages } from './auth-pages.js';
+import { mountBrandPages } from './brand-pages.js';
+import { mountKeyPages } from './key-pages.js';
+import { mountStoryPages } from './story-pages.js';
+import { mountTeamPages } from './team-pages.js';
+
+/**
+ * The web portal: server-rendered pages over the same operations as REST and MCP, run as
+ * the signed-in user (docs/portal.md). No scripts: every action is a form, so the CSP
+ * allows none.
+ */
+export function mountPortal(fastify: FastifyInstance, app: AppContext) {
+  mountFormPages(fastify, PAGE_HEADERS, (pages) => {
+    pages.get('/', async (_req, reply) => reply.redirect('/app', 303));
+    mountAuthPages(pages, app);
+    mountStoryPages(pages, app);
+    mountBrandPages(pages, app);
+    mountTeamPages(pages, app);
+    mountKeyPages(pages, app);
+  });
+}

@@ -1,0 +1,368 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
+import type { AppContext } from '../../context.js';
+import { includedUnitsLeft } from '../../domain/unlock.js';
+import { userTool } from '../../mcp/user-tools.js';
+import { addStoryContext } from '../../operations/advisory/add-story-context.js';
+import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
+import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
+import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
+import { postBrandNote } from '../../operations/notes/post-brand-note.js';
+import { createShare } from '../../operations/shares/create-share.js';
+import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
+import { assignPhase } from '../../operations/teamwork/assign-phase.js';
+import { assignStory } from '../../operations/teamwork/assign-story.js';
+import { completePhase } from '../../operations/teamwork/complete-phase.js';
+import { unassignPhase } from '../../operations/teamwork/unassign-phase.js';
+import { unassignStory } from '../../operations/teamwork/unassign-story.js';
+import { brandFor } from '../../policy.js';
+import { formField } from '../forms.js';
+import { type Html, html, safeHref } from '../html.js';
+import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
+import { appPage, csrfField, notice, problem } from './layout.js';
+import { actorOf } from './session.js';
+
+type Query = Record<string, string>;
+const SEVERITIES = ['low', 'medium', 'high', 'critical'];
+const STATUSES = ['new', 'assigned', 'in_progress', 'closed'];
+
+export const sevBadge = (s: string) => html`<span class="badge sev-${s}">${s}</span>`;
+const when = (iso: string | null | undefined) =>
+  iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>` : '';
+const storyPath = (brand: string, event: string) =>
+  `/app/stories/${encodeURIComponent(brand)}/${encodeURIComponent(event)}`;
+
+const select = (name: string, label: string, options: string[], value: string | undefined) =>
+  html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}">
+<option value="">All</option>${options.map(
+    (o) => html`<option value="${o}"${o === value ? html` selected` : ''}>${o}</option>`,
+  )}</select></div>`;
+
+/** The stories list and the story page, with every action the spec gives a team. */
+export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
+  const routes = portalRoutes(fastify, app, 'stories');
+
+  async function listPage(v: View, query: Query, error?: string): Promise<string> {
+    const { brands } = (await run(app, v, userTool('list_brands'), {})) as {
+      brands: { brand_id: string; name: string }[];
+    };
+    const filter = {
+      ...(query.brand && { brand_id: query.brand }),
+      ...(STATUSES.includes(query.status ?? '') && { status: query.status }),
+      ...(SEVERITIES.includes(query.severity ?? '') && { severity: query.severity }),
+    };
+    const { stories, more } = (await run(app, v, userTool('list_stories'), filter)) as {
+      stories: {
+        brand_id: string;
+        event_uri: string;
+        title: string;
+        severity: string;
+        status: string;
+        assessment: string | null;
+        spread: string | null;
+        assignee: string | null;
+        unlocked: boolean;
+        last_activity_at: string;
+      }[];
+      more: boolean;
+    };
+    return appPage(
+      v,
+      'Stories',
+      html`<h1>Stories</h1>${notice(query.done)}${problem(error)}
+<form class="row filters card" method="get" action="/app" aria-label="Filter stories">
+${select(
+  'brand',
+  'Brand',
+  brands.map((b) => b.brand_id),
+  query.brand,
+)}
+${select('status', 'Status', STATUSES, query.status)}
+${select('severity', 'Severity', SEVERITIES, query.severity)}
+<button type="submit" class="secondary">Filter</button></form>
+${
+  stories.length === 0
+    ? html`<p class="card muted">No stories${Object.keys(filter).length ? ' match these filters' : ' yet: add a brand and its sources, or a story from a URL below'}.</p>`
+    : html`<table><thead><tr><th scope="col">Story</th><th scope="col">Severity</th><th scope="col">Assessment</th><th scope="col">Spread</th><th scope="col">Status</th><th scope="col">Advisory</th><th scope="col">Last activity</th></tr></thead><tbody>
+${stories.map(
+  (
+    s,
+  ) => html`<tr><td><a href="${storyPath(s.brand_id, s.event_uri)}">${s.title}</a><div class="small muted">${s.brand_id}</div></td>
+<td>${sevBadge(s.severity)}</td><td>${s.assessment ?? ''}</td><td>${s.spread ?? ''}</td>
+<td>${s.status.replace('_', ' ')}${s.assignee ? html`<div class="small muted">${s.assignee}</div>` : ''}</td>
+<td>${s.unlocked ? 'unlocked' : html`<span class="muted">locked</span>`}</td><td class="small">${when(s.last_activity_at)}</td></tr>`,
+)}</tbody></table>${more ? html`<p class="muted small">Older stories are left out: narrow the filters.</p>` : ''}`
+}
+<h2>Add a story from an article URL</h2>
+<form class="row card" method="post" action="/app/stories/from-url">${csrfField(v.csrf)}
+<div><label for="fu-brand">Brand</label><select id="fu-brand" name="brand">${brands.map(
+        (b) => html`<option value="${b.brand_id}">${b.name} (${b.brand_id})</option>`,
+      )}</select></div>
+<div style="flex:1"><label for="fu-url">Article URL</label><input id="fu-url" name="url" type="url" required placeholder="https://news.example.org/article"></div>
+<button type="submit">Add</button></form>`,
+    );
+  }
+
+  routes.get('/app', async (req, _reply, v) => listPage(v, req.query));
+  routes.post('/app/stories/from-url', async (req, reply, v) => {
+    try {
+      const r = (await run(app, v, createStoryFromUrl, {
+        brand: formField(req, 'brand'),
+        url: formField(req, 'url'),
+      })) as { status: string; event_uri?: string };
+      if (r.status === 'exists' && r.event_uri) {
+        return reply.redirect(storyPath(formField(req, 'brand'), r.event_uri), 303);
+      }
+      return reply.redirect('/app?done=queued', 303);
+    } catch (e) {
+      const { status, text } = portalError(e);
+      return reply.code(status).send(await listPage(v, {}, text));
+    }
+  });
+
+  const storyRoute = '/app/stories/:brand/:event';
+  routes.get(storyRoute, async (req, reply, v) =>
+    storyPage(app, v, req.params.brand ?? '', req.params.event ?? '', req.query, reply),
+  );
+
+  /**
+   * The story page's actions: each a form posting here with `action`, run as the same
+   * operation REST runs, then back to the page (or the page again with the error).
+   */
+  const actions: Record<
+    string,
+    { op: PortalOp; input: (f: (n: string) => string) => unknown; done: string }
+  > = {
+    unlock: { op: userTool('unlock_advisory'), input: () => ({}), done: 'unlocked' },
+    'assign-story': {
+      op: assignStory,
+      input: (f) => ({ assignee: f('assignee') }),
+      done: 'assigned',
+    },
+    'unassign-story': { op: unassignStory, input: () => ({}), done: 'unassigned' },
+    'assign-phase': {
+      op: assignPhase,
+      input: (f) => ({ phase: Number(f('phase')), assignee: f('assignee') }),
+      done: 'assigned',
+    },
+    'unassign-phase': {
+      op: unassignPhase,
+      input: (f) => ({ phase: f('phase') }),
+      done: 'unassigned',
+    },
+    'phase-done': {
+      op: completePhase,
+      input: (f) => ({ phase: Number(f('phase')), ...(f('comment') && { comment: f('comment') }) }),
+      done: 'done',
+    },
+    context: { op: addStoryContext, input: (f) => ({ context: f('context') }), done: 'context' },
+    apply: { op: applyAdvisoryProposal, input: () => ({}), done: 'applied' },
+    dismiss: { op: dismissAdvisoryProposal, input: () => ({}), done: 'dismissed' },
+    note: { op: postBrandNote, input: (f) => ({ text: f('text') }), done: 'note' },
+    'delete-note': { op: deleteBrandNote, input: () => ({}), done: 'note-deleted' },
+    share: {
+      op: createShare,
+      input: (f) => ({ access: f('access'), mode: f('mode'), listed: f('listed') === 'on' }),
+      done: 'shared',
+    },
+  };
+
+  routes.post(`${storyRoute}/:action`, async (req, reply, v) => {
+    const brand = req.params.brand ?? '';
+    const event = req.params.event ?? '';
+    const action = actions[req.params.action ?? ''];
+    if (!action) return reply.code(404).send(appPage(v, 'Not found', html`<h1>Not found</h1>`));
+    const f = (n: string) => formField(req, n);
+    try {
+      const input = { brand, event_uri: event, ...(action.input(f) as object) };
+      // The user tool takes the MCP session's argument names.
+      const args = action.op === actions.unlock!.op ? { brand_id: brand, event_uri: event } : input;
+      const result = (await run(app, v, action.op, args)) as { checkout_url?: string };
+      if (result.checkout_url) return reply.redirect(result.checkout_url, 303);
+      return reply.redirect(`${storyPath(brand, event)}?done=${action.done}`, 303);
+    } catch (e) {
+      const { status, text } = portalError(e);
+      return reply.code(status).send(await storyPage(app, v, brand, event, {}, reply, text));
+    }
+  });
+}
+
+interface StoryView {
+  brand_id: string;
+  story: {
+    event_uri: string;
+    title: string;
+    severity: string;
+    detected_at: string;
+    topics: string[];
+    status: string;
+    assignee: string | null;
+    unlocked: boolean;
+    advisory: {
+      assessment: string;
+      urgency: string;
+      executive_summary: { text: string; cites: string[] }[];
+      sources?: {
+        id: string;
+        url: string;
+        publisher: string;
+        title: string;
+        published_at: string;
+      }[];
+      spread?: string;
+      phases?: {
+        phase: number;
+        title: string;
+        actions: string[];
+        status: string;
+        assignee: string | null;
+        done_by: string | null;
+        done_at: string | null;
+        comment: string | null;
+      }[];
+    };
+    advisory_pending?: {
+      status: string;
+      context: string;
+      diff?: { path: string; before: unknown; after: unknown }[];
+    };
+    brand_note: { text: string; published_at: string } | null;
+  };
+}
+
+async function storyPage(
+  app: AppContext,
+  v: View,
+  brand: string,
+  event: string,
+  query: Query,
+  reply: FastifyReply,
+  error?: string,
+): Promise<string> {
+  let view: StoryView;
+  try {
+    view = (await run(app, v, userTool('get_story'), {
+      brand_id: brand,
+      event_uri: event,
+    })) as StoryView;
+  } catch (e) {
+    const { status, text } = portalError(e);
+    reply.code(status);
+    return appPage(
+      v,
+      'Not found',
+      html`<h1>${text}</h1><p><a href="/app">Back to the stories</a></p>`,
+    );
+  }
+  const { story } = view;
+  const a = story.advisory;
+  const path = storyPath(brand, event);
+  const form = (action: string, body: Html | string, label: string, cls = '') =>
+    html`<form class="inline" method="post" action="${path}/${action}">${csrfField(v.csrf)}${body}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
+  const sources = new Map((a.sources ?? []).map((s) => [s.id, s]));
+  const cite = (id: string) =>
+    sources.has(id) ? html`<a href="#source-${id}">[${id}]</a>` : html`<span>[${id}]</span>`;
+
+  let unlock: Html | '' = '';
+  if (!story.unlocked) {
+    const access = await brandFor(app, actorOf(v.session), brand);
+    const left = await includedUnitsLeft(app, access.brand.id);
+    unlock = html`<div class="card"><h2>Unlock the full advisory</h2>
+<p>${
+      left > 0
+        ? html`Unlocking uses <strong>1 of the ${left} included unit${left === 1 ? '' : 's'}</strong> left this month for ${brand}. Nothing is charged.`
+        : html`No included units are left this month for ${brand}. Unlocking costs <strong>${(UNIT_PRICE_CENTS / 100).toFixed(2)} EUR</strong>, paid on the next page; nothing is charged before you confirm there.`
+    }</p>
+${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to payment (${(UNIT_PRICE_CENTS / 100).toFixed(0)} EUR)`)}</div>`;
+  }
+
+  const pending = story.advisory_pending;
+  return appPage(
+    v,
+    story.title,
+    html`<p class="small"><a href="/app">← Stories</a> · ${brand}</p>
+<h1>${story.title}</h1>${notice(query.done)}${problem(error)}
+<div class="card"><dl class="facts">
+<dt>Severity</dt><dd>${sevBadge(story.severity)}</dd>
+<dt>Topics</dt><dd>${story.topics.join(', ')}</dd>
+<dt>Detected</dt><dd>${when(story.detected_at)}</dd>
+<dt>Status</dt><dd>${story.status.replace('_', ' ')}</dd>
+<dt>Assignee</dt><dd>${story.assignee ?? html`<span class="muted">nobody</span>`}
+${story.assignee ? form('unassign-story', '', 'Unassign', 'secondary') : ''}</dd>
+</dl>
+<form class="row" method="post" action="${path}/assign-story">${csrfField(v.csrf)}
+<div><label for="assign-story">Assign the story to</label><input id="assign-story" name="assignee" type="email" required placeholder="teammate@company.com"></div>
+<button type="submit" class="secondary">Assign</button></form></div>
+
+<h2>Advisory</h2>
+<div class="card"><dl class="facts"><dt>Assessment</dt><dd>${a.assessment}</dd><dt>Urgency</dt><dd>${a.urgency}</dd>
+${a.spread ? html`<dt>Spread</dt><dd>${a.spread}</dd>` : ''}</dl>
+<h3>Executive summary</h3><ul>${a.executive_summary.map(
+      (i) => html`<li>${i.text} ${i.cites.map(cite)}</li>`,
+    )}</ul></div>
+${unlock}
+${
+  a.sources
+    ? html`<h2>Sources</h2><ol class="card">${a.sources.map(
+        (s) =>
+          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}</span></li>`,
+      )}</ol>`
+    : ''
+}
+${
+  a.phases
+    ? html`<h2>Response plan</h2><ol class="plan">${a.phases.map(
+        (
+          p,
+        ) => html`<li class="card"><strong>Phase ${p.phase}: ${p.title}</strong> <span class="badge">${p.status}</span>
+<ul>${p.actions.map((x) => html`<li>${x}</li>`)}</ul>
+<p class="small">${p.assignee ? html`Assigned to ${p.assignee}` : 'Not assigned'}${p.done_by ? html` · done by ${p.done_by} ${when(p.done_at)}` : ''}${p.comment ? html` · “${p.comment}”` : ''}</p>
+${
+  p.status === 'open'
+    ? html`<form class="row" method="post" action="${path}/assign-phase">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
+<div><label for="assign-${p.phase}">Assign phase ${p.phase} to</label><input id="assign-${p.phase}" name="assignee" type="email" required></div>
+<button type="submit" class="secondary">Assign</button></form>
+${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}
+<form class="row" method="post" action="${path}/phase-done">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
+<div><label for="comment-${p.phase}">Comment (optional)</label><input id="comment-${p.phase}" name="comment" type="text" maxlength="1000"></div>
+<button type="submit">Mark done</button></form>`
+    : ''
+}</li>`,
+      )}</ol>`
+    : ''
+}
+<h2>Context</h2>
+<div class="card">
+${
+  pending
+    ? html`<p><strong>Proposal ${pending.status === 'ready' ? 'ready' : 'being prepared'}</strong> from the context: “${pending.context}”</p>
+${
+  pending.diff
+    ? html`<table><thead><tr><th scope="col">Field</th><th scope="col">Now</th><th scope="col">Proposed</th></tr></thead><tbody>${pending.diff.map(
+        (d) =>
+          html`<tr><td>${d.path}</td><td><del>${JSON.stringify(d.before) ?? ''}</del></td><td><ins>${JSON.stringify(d.after) ?? ''}</ins></td></tr>`,
+      )}</tbody></table>`
+    : ''
+}
+${pending.status === 'ready' ? html`<p>${form('apply', '', 'Apply the proposal')} ${form('dismiss', '', 'Dismiss', 'secondary')}</p>` : ''}`
+    : html`<form method="post" action="${path}/context">${csrfField(v.csrf)}
+<label for="context">Add what the coverage does not say</label>
+<textarea id="context" name="context" required maxlength="4000"></textarea>
+<p><button type="submit">Add context</button> <span class="muted small">A proposed update of the advisory follows; nothing changes until it is applied.</span></p></form>`
+}</div>
+<h2>Brand Note</h2>
+<div class="card">${
+      story.brand_note
+        ? html`<blockquote>${story.brand_note.text}</blockquote><p class="small muted">Published ${when(story.brand_note.published_at)}</p>${form('delete-note', '', 'Delete the note', 'danger')}`
+        : html`<form method="post" action="${path}/note">${csrfField(v.csrf)}
+<label for="note">The brand's official statement</label><textarea id="note" name="text" required maxlength="600"></textarea>
+<p><button type="submit">Publish</button></p></form>`
+    }</div>
+<h2>Share</h2>
+<form class="row card" method="post" action="${path}/share">${csrfField(v.csrf)}
+<div><label for="share-access">Who</label><select id="share-access" name="access"><option value="public">Anyone with the link</option><option value="guests">Invited guests</option></select></div>
+<div><label for="share-mode">What</label><select id="share-mode" name="mode"><option value="compact">Compact</option><option value="briefing" selected>Briefing</option><option value="full">Full (guests only)</option></select></div>
+<div><label><input type="checkbox" name="listed"> Listed on the shares page</label></div>
+<button type="submit" class="secondary">Save share</button></form>`,
+  );
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { inviteTeammate, listTeam } from '../../operations/portal/team.js';
+import { hasRole } from '../../policy.js';
+import { formField } from '../forms.js';
+import { html } from '../html.js';
+import { portalError, portalRoutes, run, type View } from './guard.js';
+import { appPage, csrfField, notice, problem } from './layout.js';
+import { actorOf } from './session.js';
+
+interface Team {
+  members: { email: string; role: string; status: string; created_at: string }[];
+  seats: number;
+  cap: number;
+}
+
+/** The team: members, roles, pending invitations, and the seat cap, shown and enforced. */
+export function mountTeamPages(fastify: FastifyInstance, app: AppContext) {
+  const routes = portalRoutes(fastify, app, 'team');
+
+  async function teamPage(v: View, extra: { done?: string; error?: string }) {
+    const team = (await run(app, v, listTeam, {})) as Team;
+    const full = team.seats >= team.cap;
+    return appPage(
+      v,
+      'Team',
+      html`<h1>Team</h1>${notice(extra.done)}${problem(extra.error)}
+<p><strong>${team.seats} of ${team.cap} seats</strong> used on the ${v.session.account.plan} plan${full ? html` · <span class="badge sev-high">full</span>` : ''}.</p>
+<table><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Since</th></tr></thead><tbody>
+${team.members.map(
+  (m) =>
+    html`<tr><td>${m.email}</td><td>${m.role}</td><td>${m.status === 'invited' ? html`<span class="badge">invited</span>` : 'active'}</td><td class="small">${m.created_at.slice(0, 10)}</td></tr>`,
+)}</tbody></table>
+${
+  hasRole(actorOf(v.session), 'admin')
+    ? html`<h2>Invite a teammate</h2><form method="post" action="/app/team/invite" class="card row">${csrfField(v.csrf)}
+<div><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required></div>
+<button type="submit"${full ? html` disabled` : ''}>Send invitation</button>${full ? html`<span class="muted small">Every seat is taken.</span>` : ''}</form>`
+    : ''
+}`,
+    );
+  }
+
+  routes.get('/app/team', async (req, _reply, v) => teamPage(v, { done: req.query.done }));
+  routes.post('/app/team/invite', async (req, reply, v) => {
+    try {
+      await run(app, v, inviteTeammate, { email: formField(req, 'email') });
+      return reply.redirect('/app/team?done=invited', 303);
+    } catch (e) {
+      const { status, text } = portalError(e);
+      const seatCap = status === 403 && hasRole(actorOf(v.session), 'admin');
+      return reply
+        .code(status)
+        .send(await teamPage(v, { error: seatCap ? 'Every seat of your plan is taken.' : text }));
+    }
+  });
+}

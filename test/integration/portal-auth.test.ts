@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { listOutbox } from '../../src/email/outbox.js';
+import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
+
+/** Signing up, in and out, confirming, resetting; CSRF, fixation and open redirects. */
+let svc: TestService;
+const PASSWORD = 'correct horse battery';
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  const a = await createAccount(svc.app, 'Alpha', 'pro');
+  const b = await createAccount(svc.app, 'Beta', 'partner');
+  await addUser(svc.app, a, 'both@example.org', PASSWORD, 'owner');
+  await addUser(svc.app, b, 'both@example.org', null, 'member');
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+let users = 0;
+/** A confirmed user of an account of their own: sign-ins are limited per email. */
+async function newUser(): Promise<string> {
+  const email = `user${++users}@example.org`;
+  await addUser(
+    svc.app,
+    await createAccount(svc.app, `Team ${users}`, 'pro'),
+    email,
+    PASSWORD,
+    'owner',
+  );
+  return email;
+}
+
+const lastLink = async (to: string, path: string) => {
+  const mail = (await listOutbox(svc.app, 50)).find((m) => m.to === to);
+  const m = new RegExp(`${svc.url}(${path}/[^\\s]+)`).exec(mail?.text ?? '');
+  if (!m) throw new Error(`no ${path} link mailed to ${to}`);
+  return m[1]!;
+};
+
+describe('portal sign-in', () => {
+  it('sends a visitor without a session to sign in and back where they were going', async () => {
+    const c = new PortalClient(svc.url);
+    const r = await c.get('/app/keys');
+    expect(r.status).toBe(303);
+    expect(r.location).toBe('/signin?next=%2Fapp%2Fkeys');
+    const signedIn = await c.signIn(await newUser(), PASSWORD, '/app/keys');
+    expect(signedIn).toMatchObject({ status: 303, location: '/app/keys' });
+  });
+
+  it('refuses a wrong password without saying which part was wrong', async () => {
+    const c = new PortalClient(svc.url);
+    const r = await c.signIn(await newUser(), 'wrong password!');
+    expect(r.status).toBe(401);
+    expect(r.html).toContain('That email and password do not match.');
+    expect(c.cookies.has('brs_session')).toBe(false);
+    const unknown = await c.signIn('nobody@example.org', PASSWORD);
+    expect(unknown.html).toContain('That email and password do not match.');
+  });
+
+  it('goes only to paths of this site after sign-in (no open redirect)', async () => {
+    for (const next of [
+      '//evil.example/x',
+      'https://evil.example/',
+      '/\\evil.example',
+      'javascript:alert(1)',
+    ]) {
+      const c = new PortalClient(svc.url);
+      const r = await c.signIn('both@example.org', PASSWORD, next);
+      expect(r.location, next).toBe('/app');
+    }
+  });
+
+  it('makes a new session at sign-in: a planted cookie never becomes one (no fixation)', async () => {
+    const c = new PortalClient(svc.url);
+    await c.get('/signin');
+    c.cookies.set('brs_session', 'A'.repeat(43));
+    const email = await newUser();
+    await c.signIn(email, PASSWORD);
+    const session = c.cookies.get('brs_session');
+    expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(session).not.toBe('A'.repeat(43));
+    // The old session of the same browser ends when a new one starts.
+    const first = session!;
+    await c.signIn(email, PASSWORD);
+    const other = new PortalClient(svc.url);
+    other.cookies.set('brs_session', first);
+    expect((await other.get('/app')).status).toBe(303);
+  });
+
+  it('refuses a form without the anti-forgery token, or with another browser’s, or from another origin', async () => {
+    const c = new PortalClient(svc.url);
+    await c.signIn(await newUser(), PASSWORD);
+    await c.get('/app');
+    expect((await c.post('/signout', {}, { csrf: false })).status).toBe(403);
+    const stranger = new PortalClient(svc.url);
+    await stranger.get('/signin');
+    const foreign = /name="_csrf" value="([^"]+)"/.exec((await stranger.get('/signin')).html)![1]!;
+    expect((await c.post('/signout', {}, { csrf: foreign })).status).toBe(403);
+    expect((await c.post('/signout', {}, { origin: 'https://evil.example' })).status).toBe(403);
+    // Still signed in: nothing happened.
+    expect((await c.get('/app')).status).toBe(200);
+    // Sign-in itself needs the token too (no login CSRF).
+    const d = new PortalClient(svc.url);
+    const r = await d.post(
+      '/signin',
+      { email: 'both@example.org', password: PASSWORD },
+      { csrf: false },
+    );
+    expect(r.status).toBe(403);
+  });
+
+  it('switches between the accounts of a person in several, and signs out', async () => {
+    const c = new PortalClient(svc.url);
+    await c.signIn('both@example.org', PASSWORD);
+    const home = await c.get('/app');
+    expect(home.html).toContain('<option value="');
+    expect(home.html).toMatch(/<option value="acc_[^"]+" selected>Alpha<\/option>/);
+    const beta = /<option value="(acc_[^"]+)">Beta<\/option>/.exec(home.html)![1]!;
+    expect((await c.post('/app/switch', { account: beta })).location).toBe('/app?done=switched');
+    expect((await c.get('/app')).html).toMatch(/<option value="acc_[^"]+" selected>Beta<\/option>/);
+    // An account the person is not in is not a way in.
+    const other = await createAccount(svc.app, 'Gamma', 'pro');
+    expect((await c.post('/app/switch', { account: other })).status).toBe(404);
+    const out = await c.post('/signout');
+    expect(out.location).toBe('/signin?done=out');
+    expect((await c.get('/app')).status).toBe(303);
+  });
+
+  it('limits sign-in attempts per email: the eleventh in a minute waits', async () => {
+    const email = await newUser();
+    const c = new PortalClient(svc.url);
+    for (let i = 0; i < 10; i++)
+      expect((await c.signIn(email, 'wrong password!')).status).toBe(401);
+    const r = await c.signIn(email, PASSWORD);
+    expect(r.status).toBe(429);
+    expect(r.headers.get('retry-after')).toBe('60');
+    expect(r.html).toContain('Too many attempts');
+  });
+
+  it('sets the session cookie HttpOnly and SameSite, and security headers on pages', async () => {
+    const c = new PortalClient(svc.url);
+    await c.get('/signin');
+    const r = await c.post('/signin', { email: await newUser(), password: PASSWORD });
+    const cookie = r.headers.getSetCookie().find((s) => s.startsWith('brs_session='))!;
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Lax');
+    const page = await c.get('/app');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+  });
+});
+
+describe('sign-up, confirmation and password reset', () => {
+  it('creates a team whose owner can sign in only after confirming the email', async () => {
+    const c = new PortalClient(svc.url);
+    await c.get('/signup');
+    const r = await c.post('/signup', {
+      team: 'Initech',
+      email: 'Founder@Initech.example',
+      password: 'a long enough password',
+      plan: 'partner',
+    });
+    expect(r.status).toBe(200);
+    expect(r.html).toContain('Check your email');
+    expect((await c.signIn('founder@initech.example', 'a long enough password')).status).toBe(401);
+    const link = await lastLink('founder@initech.example', '/confirm');
+    const confirmed = await c.get(link);
+    expect(confirmed).toMatchObject({ status: 303, location: '/app/brands?done=welcome' });
+    expect((await c.get('/app')).html).toContain('Initech');
+    const d = new PortalClient(svc.url);
+    expect((await d.signIn('founder@initech.example', 'a long enough password')).status).toBe(303);
+  });
+
+  it('refuses a short password and a bad email with the field named, creating nothing', async () => {
+    const c = new PortalClient(svc.url);
+    await c.get('/signup');
+    const short = await c.post('/signup', {
+      team: 'X Team',
+      email: 'x@x.example',
+      password: 'short',
+      plan: 'starter',
+    });
+    expect(short.status).toBe(400);
+    expect(short.html).toContain('Password: must be at least 10 characters');
+    const bad = await c.post('/signup', {
+      team: 'X Team',
+      email: 'not-an-email',
+      password: 'long enough pass',
+      plan: 'starter',
+    });
+    expect(bad.html).toContain('Email: must be an email address');
+    const accounts = await svc.app.db
+      .selectFrom('accounts')
+      .select('name')
+      .where('name', '=', 'X Team')
+      .execute();
+    expect(accounts).toEqual([]);
+  });
+
+  it('answers the same for an address that has an account, and tells its owner instead', async () => {
+    const c = new PortalClient(svc.url);
+    await c.get('/signup');
+    const r = await c.post('/signup', {
+      team: 'Copy',
+      email: 'both@example.org',
+      password: 'another long password',
+      plan: 'starter',
+    });
+    expect(r.html).toContain('Check your email');
+    const mail = (await listOutbox(svc.app, 50)).find((m) => m.to === 'both@example.org');
+    expect(mail?.subject).toBe('Someone tried to sign up with your address');
+    expect((await c.signIn('both@example.org', PASSWORD)).status).toBe(303);
+  });
+
+  it('resets a password by emailed link, once, ending the other sessions', async () => {
+    const elsewhere = new PortalClient(svc.url);
+    await elsewhere.signIn('both@example.org', PASSWORD);
+    const c = new PortalClient(svc.url);
+    await c.get('/reset');
+    expect((await c.post('/reset', { email: 'both@example.org' })).html).toContain(
+      'If an account uses that address',
+    );
+    const link = await lastLink('both@example.org', '/reset');
+    expect((await c.get(link)).status).toBe(200);
+    const tooShort = await c.post(link, { password: 'short' });
+    expect(tooShort.status).toBe(400);
+    const done = await c.post(link, { password: 'a brand new password' });
+    expect(done.location).toBe('/signin?done=reset');
+    expect((await c.get(link)).status).toBe(400);
+    expect((await elsewhere.get('/app')).status).toBe(303);
+    expect((await c.signIn('both@example.org', PASSWORD)).status).toBe(401);
+    expect((await c.signIn('both@example.org', 'a brand new password')).status).toBe(303);
+  });
+});
