@@ -28,6 +28,17 @@ export default defineConfig({
         },
       },
       {
+        // Browser journeys run once, on the embedded default: the portal's rules are the
+        // operations', which the integration suite runs on both databases.
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          env: { TEST_DB: 'sqlite' },
+          testTimeout: 120_000,
+        },
+      },
+      {
         // The MCP conformance suite runs once: it tests the protocol, not the database.
         extends: true,
         test: {

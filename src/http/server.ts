@@ -12,7 +12,6 @@ import { operations } from '../operations/index.js';
 import { mountOnboarding } from '../web/onboarding-routes.js';
 import { mountPortal } from '../web/portal/portal.js';
 import { mountShares } from '../web/share-routes.js';
-import { mountActionLinks } from './action-links.js';
 import { mountBilling } from './billing-routes.js';
 import { sweepExpiredIdempotency } from './idempotency.js';
 import { buildOpenApi } from './openapi.js';
@@ -98,7 +97,6 @@ export async function buildServer(
   const oauth = lazyOAuthProvider(app);
   mountOAuth(fastify, app, oauth);
   mountMcp(fastify, app, oauth);
-  mountActionLinks(fastify, app);
   mountOnboarding(fastify, app);
   mountShares(fastify, app);
   mountPortal(fastify, app);

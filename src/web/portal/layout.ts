@@ -116,6 +116,7 @@ export function publicPage(title: string, body: Html): string {
 
 /** Flash texts a redirect may name with `?done=`; nothing else reaches the page. */
 export const NOTICES: Record<string, string> = {
+  queued: 'The article is being read: its story appears here in a moment.',
   unlocked: 'The advisory is unlocked.',
   assigned: 'Assigned.',
   unassigned: 'Assignment removed.',

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { mountFormPages } from '../forms.js';
 import { PAGE_HEADERS } from '../html.js';
+import { mountActionPages } from './action-pages.js';
 import { mountAuthPages } from './auth-pages.js';
 import { mountBrandPages } from './brand-pages.js';
 import { mountKeyPages } from './key-pages.js';
@@ -14,9 +15,12 @@ import { mountTeamPages } from './team-pages.js';
  * allows none.
  */
 export function mountPortal(fastify: FastifyInstance, app: AppContext) {
-  mountFormPages(fastify, PAGE_HEADERS, (pages) => {
+  // Same-origin referrers, so the browser names this site in `Origin` on form posts (under
+  // no-referrer it sends `null`); other sites still learn nothing.
+  mountFormPages(fastify, { ...PAGE_HEADERS, 'referrer-policy': 'same-origin' }, (pages) => {
     pages.get('/', async (_req, reply) => reply.redirect('/app', 303));
     mountAuthPages(pages, app);
+    mountActionPages(pages, app);
     mountStoryPages(pages, app);
     mountBrandPages(pages, app);
     mountTeamPages(pages, app);

@@ -136,13 +136,17 @@ ${stories.map(
     unlock: { op: userTool('unlock_advisory'), input: () => ({}), done: 'unlocked' },
     'assign-story': {
       op: assignStory,
-      input: (f) => ({ assignee: f('assignee') }),
+      input: (f) => ({ assignee: f('assignee'), invite: f('invite') === 'on' }),
       done: 'assigned',
     },
     'unassign-story': { op: unassignStory, input: () => ({}), done: 'unassigned' },
     'assign-phase': {
       op: assignPhase,
-      input: (f) => ({ phase: Number(f('phase')), assignee: f('assignee') }),
+      input: (f) => ({
+        phase: Number(f('phase')),
+        assignee: f('assignee'),
+        invite: f('invite') === 'on',
+      }),
       done: 'assigned',
     },
     'unassign-phase': {
@@ -292,6 +296,7 @@ ${story.assignee ? form('unassign-story', '', 'Unassign', 'secondary') : ''}</dd
 </dl>
 <form class="row" method="post" action="${path}/assign-story">${csrfField(v.csrf)}
 <div><label for="assign-story">Assign the story to</label><input id="assign-story" name="assignee" type="email" required placeholder="teammate@company.com"></div>
+<div><label class="small"><input type="checkbox" name="invite" checked> invite them if they are not in the team</label></div>
 <button type="submit" class="secondary">Assign</button></form></div>
 
 <h2>Advisory</h2>
@@ -321,6 +326,7 @@ ${
   p.status === 'open'
     ? html`<form class="row" method="post" action="${path}/assign-phase">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
 <div><label for="assign-${p.phase}">Assign phase ${p.phase} to</label><input id="assign-${p.phase}" name="assignee" type="email" required></div>
+<div><label class="small"><input type="checkbox" name="invite" checked> invite them if they are not in the team</label></div>
 <button type="submit" class="secondary">Assign</button></form>
 ${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}
 <form class="row" method="post" action="${path}/phase-done">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">

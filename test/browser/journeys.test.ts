@@ -1,0 +1,188 @@
+import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listOutbox } from '../../src/email/outbox.js';
+import { startService, type TestService } from '../support/harness.js';
+
+/**
+ * End-to-end journeys in a real browser (Debian's Chromium driven by playwright-core)
+ * against a real server. Screenshots of the main pages go to docs/screenshots/, which
+ * docs/portal.md shows.
+ */
+const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
+let svc: TestService;
+let site: http.Server;
+let siteBase: string;
+let browser: Browser;
+
+const ARTICLE = `<!doctype html><html lang="en"><head><title>Acme recalls kettles</title>
+<meta property="og:site_name" content="Daily Ledger">
+<meta property="article:published_time" content="2026-11-20T08:00:00Z"></head>
+<body><article><h1>Acme recalls 40,000 kettles over a fire risk</h1>
+<p>Acme is recalling 40,000 kettles sold in Europe after reports that the base overheats and can start a fire while boiling water.</p>
+<p>The recall covers every kettle made between March and September, the company said, and owners should stop using them at once.</p>
+<p>Acme will refund every owner in full and has opened a hotline; the product-safety regulator is reviewing the reports.</p>
+</article></body></html>`;
+
+beforeAll(async () => {
+  site = http.createServer((req, res) => {
+    if (req.url === '/news/acme-kettles') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE);
+    } else res.writeHead(404).end();
+  });
+  site.listen(0, '127.0.0.1');
+  await once(site, 'listening');
+  siteBase = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  svc = await startService(
+    { FETCH_ALLOW_HOSTS: new URL(siteBase).host, JOB_POLL_MS: '50' },
+    { runJobs: true },
+  );
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  site?.close();
+  await svc?.close();
+});
+
+/** playwright-core has no test assertions: wait for the element, then check with Vitest. */
+const visible = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 10_000 });
+async function hasText(l: Locator, text: string) {
+  await visible(l);
+  expect((await l.first().textContent())?.trim()).toBe(text);
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+
+/** The newest link to `path` in an email to `to`, waiting for the email to be written. */
+async function mailedLink(to: string, path: string): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const mail = (await listOutbox(svc.app, 100)).find(
+      (m) => m.to === to && m.text.includes(`${svc.url}${path}`),
+    );
+    const m = mail && new RegExp(`${svc.url}${path}[^\\s]+`).exec(mail.text);
+    if (m) return m[0];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no ${path} link mailed to ${to}`);
+}
+
+describe('portal journeys in a browser', () => {
+  it('sign up → add a brand → import a story → unlock → assign → the assignee marks done → closed; a scoped key works for its brand only', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+
+    // Sign up, then confirm from the emailed link.
+    await page.goto(`${svc.url}/signup`);
+    await shot(page, 'sign-up');
+    await page.getByLabel('Team name').fill('Acme Comms');
+    await page.getByLabel('Work email').fill('owner@acme.example');
+    await page.getByLabel(/Password/).fill('a long enough password');
+    await page.getByLabel('Plan').selectOption('partner');
+    await page.getByRole('button', { name: 'Create the team' }).click();
+    await visible(page.getByRole('heading', { name: 'Check your email' }));
+    await page.goto(await mailedLink('owner@acme.example', '/confirm/'));
+    await visible(page.getByRole('heading', { name: 'Brands' }));
+
+    // Two brands: the story's, and one the scoped key must not reach.
+    for (const [host, name] of [
+      ['acme.example', 'Acme'],
+      ['other.example', 'Other'],
+    ]) {
+      await page.getByLabel('Host').fill(host!);
+      await page.getByLabel('Name', { exact: true }).fill(name!);
+      await page.getByRole('button', { name: 'Add brand' }).click();
+      await hasText(page.getByRole('status'), 'Brand added.');
+    }
+    await page.getByLabel('Add an RSS or Atom feed').first().fill(`${siteBase}/feed.xml`);
+    await page.getByRole('button', { name: 'Add feed' }).first().click();
+    await shot(page, 'brands');
+
+    // Import a story from its URL; the job runs in the background.
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Stories' })
+      .click();
+    await page.getByLabel('Brand', { exact: true }).last().selectOption('acme.example');
+    await page.getByLabel('Article URL').fill(`${siteBase}/news/acme-kettles`);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const storyLink = page.getByRole('link', {
+      name: 'Acme recalls kettles',
+    });
+    for (let i = 0; i < 50 && !(await storyLink.isVisible()); i++) {
+      await page.waitForTimeout(100);
+      await page.goto(`${svc.url}/app`);
+    }
+    await shot(page, 'stories');
+    await storyLink.click();
+
+    // The unlock says what it costs before anything happens.
+    await visible(page.getByText('Unlocking uses 1 of the'));
+    await shot(page, 'story-locked');
+    await page.getByRole('button', { name: 'Unlock with an included unit' }).click();
+    await page.screenshot({ path: '/tmp/unlock.png', fullPage: true });
+    await hasText(page.getByRole('status'), 'The advisory is unlocked.');
+    await visible(page.getByRole('heading', { name: 'Response plan' }));
+
+    // Every phase goes to a teammate, invited by the assignment itself.
+    const phases = await page.getByLabel(/^Assign phase \d+ to$/).count();
+    expect(phases).toBeGreaterThanOrEqual(3);
+    for (let p = 1; p <= phases; p++) {
+      await page.getByLabel(`Assign phase ${p} to`).fill('teammate@acme.example');
+      await page
+        .getByLabel(`Assign phase ${p} to`)
+        .locator('xpath=../..')
+        .getByRole('button', { name: 'Assign' })
+        .click();
+      await hasText(page.getByRole('status'), 'Assigned.');
+    }
+    await shot(page, 'story');
+
+    // The assignee follows each emailed link, in a browser of their own, and marks it done.
+    const assignee = await browser.newContext();
+    const mails = (await listOutbox(svc.app, 100)).filter((m) => m.to === 'teammate@acme.example');
+    const links = [
+      ...new Set(
+        mails.flatMap((m) => m.text.match(new RegExp(`${svc.url}/action/[^\\s]+`, 'g')) ?? []),
+      ),
+    ];
+    expect(links.length).toBe(phases);
+    for (const link of links) {
+      const tab = await assignee.newPage();
+      await tab.goto(link);
+      await tab.getByRole('button', { name: 'Mark done' }).click();
+      await hasText(tab.getByRole('status'), 'Marked done. Thank you.');
+      await tab.close();
+    }
+    await page.reload();
+    await visible(page.locator('dd', { hasText: /^closed$/ }));
+
+    // An admin's scoped key works over REST for its brand, and for no other.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('CRM');
+    await page.getByLabel('Role').selectOption('admin');
+    await page.getByLabel('Only these brands:').check();
+    await page.getByLabel('Acme (acme.example)').check();
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    const key = await page.locator('code.secret').textContent();
+    expect(key).toMatch(/^brs_/);
+    await shot(page, 'api-keys');
+    const get = (brand: string) =>
+      fetch(`${svc.url}/v1/stories?brand=${brand}`, { headers: { 'x-api-key': key! } });
+    expect((await get('acme.example')).status).toBe(200);
+    expect((await get('other.example')).status).toBe(403);
+
+    await page.getByRole('link', { name: 'Team' }).click();
+    await shot(page, 'team');
+    await context.close();
+    await assignee.close();
+  });
+});
