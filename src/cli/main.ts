@@ -214,7 +214,10 @@ export function buildCli(): Command {
         },
         (o) =>
           (o.sources as Awaited<ReturnType<typeof listFeeds>>)
-            .map((f) => `${f.id}  ${f.url}  ${f.last_status ?? 'not polled yet'}`)
+            .map(
+              (f) =>
+                `${f.id}  ${f.url}  ${f.last_status ?? 'not polled yet'}${f.last_error ? `  (${f.last_error})` : ''}`,
+            )
             .join('\n') || '(no sources)',
       ),
     );

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { isUniqueViolation, withTransaction } from '../db/database.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueue } from '../jobs/queue.js';
@@ -18,6 +18,10 @@ import { ingestArticle } from './ingest-article.js';
 export const FEED_POLL_JOB = 'feed.poll';
 /** Items read per poll; the rest wait for the next one. */
 const ITEMS_PER_POLL = 25;
+/** Items of a feed looked at, newest first: a feed is a window on recent news. */
+const FEED_WINDOW = 500;
+/** At the first poll, what the feed held before monitoring began is not news: these last. */
+const FIRST_POLL_ITEMS = 10;
 const ACTOR = 'monitor';
 
 /** A feed URL must be http(s) and, as far as can be told now, on a public host. */
@@ -47,14 +51,14 @@ export async function addFeed(
   const url = checkFeedUrl(app, rawUrl);
   const at = app.clock.now().toISOString();
   const id = newId('fed');
-  return withTransaction(app.db, async (trx) => {
+  const added = withTransaction(app.db, async (trx) => {
     const taken = await trx
       .selectFrom('brand_feeds')
       .select('id')
       .where('brand_id', '=', brand.id)
       .where('url', '=', url)
       .executeTakeFirst();
-    if (taken) throw conflict('url: this feed is already monitored for the brand');
+    if (taken) throw conflict(ALREADY);
     await trx
       .insertInto('brand_feeds')
       .values({
@@ -80,7 +84,13 @@ export async function addFeed(
     });
     return { id, url };
   });
+  // Two adds of one feed at once: the unique index refuses the second.
+  return added.catch((e) => {
+    throw isUniqueViolation(e) ? conflict(ALREADY) : e;
+  });
 }
+
+const ALREADY = 'url: this feed is already monitored for the brand';
 
 export async function listFeeds(app: AppContext, brandId: string) {
   return app.db
@@ -142,6 +152,16 @@ export async function scheduleDueFeeds(app: AppContext): Promise<number> {
         .executeTakeFirst();
       // Another process moved it first: that one polls.
       if (Number(moved.numUpdatedRows) !== 1) return;
+      // The last poll has not finished (a backlog, a long poll, a retry): it reads what is
+      // new when it runs, and two polls of one feed never run at once.
+      const pending = await trx
+        .selectFrom('jobs')
+        .select('id')
+        .where('name', '=', FEED_POLL_JOB)
+        .where('payload', '=', JSON.stringify({ feed: feed.id }))
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirst();
+      if (pending) return;
       await enqueue(trx, FEED_POLL_JOB, { feed: feed.id }, { now: at, maxAttempts: 3 });
       claimed++;
     });
@@ -182,7 +202,7 @@ export async function pollFeedJob(
   const feed = await app.db
     .selectFrom('brand_feeds as f')
     .innerJoin('brands as b', 'b.id', 'f.brand_id')
-    .select(['f.id', 'f.url', 'f.etag', 'f.last_modified', 'b.id as brand_id'])
+    .select(['f.id', 'f.url', 'f.etag', 'f.last_modified', 'f.last_polled_at', 'b.id as brand_id'])
     .select(['b.account_id', 'b.host', 'b.name', 'b.aliases'])
     .where('f.id', '=', payload.feed)
     .executeTakeFirst();
@@ -222,7 +242,7 @@ export async function pollFeedJob(
   }
   let items: FeedItem[];
   try {
-    items = parseFeed(res.body.toString('utf8'), res.url);
+    items = parseFeed(res.body.toString('utf8'), res.url).slice(0, FEED_WINDOW);
   } catch (e) {
     await record({ last_status: 'unreadable', last_error: (e as Error).message });
     return { status: 'unreadable' };
@@ -245,34 +265,38 @@ export async function pollFeedJob(
         ).map((r) => r.item_key),
   );
   // Feeds list the newest first; reading the oldest first lets later coverage join it.
-  const fresh = items.filter((i) => !seen.has(i.key)).reverse();
+  let fresh = items.filter((i) => !seen.has(i.key)).reverse();
+  if (feed.last_polled_at === null && fresh.length > FIRST_POLL_ITEMS) {
+    // The feed's history is not news: it is remembered unread, and monitoring starts
+    // from its newest items.
+    const history = fresh.slice(0, fresh.length - FIRST_POLL_ITEMS);
+    fresh = fresh.slice(-FIRST_POLL_ITEMS);
+    for (const item of history) {
+      await remember(app, feed.id, item, { outcome: 'skipped: before monitoring began' }, at);
+    }
+  }
   const batch = fresh.slice(0, ITEMS_PER_POLL);
   const counts = { created: 0, joined: 0, skipped: 0 };
+  let retry = 0;
   for (const item of batch) {
     const outcome = await ingestItem(app, feed, item, at);
+    // A page that may work later (down, slow, 5xx) is not remembered: the next poll
+    // reads it again.
+    if (outcome.transient) {
+      retry++;
+      continue;
+    }
     if (outcome.outcome === 'created' || outcome.outcome === 'joined') counts[outcome.outcome]++;
     else if (outcome.outcome !== 'exists') counts.skipped++;
-    await app.db
-      .insertInto('feed_items')
-      .values({
-        id: newId('fit'),
-        feed_id: feed.id,
-        item_key: item.key,
-        url: item.url,
-        outcome: outcome.outcome,
-        event_uri: outcome.event_uri ?? null,
-        created_at: at,
-      })
-      .onConflict((oc) => oc.columns(['feed_id', 'item_key']).doNothing())
-      .execute();
+    await remember(app, feed.id, item, outcome, at);
   }
-  const complete = batch.length === fresh.length;
+  const complete = batch.length === fresh.length && retry === 0;
   await app.db
     .updateTable('brand_feeds')
     .set({
       last_polled_at: at,
       last_error: null,
-      last_status: `200: ${batch.length} new item${batch.length === 1 ? '' : 's'}`,
+      last_status: `200: ${batch.length} new item${batch.length === 1 ? '' : 's'}${retry ? `, ${retry} to retry` : ''}`,
       // Validators are kept only once every item was read: a 304 must not hide the rest.
       ...(complete && {
         etag: res.headers.get('etag'),
@@ -284,14 +308,37 @@ export async function pollFeedJob(
   return { status: '200', items: batch.length, ...counts };
 }
 
+/** Records what became of an item, so it is not read again. */
+async function remember(
+  app: AppContext,
+  feedId: string,
+  item: FeedItem,
+  outcome: { outcome: string; event_uri?: string },
+  at: string,
+) {
+  await app.db
+    .insertInto('feed_items')
+    .values({
+      id: newId('fit'),
+      feed_id: feedId,
+      item_key: item.key,
+      url: item.url,
+      outcome: outcome.outcome,
+      event_uri: outcome.event_uri ?? null,
+      created_at: at,
+    })
+    .onConflict((oc) => oc.columns(['feed_id', 'item_key']).doNothing())
+    .execute();
+}
+
 async function ingestItem(
   app: AppContext,
   feed: { brand_id: string; account_id: string; host: string; name: string; aliases: string },
   item: FeedItem,
   at: string,
-): Promise<{ outcome: string; event_uri?: string }> {
+): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
   const read = await readArticle(app.config, item.url, item.published_at ?? at);
-  if (!read.ok) return { outcome: `skipped: ${read.reason}` };
+  if (!read.ok) return { outcome: `skipped: ${read.reason}`, transient: read.transient };
   const brand = {
     id: feed.brand_id,
     account_id: feed.account_id,

@@ -9,6 +9,7 @@ import { mentionsBrand } from '../pipeline/brand-matcher.js';
 import { type ArticleInput, firstSource, generateAdvisory } from '../pipeline/builtin-advisor.js';
 import { queueEvent } from '../webhooks/events.js';
 import { type AuditEntry, auditRow } from './audit.js';
+import { storyHolding } from './stories.js';
 
 type BrandRef = { id: string; account_id: string };
 
@@ -105,9 +106,11 @@ export function buildStoryRows(
 
 /**
  * Turns one article into a new story of the brand, with a locked live advisory, in one
- * transaction: either the whole story exists afterwards or nothing does. Always a new
- * story (an operator's `brs story import` asks for one); monitored articles go through
- * ingestArticle, which first looks for the story they belong to.
+ * transaction: either the whole story exists afterwards or nothing does. A story of the
+ * brand that already holds the article's URL is answered instead (`existing`), checked
+ * under the brand's lock. Otherwise always a new story (an operator's `brs story import`
+ * asks for one); monitored articles go through ingestArticle, which first looks for the
+ * story of their event.
  */
 export async function importStory(
   app: AppContext,
@@ -115,7 +118,7 @@ export async function importStory(
   article: ArticleInput,
   actor: string,
   detectedAt = app.clock.now().toISOString(),
-): Promise<{ event_uri: string }> {
+): Promise<{ event_uri: string; existing?: true }> {
   const aliases = brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [];
   if (!mentionsBrand(`${article.title}\n${article.text}`, { ...brand, aliases })) {
     throw invalid('article: brand not mentioned');
@@ -130,13 +133,21 @@ export async function importStory(
     app.clock.now().toISOString(),
     generated,
   );
-  await withTransaction(app.db, async (trx) => {
+  return withTransaction(app.db, async (trx) => {
+    // A write first: it locks the brand row on PostgreSQL and takes the write lock on
+    // SQLite, so two workers holding the same article cannot both store it.
+    await trx.updateTable('brands').set({ id: brand.id }).where('id', '=', brand.id).execute();
+    const held = await storyHolding(trx, brand.id, [
+      article.url,
+      article.canonical_url ?? article.url,
+    ]);
+    if (held) return { event_uri: held, existing: true };
     await trx.insertInto('stories').values(rows.stories).execute();
     await trx.insertInto('articles').values(rows.articles).execute();
     await trx.insertInto('advisories').values(rows.advisories).execute();
     await trx.insertInto('phases').values(rows.phases).execute();
     await trx.insertInto('audit_log').values(rows.audit_log).execute();
     await queueEvent(trx, rows.audit);
+    return { event_uri: rows.eventUri };
   });
-  return { event_uri: rows.eventUri };
 }

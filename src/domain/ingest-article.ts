@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { withTransaction } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import { enqueue } from '../jobs/queue.js';
 import { type BrandTerms, mentionsBrand } from '../pipeline/brand-matcher.js';
 import {
   type ArticleInput,
@@ -17,6 +18,7 @@ import {
 } from '../pipeline/cluster.js';
 import { writeAudit } from './audit.js';
 import { importStory } from './import-story.js';
+import { storyHolding } from './stories.js';
 import { lockStory } from './story-lock.js';
 
 export type BrandRow = { id: string; account_id: string; host: string; name: string } & {
@@ -33,22 +35,6 @@ const termsOf = (brand: BrandRow): BrandTerms => ({
   name: brand.name,
   aliases: brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [],
 });
-
-/** The story of this brand that already holds an article at one of these URLs. */
-export async function storyHolding(
-  db: Db,
-  brandId: string,
-  urls: readonly string[],
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('articles as a')
-    .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select('s.event_uri')
-    .where('s.brand_id', '=', brandId)
-    .where((eb) => eb.or([eb('a.url', 'in', urls), eb('a.canonical_url', 'in', urls)]))
-    .executeTakeFirst();
-  return row?.event_uri;
-}
 
 const shiftDays = (date: string, days: number) =>
   new Date(Date.parse(date.slice(0, 10)) + days * 86_400_000).toISOString().slice(0, 10);
@@ -93,10 +79,12 @@ export async function ingestArticle(
       terms: termsOfText(a, ignore),
     })),
   );
-  if (!event) {
-    return { status: 'created', ...(await importStory(app, brand, article, actor)) };
-  }
-  return joinStory(app, brand, event.story, article, actor);
+  const joined = event && (await joinStory(app, brand, event.story, article, actor));
+  if (joined) return joined;
+  const created = await importStory(app, brand, article, actor);
+  return created.existing
+    ? { status: 'exists', event_uri: created.event_uri }
+    : { status: 'created', event_uri: created.event_uri };
 }
 
 const ASSESSMENT_RANK: Record<string, number> = {
@@ -128,15 +116,17 @@ async function joinStory(
   storyId: string,
   article: ArticleInput,
   actor: string,
-): Promise<IngestOutcome> {
+): Promise<IngestOutcome | null> {
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
     await lockStory(trx, { id: storyId }, at);
     const story = await trx
       .selectFrom('stories')
-      .select(['event_uri'])
+      .select(['event_uri', 'status'])
       .where('id', '=', storyId)
       .executeTakeFirstOrThrow();
+    // Closed since we looked: the article starts a story of its own.
+    if (story.status === 'closed') return null;
     // Another worker may have added the same article since we looked.
     const urls = [article.url, article.canonical_url ?? article.url];
     const held = await storyHolding(trx, brand.id, urls);
@@ -217,6 +207,25 @@ async function joinStory(
       })
       .where('id', '=', live.id)
       .execute();
+
+    // A proposal written before this source joined would drop it when applied: it is
+    // written again from all the sources.
+    const pending = await trx
+      .selectFrom('advisories')
+      .select('id')
+      .where('story_id', '=', storyId)
+      .where('kind', '=', 'proposal')
+      .where('status', 'in', ['generating', 'ready'])
+      .executeTakeFirst();
+    if (pending) {
+      await trx.deleteFrom('phases').where('advisory_id', '=', pending.id).execute();
+      await trx
+        .updateTable('advisories')
+        .set({ status: 'generating', diff: null })
+        .where('id', '=', pending.id)
+        .execute();
+      await enqueue(trx, 'advisory.propose', { advisory: pending.id }, { now: at });
+    }
 
     const entry = {
       accountId: brand.account_id,

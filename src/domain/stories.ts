@@ -185,3 +185,19 @@ export async function readableBrandIds(db: Db, accountId: string): Promise<strin
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The story of this brand that already holds an article at one of these URLs. */
+export async function storyHolding(
+  db: Db,
+  brandId: string,
+  urls: readonly string[],
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('articles as a')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select('s.event_uri')
+    .where('s.brand_id', '=', brandId)
+    .where((eb) => eb.or([eb('a.url', 'in', urls), eb('a.canonical_url', 'in', urls)]))
+    .executeTakeFirst();
+  return row?.event_uri;
+}

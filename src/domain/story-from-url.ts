@@ -4,7 +4,8 @@ import { enqueue } from '../jobs/queue.js';
 import { dispatcherFor, FetchRefused } from '../net/safe-fetch.js';
 import { readArticle } from '../pipeline/read-article.js';
 import type { BrandAccess } from '../policy.js';
-import { type IngestOutcome, ingestArticle, storyHolding } from './ingest-article.js';
+import { type IngestOutcome, ingestArticle } from './ingest-article.js';
+import { storyHolding } from './stories.js';
 
 export const FROM_URL_JOB = 'story.from_url';
 

@@ -56,8 +56,8 @@ export function assessStory(sources: readonly ArticleInput[]) {
 /** Sentences of an article worth quoting: long enough to say something. */
 function sentences(text: string): string[] {
   return text
-    .replace(/\s+/g, ' ')
-    .split(/(?<=[.!?])\s+/)
+    .split(/\n+|(?<=[.!?])\s+/)
+    .map((s) => s.replace(/\s+/g, ' ').trim())
     .filter((s) => s.length > 20 && s.length <= 400);
 }
 

@@ -19,12 +19,17 @@ const MAX_TEXT = 100_000;
 
 /** Plain text as stored: control characters out (NUL included), whitespace collapsed. */
 export function cleanText(s: string, max: number): string {
-  return s
-    .replace(/(?![\n\t\r])\p{Cc}/gu, '')
-    .replace(/[ \t\u00A0]+/g, ' ')
-    .replace(/\s*\n\s*(\n\s*)+/g, '\n\n')
-    .trim()
-    .slice(0, max);
+  return (
+    s
+      .replace(/(?![\n\t\r])\p{Cc}/gu, '')
+      .replace(/\r\n?/g, '\n')
+      // Every run of whitespace but line breaks becomes one space first, so the next
+      // pattern is linear: no nested quantifiers over the same characters (no ReDoS).
+      .replace(/[^\S\n]+/g, ' ')
+      .replace(/ ?\n(?: ?\n)+ ?/g, '\n\n')
+      .trim()
+      .slice(0, max)
+  );
 }
 
 /** linkedom's document (the project has no DOM library types). */
@@ -76,6 +81,25 @@ function canonicalOf(doc: Doc, pageUrl: string): string {
 }
 
 /**
+ * The text of Readability's cleaned HTML with a line break after every block, so a
+ * heading and the paragraph after it stay two sentences (its textContent runs them
+ * together).
+ */
+function blockText(content: string | null | undefined): string | null {
+  if (!content) return null;
+  const marked = content
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(
+      /<\/(p|h[1-6]|li|div|blockquote|section|article|header|pre|tr|figcaption)>/gi,
+      '$&\n\n',
+    );
+  return (
+    parseHTML(`<!doctype html><html><body>${marked}</body></html>`).document.body?.textContent ??
+    null
+  );
+}
+
+/**
  * Reads the article out of an HTML page with Mozilla's Readability (the engine of
  * Firefox's reader view) over linkedom. Only text leaves here, so no markup, script or
  * link of the page is ever stored or rendered. Answers null when the page holds no
@@ -94,7 +118,7 @@ export function extractArticle(html: string, pageUrl: string): ExtractedArticle 
   // Readability is typed against the DOM library; linkedom's document is what it runs on.
   const article = new Readability(doc as never, { charThreshold: 200 }).parse();
   if (!article?.textContent) return null;
-  const text = cleanText(article.textContent, MAX_TEXT);
+  const text = cleanText(blockText(article.content) ?? article.textContent, MAX_TEXT);
   if (text.length < 200) return null;
   const publisher = cleanText(article.siteName || siteName || new URL(canonical).hostname, 200);
   const title = withoutSiteName(

@@ -14,9 +14,10 @@ const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   removeNSPrefix: true,
-  // Entities beyond XML's own five are refused: no expansion bombs from a feed.
+  // XML's own entities and numeric references (&#8217;) are decoded; documents that
+  // declare entities of their own are refused before parsing (parseFeed).
   processEntities: true,
-  htmlEntities: false,
+  htmlEntities: true,
   isArray: (name) => ['item', 'entry', 'link'].includes(name),
 });
 
@@ -57,6 +58,8 @@ function atomLink(entry: Node): string {
  * without a usable http(s) link are left out. Throws when the text is not a feed.
  */
 export function parseFeed(xml: string, feedUrl: string): FeedItem[] {
+  // Feeds have no use for entity declarations; refusing them rules out expansion bombs.
+  if (/<!ENTITY/i.test(xml)) throw new Error('not a feed: entity declarations are refused');
   let doc: Node;
   try {
     doc = parser.parse(xml) as Node;

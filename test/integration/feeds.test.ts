@@ -55,6 +55,7 @@ const PAGES: Record<string, string> = {
 
 let items: { path: string; guid: string; date: string }[] = [];
 let etag = '"v1"';
+let flaky = false;
 const feedXml = () => `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>Daily Ledger</title><link>${base}/</link>
 ${[...items]
@@ -88,6 +89,22 @@ beforeAll(async () => {
         .end(feedXml());
       return;
     }
+    if (url === '/big.xml') {
+      // Fifteen items, newest first, as feeds list them.
+      const entries = Array.from({ length: 15 }, (_, i) => 15 - i).map(
+        (n) =>
+          `<item><title>Old ${n}</title><link>${base}/old/${n}</link><guid>old-${n}</guid></item>`,
+      );
+      res
+        .writeHead(200, { 'content-type': 'application/rss+xml' })
+        .end(`<rss version="2.0"><channel><title>Big</title>${entries.join('')}</channel></rss>`);
+      return;
+    }
+    if (url === '/news/flaky') {
+      if (flaky) res.writeHead(503).end();
+      else res.writeHead(200, { 'content-type': 'text/html' }).end(PAGES['/news/weather']);
+      return;
+    }
     const html = PAGES[url];
     if (html) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
     else res.writeHead(404).end();
@@ -111,14 +128,35 @@ afterAll(async () => {
   await svc.close();
 });
 
+/** Polls one feed now, as its job would. */
+async function pollOnly(feed: string) {
+  await svc.app.db
+    .updateTable('brand_feeds')
+    .set({ next_poll_at: '2099-01-01T00:00:00.000Z' })
+    .execute();
+  await svc.app.db
+    .updateTable('brand_feeds')
+    .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+    .where('id', '=', feed)
+    .execute();
+  expect(await scheduleDueFeeds(svc.app)).toBe(1);
+  await svc.app.jobs.drain();
+}
+
 /** Makes every feed due, schedules and runs the polls, as the scheduler would. */
 async function poll(): Promise<void> {
   await svc.app.db
     .updateTable('brand_feeds')
     .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
     .execute();
-  expect(await scheduleDueFeeds(svc.app)).toBe(1);
-  // A second scheduler in the same instant finds nothing due: one poll per feed.
+  // Two schedulers (two processes) at the same instant: one poll is enqueued.
+  const claimed = await Promise.all([scheduleDueFeeds(svc.app), scheduleDueFeeds(svc.app)]);
+  expect(claimed.sort()).toEqual([0, 1]);
+  // Due again before its poll ran: no second poll of the same feed.
+  await svc.app.db
+    .updateTable('brand_feeds')
+    .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+    .execute();
   expect(await scheduleDueFeeds(svc.app)).toBe(0);
   await svc.app.jobs.drain();
 }
@@ -240,9 +278,63 @@ describe('feed monitoring', () => {
     expect(feedItem).toEqual({ outcome: 'joined', event_uri: story.event_uri });
   });
 
+  it('a page that is down is read again at the next poll; one that is gone is not', async () => {
+    items.push(
+      { path: '/news/flaky', guid: 'flaky-1', date: '2026-11-19T09:00:00Z' },
+      { path: '/news/missing', guid: 'missing-1', date: '2026-11-19T09:30:00Z' },
+    );
+    etag = '"v3"';
+    flaky = true;
+    await poll();
+    const outcomes = async () =>
+      Object.fromEntries(
+        (await svc.app.db.selectFrom('feed_items').select(['item_key', 'outcome']).execute()).map(
+          (r) => [r.item_key, r.outcome],
+        ),
+      );
+    expect((await outcomes())['flaky-1']).toBeUndefined();
+    expect((await outcomes())['missing-1']).toBe('skipped: the page answered HTTP 404');
+    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    expect((await listFeeds(svc.app, brand.id))[0]!.last_status).toBe(
+      '200: 2 new items, 1 to retry',
+    );
+    // The validators were not kept: the next poll reads the feed again, not a 304.
+    flaky = false;
+    await poll();
+    expect((await outcomes())['flaky-1']).toBe('skipped: brand not mentioned');
+  });
+
+  it('at its first poll a feed’s history is remembered unread: only its 10 newest items are read', async () => {
+    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    const big = await addFeed(svc.app, brand, `${base}/big.xml`, 'operator');
+    const before = requests.length;
+    await svc.app.jobs.drain();
+    await pollOnly(big.id);
+    const read = requests.slice(before).filter((r) => r.url.startsWith('/old/'));
+    expect(read.map((r) => r.url)).toEqual(Array.from({ length: 10 }, (_, i) => `/old/${i + 6}`));
+    const history = await svc.app.db
+      .selectFrom('feed_items')
+      .select('item_key')
+      .where('feed_id', '=', big.id)
+      .where('outcome', '=', 'skipped: before monitoring began')
+      .execute();
+    expect(history.map((h) => h.item_key).sort()).toEqual([
+      'old-1',
+      'old-2',
+      'old-3',
+      'old-4',
+      'old-5',
+    ]);
+    await removeFeed(svc.app, brand, big.id, 'operator');
+  });
+
   it('a removed feed is no longer polled', async () => {
     const brand = await requireBrandByHost(svc.app, 'acme.com');
     const [feed] = await listFeeds(svc.app, brand.id);
+    await svc.app.db
+      .updateTable('brand_feeds')
+      .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+      .execute();
     await removeFeed(svc.app, brand, feed!.id, 'operator');
     expect(await listFeeds(svc.app, brand.id)).toEqual([]);
     expect(await scheduleDueFeeds(svc.app)).toBe(0);

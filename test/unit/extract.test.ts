@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractArticle } from '../../src/pipeline/extract.js';
+import { cleanText, extractArticle } from '../../src/pipeline/extract.js';
 
 const paragraph = (n: number) =>
   `<p>Paragraph ${n}: Acme Corp confirmed on Monday that the recall of its toaster line covers every unit sold since March, after regulators reported overheating in several markets. The company said customers will be refunded in full.</p>`;
@@ -40,5 +40,13 @@ describe('extractArticle', () => {
 
   it('answers null for a page without an article', () => {
     expect(extractArticle('<html><body><p>Hi</p></body></html>', 'https://x.example/')).toBeNull();
+  });
+});
+
+describe('cleanText on hostile whitespace', () => {
+  it('stays linear: a long run of em spaces around a line break (once quadratic)', () => {
+    const s = `${'\u2003'.repeat(50_000)}\n${'\u2003'.repeat(50_000)}x`;
+    expect(cleanText(s, 1000)).toBe('x');
+    expect(cleanText('a \n \n\n  b\r\n\r\nc  \u2003 d', 100)).toBe('a\n\nb\n\nc d');
   });
 });

@@ -53,6 +53,17 @@ describe('feed parsing', () => {
     ]);
   });
 
+  it('refuses feeds that declare entities (no expansion bombs)', () => {
+    const bomb = `<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>
+      <rss version="2.0"><channel><item><title>&b;</title><link>https://x.example/1</link></item></channel></rss>`;
+    expect(() => parseFeed(bomb, BASE)).toThrow(/entity declarations are refused/);
+  });
+
+  it('decodes numeric references in titles', () => {
+    const xml = `<rss version="2.0"><channel><item><title>Acme&#8217;s recall</title><link>https://x.example/1</link></item></channel></rss>`;
+    expect(parseFeed(xml, BASE)[0]!.title).toBe('Acme’s recall');
+  });
+
   it('refuses what is not a feed', () => {
     expect(() => parseFeed('<html><body>hello</body></html>', BASE)).toThrow(/not a feed/);
     expect(() => parseFeed('{"items": []}', BASE)).toThrow(/not a feed/);
