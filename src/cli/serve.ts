@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { Config } from '../config.js';
 import { type AppContext, createContext } from '../context.js';
 import { migrate } from '../db/database.js';
-import { seedDemo } from '../demo/seed-demo.js';
+import { DEMO_PASSWORD, seedDemo } from '../demo/seed-demo.js';
 import { ClusterRateLimiter, serveRateLimitToWorkers } from '../http/cluster-rate-limiter.js';
 import { buildServer } from '../http/server.js';
 
@@ -167,6 +167,7 @@ export async function start(config: Config, opts: { json: boolean }) {
           `Demo API key:   ${key}   (Northwind Communications, owner, full scope)`,
           'Try it:',
           `  curl -s -H 'x-api-key: ${key}' '${url}/v1/stories?brand=acme.com'`,
+          `Portal:         ${url}/app   (owner@northwind.example / ${DEMO_PASSWORD})`,
           `Other demo keys and users: ${credentials}`,
         );
       }

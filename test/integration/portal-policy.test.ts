@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
+import { importStory } from '../../src/domain/import-story.js';
+import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
+import { article } from '../support/world.js';
+
+/**
+ * For each page of the portal, what a member, an admin and an outsider (a user of another
+ * account) see and may do. The portal runs the same operations as the API, so this table
+ * is the API's policy seen through the pages.
+ */
+let svc: TestService;
+let event: string;
+const PASSWORD = 'correct horse battery';
+const as: Record<'member' | 'admin' | 'outsider', PortalClient> = {} as never;
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  const acme = await createAccount(svc.app, 'Acme', 'partner');
+  const other = await createAccount(svc.app, 'Globex', 'partner');
+  await addUser(svc.app, acme, 'member@acme.example', PASSWORD, 'member');
+  await addUser(svc.app, acme, 'admin@acme.example', PASSWORD, 'admin');
+  await addUser(svc.app, other, 'owner@globex.example', PASSWORD, 'owner');
+  await addBrand(svc.app, acme, 'acme.example', 'Acme', true);
+  const brand = await requireBrandByHost(svc.app, 'acme.example');
+  event = (await importStory(svc.app, brand, article('Acme', 1), 'operator')).event_uri;
+  for (const [who, email] of [
+    ['member', 'member@acme.example'],
+    ['admin', 'admin@acme.example'],
+    ['outsider', 'owner@globex.example'],
+  ] as const) {
+    as[who] = new PortalClient(svc.url);
+    expect((await as[who].signIn(email, PASSWORD)).status).toBe(303);
+  }
+  // Context needs the full advisory: unlocked with the included unit.
+  await as.admin.get('/app');
+  expect((await as.admin.post(`${storyPath()}/unlock`)).status).toBe(303);
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+const storyPath = () => `/app/stories/acme.example/${event}`;
+
+describe('what each person sees', () => {
+  const pages: [
+    string,
+    () => string,
+    Record<string, { status: number; has?: string[]; hasNot?: string[] }>,
+  ][] = [
+    [
+      'stories',
+      () => '/app',
+      {
+        member: { status: 200, has: ['Acme story number 1'] },
+        admin: { status: 200, has: ['Acme story number 1'] },
+        outsider: { status: 200, hasNot: ['Acme story number 1'] },
+      },
+    ],
+    [
+      'story',
+      storyPath,
+      {
+        member: { status: 200, has: ['Response plan', 'Add context', 'Mark done'] },
+        admin: { status: 200, has: ['Response plan'] },
+        // A foreign story is as unknown as a made-up one.
+        outsider: { status: 404, hasNot: ['Acme story number 1'] },
+      },
+    ],
+    [
+      'brands',
+      () => '/app/brands',
+      {
+        member: {
+          status: 200,
+          has: ['acme.example'],
+          hasNot: ['Add a brand', 'Add feed', 'Save aliases'],
+        },
+        admin: { status: 200, has: ['Add a brand', 'Add feed', 'Save aliases'] },
+        outsider: { status: 200, hasNot: ['acme.example'] },
+      },
+    ],
+    [
+      'team',
+      () => '/app/team',
+      {
+        member: {
+          status: 200,
+          has: ['member@acme.example', 'admin@acme.example'],
+          hasNot: ['Invite a teammate'],
+        },
+        admin: { status: 200, has: ['Invite a teammate', 'seats'] },
+        outsider: { status: 200, hasNot: ['member@acme.example'] },
+      },
+    ],
+    [
+      'API keys',
+      () => '/app/keys',
+      {
+        member: {
+          status: 200,
+          has: ['Only owners and admins manage API keys'],
+          hasNot: ['Create the key'],
+        },
+        admin: { status: 200, has: ['Create the key'] },
+        outsider: { status: 200, has: ['Create the key'], hasNot: ['acme.example'] },
+      },
+    ],
+  ];
+
+  for (const [name, path, rows] of pages) {
+    for (const [who, want] of Object.entries(rows)) {
+      it(`${name}: ${who}`, async () => {
+        const r = await as[who as keyof typeof as].get(path());
+        expect(r.status).toBe(want.status);
+        for (const text of want.has ?? []) expect(r.html).toContain(text);
+        for (const text of want.hasNot ?? []) expect(r.html).not.toContain(text);
+      });
+    }
+  }
+});
+
+describe('what each person may do', () => {
+  const actions: [
+    string,
+    (who: string) => [string, Record<string, string>],
+    Record<string, number>,
+  ][] = [
+    [
+      'add a brand',
+      (who) => ['/app/brands', { host: `${who}.example`, name: 'New' }],
+      { member: 403, outsider: 303, admin: 303 },
+    ],
+    [
+      'add a feed to acme.example',
+      () => [
+        '/app/brands/sources',
+        { brand: 'acme.example', url: 'https://news.example.org/feed.xml' },
+      ],
+      { member: 403, outsider: 404, admin: 303 },
+    ],
+    [
+      'set the aliases of acme.example',
+      () => ['/app/brands/aliases', { brand: 'acme.example', aliases: 'Acme Corp' }],
+      { member: 403, outsider: 404, admin: 303 },
+    ],
+    [
+      'invite a teammate',
+      () => ['/app/team/invite', { email: 'new@acme.example' }],
+      { member: 403, admin: 303 },
+    ],
+    [
+      'create an API key',
+      () => ['/app/keys', { name: 'k', role: 'member', scope: 'full' }],
+      { member: 403, admin: 200 },
+    ],
+    [
+      'create an owner key as an admin',
+      () => ['/app/keys', { name: 'k', role: 'owner', scope: 'full' }],
+      { admin: 403 },
+    ],
+    [
+      'add context to the story',
+      () => [`${storyPath()}/context`, { context: 'The supplier fixed it.' }],
+      { outsider: 404, member: 303 },
+    ],
+    [
+      'dismiss the proposal',
+      () => [`${storyPath()}/dismiss`, {}],
+      { outsider: 404, member: 403, admin: 303 },
+    ],
+    [
+      'publish a Brand Note',
+      () => [`${storyPath()}/note`, { text: 'Our statement.' }],
+      { outsider: 404, member: 303 },
+    ],
+  ];
+
+  for (const [name, request, rows] of actions) {
+    for (const [who, status] of Object.entries(rows)) {
+      it(`${name}: ${who} → ${status}`, async () => {
+        const c = as[who as keyof typeof as];
+        const [path, fields] = request(who);
+        await c.get('/app');
+        const r = await c.post(path, fields);
+        expect(r.status).toBe(status);
+      });
+    }
+  }
+});
