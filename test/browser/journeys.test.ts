@@ -4,6 +4,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { createKey } from '../../src/domain/api-key-admin.js';
+import { addBrand } from '../../src/domain/brands.js';
+import { grantDelegation } from '../../src/domain/delegations.js';
 import { listOutbox } from '../../src/email/outbox.js';
 import { startService, type TestService } from '../support/harness.js';
 
@@ -184,5 +188,37 @@ describe('portal journeys in a browser', () => {
     await shot(page, 'team');
     await context.close();
     await assignee.close();
+  });
+
+  it('a client revokes a partner, whose key then no longer reaches the brand', async () => {
+    const agency = await createAccount(svc.app, 'Northwind Agency', 'agency');
+    const client = await createAccount(svc.app, 'Globex', 'pro');
+    await addUser(svc.app, client, 'owner@globex.example', 'a long enough password', 'owner');
+    await addBrand(svc.app, client, 'globex.example', 'Globex', true);
+    await grantDelegation(svc.app, {
+      partnerId: agency,
+      clientId: client,
+      host: 'globex.example',
+      actor: 'test',
+    });
+    const key = (
+      await createKey(svc.app, { accountId: agency, role: 'owner', scope: null, actor: 'test' })
+    ).key;
+    const list = () =>
+      fetch(`${svc.url}/v1/stories?brand=globex.example`, { headers: { 'x-api-key': key } });
+    expect((await list()).status).toBe(200);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${svc.url}/signin`);
+    await page.getByLabel('Email').fill('owner@globex.example');
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Partners' }).click();
+    await shot(page, 'partners');
+    await page.getByRole('button', { name: 'Revoke Northwind Agency' }).click();
+    await hasText(page.getByRole('status'), 'The partner no longer acts on that brand.');
+    expect((await list()).status).toBe(404);
+    await context.close();
   });
 });

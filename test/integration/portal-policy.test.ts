@@ -108,6 +108,15 @@ describe('what each person sees', () => {
         outsider: { status: 200, has: ['Create the key'], hasNot: ['acme.example'] },
       },
     ],
+    [
+      'partners',
+      () => '/app/partners',
+      {
+        member: { status: 200, has: ['Partners and clients'], hasNot: ['Invite a client'] },
+        admin: { status: 200, has: ['Invite a client'] },
+        outsider: { status: 200, has: ['No partner acts on your brands'] },
+      },
+    ],
   ];
 
   for (const [name, path, rows] of pages) {
@@ -170,6 +179,11 @@ describe('what each person may do', () => {
       'dismiss the proposal',
       () => [`${storyPath()}/dismiss`, {}],
       { outsider: 404, member: 403, admin: 303 },
+    ],
+    [
+      'revoke a partner that does not act on the brand',
+      () => ['/app/partners/revoke', { brand: 'acme.example', partner: 'acc_unknown' }],
+      { member: 403, admin: 404 },
     ],
     [
       'publish a Brand Note',

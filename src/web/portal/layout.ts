@@ -70,6 +70,7 @@ export const SECTIONS = [
   ['brands', '/app/brands', 'Brands'],
   ['team', '/app/team', 'Team'],
   ['keys', '/app/keys', 'API keys'],
+  ['partners', '/app/partners', 'Partners'],
   ['activity', '/app/activity', 'Activity'],
 ] as const;
 export type Section = (typeof SECTIONS)[number][0];
@@ -133,6 +134,8 @@ export const NOTICES: Record<string, string> = {
   'source-removed': 'Source removed.',
   aliases: 'Aliases saved.',
   invited: 'Invitation sent.',
+  'partner-revoked': 'The partner no longer acts on that brand.',
+  'client-dropped': 'The client brand is dropped.',
   switched: 'Switched account.',
 };
 

@@ -6,6 +6,7 @@ import { mountActionPages } from './action-pages.js';
 import { mountAuthPages } from './auth-pages.js';
 import { mountBrandPages } from './brand-pages.js';
 import { mountKeyPages } from './key-pages.js';
+import { mountPartnerPages } from './partner-pages.js';
 import { mountStoryPages } from './story-pages.js';
 import { mountTeamPages } from './team-pages.js';
 
@@ -25,5 +26,6 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     mountBrandPages(pages, app);
     mountTeamPages(pages, app);
     mountKeyPages(pages, app);
+    mountPartnerPages(pages, app);
   });
 }

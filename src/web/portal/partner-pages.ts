@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { createDelegationInvite } from '../../operations/delegations/create-delegation-invite.js';
+import { dropDelegation } from '../../operations/delegations/drop-delegation.js';
+import { listDelegations } from '../../operations/delegations/list-delegations.js';
+import { listPartners, revokePartner } from '../../operations/portal/partners.js';
+import { hasRole } from '../../policy.js';
+import { formField } from '../forms.js';
+import { type Html, html } from '../html.js';
+import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
+import { appPage, csrfField, notice, problem } from './layout.js';
+import { actorOf } from './session.js';
+
+interface Delegation {
+  brand_key: string;
+  status: string;
+  client: string;
+}
+interface Partner {
+  brand: string;
+  partner: string;
+  partner_name: string;
+  status: string;
+  created_at: string;
+  ended_at: string | null;
+}
+
+/**
+ * Partners and clients. An agency sees its client brands (drop one; invite a client);
+ * a client sees the partners acting on its brands and can revoke them.
+ */
+export function mountPartnerPages(fastify: FastifyInstance, app: AppContext) {
+  const routes = portalRoutes(fastify, app, 'partners');
+
+  async function partnersPage(v: View, extra: { done?: string; error?: string; invite?: Html }) {
+    const admin = hasRole(actorOf(v.session), 'admin');
+    const { delegations } = (await run(app, v, listDelegations, {})) as {
+      delegations: Delegation[];
+    };
+    const { partners } = (await run(app, v, listPartners, {})) as { partners: Partner[] };
+    const form = (action: string, fields: Record<string, string>, label: string, cls: string) =>
+      html`<form class="inline" method="post" action="${action}">${csrfField(v.csrf)}${Object.entries(
+        fields,
+      ).map(
+        ([k, val]) => html`<input type="hidden" name="${k}" value="${val}">`,
+      )}<button type="submit" class="${cls}">${label}</button></form>`;
+    return appPage(
+      v,
+      'Partners and clients',
+      html`<h1>Partners and clients</h1>${notice(extra.done)}${problem(extra.error)}${extra.invite ?? ''}
+<h2>Partners acting on your brands</h2>
+${
+  partners.length === 0
+    ? html`<p class="card muted">No partner acts on your brands.</p>`
+    : html`<table><thead><tr><th scope="col">Brand</th><th scope="col">Partner</th><th scope="col">Status</th><th scope="col">Since</th><th scope="col"></th></tr></thead><tbody>${partners.map(
+        (
+          p,
+        ) => html`<tr><td>${p.brand}</td><td>${p.partner_name}</td><td>${p.status}</td><td class="small">${p.created_at.slice(0, 10)}</td>
+<td>${admin && (p.status === 'active' || p.status === 'pending') ? form('/app/partners/revoke', { brand: p.brand, partner: p.partner }, `Revoke ${p.partner_name}`, 'danger') : ''}</td></tr>`,
+      )}</tbody></table>`
+}
+<h2>Your client brands</h2>
+${
+  delegations.length === 0
+    ? html`<p class="card muted">No client brands are delegated to you.</p>`
+    : html`<table><thead><tr><th scope="col">Client brand</th><th scope="col">Status</th><th scope="col"></th></tr></thead><tbody>${delegations.map(
+        (d) => html`<tr><td>${d.brand_key}</td><td>${d.status}</td>
+<td>${admin && d.status === 'active' ? form('/app/partners/drop', { brand: d.brand_key }, `Drop ${d.brand_key}`, 'danger') : ''}</td></tr>`,
+      )}</tbody></table>`
+}
+${
+  admin
+    ? html`<h2>Invite a client</h2><form method="post" action="/app/partners/invite" class="card">${csrfField(v.csrf)}
+<label for="invite-brand">Client brand host</label><input id="invite-brand" name="brand" type="text" required placeholder="client.com">
+<label for="invite-return">Return URL <span class="muted small">(your product, https)</span></label><input id="invite-return" name="return_url" type="url" required placeholder="https://app.youragency.com/clients">
+<p><button type="submit">Create the invitation link</button></p></form>`
+    : ''
+}`,
+    );
+  }
+
+  routes.get('/app/partners', async (req, _reply, v) => partnersPage(v, { done: req.query.done }));
+
+  const act = (path: string, op: PortalOp, fields: string[], done: string) =>
+    routes.post(path, async (req, reply, v) => {
+      try {
+        await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));
+        return reply.redirect(`/app/partners?done=${done}`, 303);
+      } catch (e) {
+        const { status, text } = portalError(e);
+        return reply.code(status).send(await partnersPage(v, { error: text }));
+      }
+    });
+  act('/app/partners/revoke', revokePartner, ['brand', 'partner'], 'partner-revoked');
+  act('/app/partners/drop', dropDelegation, ['brand'], 'client-dropped');
+
+  routes.post('/app/partners/invite', async (req, reply, v) => {
+    try {
+      const r = (await run(app, v, createDelegationInvite, {
+        brand: formField(req, 'brand'),
+        return_url: formField(req, 'return_url'),
+      })) as { onboarding_url: string };
+      return partnersPage(v, {
+        invite: html`<div class="card" role="status"><h2>Invitation ready</h2><p>Send this link to your client: they sign in or create their account, and grant the delegation.</p><code class="secret">${r.onboarding_url}</code></div>`,
+      });
+    } catch (e) {
+      const { status, text } = portalError(e);
+      return reply.code(status).send(await partnersPage(v, { error: text }));
+    }
+  });
+}
