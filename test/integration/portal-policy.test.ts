@@ -63,7 +63,10 @@ describe('what each person sees', () => {
       'story',
       storyPath,
       {
-        member: { status: 200, has: ['Response plan', 'Add context', 'Mark done'] },
+        member: {
+          status: 200,
+          has: ['Response plan', 'Add context', 'Mark done', 'advisory.unlocked'],
+        },
         admin: { status: 200, has: ['Response plan'] },
         // A foreign story is as unknown as a made-up one.
         outsider: { status: 404, hasNot: ['Acme story number 1'] },
@@ -106,6 +109,15 @@ describe('what each person sees', () => {
         },
         admin: { status: 200, has: ['Create the key'] },
         outsider: { status: 200, has: ['Create the key'], hasNot: ['acme.example'] },
+      },
+    ],
+    [
+      'activity',
+      () => '/app/activity',
+      {
+        member: { status: 200, has: ['story.created', 'advisory.unlocked', 'acme.example'] },
+        admin: { status: 200, has: ['story.created'] },
+        outsider: { status: 200, hasNot: ['acme.example', 'story.created'] },
       },
     ],
     [

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { mountFormPages } from '../forms.js';
 import { PAGE_HEADERS } from '../html.js';
 import { mountActionPages } from './action-pages.js';
+import { mountActivityPages } from './activity-pages.js';
 import { mountAuthPages } from './auth-pages.js';
 import { mountBrandPages } from './brand-pages.js';
 import { mountKeyPages } from './key-pages.js';
@@ -27,5 +28,6 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     mountTeamPages(pages, app);
     mountKeyPages(pages, app);
     mountPartnerPages(pages, app);
+    mountActivityPages(pages, app);
   });
 }

@@ -8,6 +8,7 @@ import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
 import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
+import { listActivity } from '../../operations/portal/activity.js';
 import { createShare } from '../../operations/shares/create-share.js';
 import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
 import { assignPhase } from '../../operations/teamwork/assign-phase.js';
@@ -18,6 +19,7 @@ import { unassignStory } from '../../operations/teamwork/unassign-story.js';
 import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html, safeHref } from '../html.js';
+import { activityTable, type Entry } from './activity-pages.js';
 import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
@@ -281,6 +283,9 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
   }
 
   const pending = story.advisory_pending;
+  const { entries } = (await run(app, v, listActivity, { brand, event_uri: event })) as {
+    entries: Entry[];
+  };
   return appPage(
     v,
     story.title,
@@ -369,6 +374,7 @@ ${pending.status === 'ready' ? html`<p>${form('apply', '', 'Apply the proposal')
 <div><label for="share-access">Who</label><select id="share-access" name="access"><option value="public">Anyone with the link</option><option value="guests">Invited guests</option></select></div>
 <div><label for="share-mode">What</label><select id="share-mode" name="mode"><option value="compact">Compact</option><option value="briefing" selected>Briefing</option><option value="full">Full (guests only)</option></select></div>
 <div><label><input type="checkbox" name="listed"> Listed on the shares page</label></div>
-<button type="submit" class="secondary">Save share</button></form>`,
+<button type="submit" class="secondary">Save share</button></form>
+<h2>Activity</h2>${activityTable(entries)}`,
   );
 }
