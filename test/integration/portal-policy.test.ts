@@ -121,6 +121,32 @@ describe('what each person sees', () => {
       },
     ],
     [
+      'webhooks',
+      () => '/app/webhooks',
+      {
+        member: {
+          status: 200,
+          has: ['Only owners and admins manage webhooks'],
+          hasNot: ['Add endpoint'],
+        },
+        admin: { status: 200, has: ['Add endpoint', 'story.updated'] },
+        outsider: { status: 200, has: ['No endpoints yet'] },
+      },
+    ],
+    [
+      'billing',
+      () => '/app/billing',
+      {
+        member: {
+          status: 200,
+          has: ['Only owners and admins see billing'],
+          hasNot: ['Included units'],
+        },
+        admin: { status: 200, has: ['Included units this month', 'acme.example', 'included unit'] },
+        outsider: { status: 200, hasNot: ['acme.example'] },
+      },
+    ],
+    [
       'partners',
       () => '/app/partners',
       {
@@ -195,6 +221,16 @@ describe('what each person may do', () => {
     [
       'revoke a partner that does not act on the brand',
       () => ['/app/partners/revoke', { brand: 'acme.example', partner: 'acc_unknown' }],
+      { member: 403, admin: 404 },
+    ],
+    [
+      'add a webhook endpoint on a private address',
+      () => ['/app/webhooks', { url: 'https://127.0.0.1/hook', events: 'story.created' }],
+      { member: 403, admin: 400 },
+    ],
+    [
+      'retry a delivery of another account',
+      () => ['/app/webhooks/retry', { id: 'dlv_unknown' }],
       { member: 403, admin: 404 },
     ],
     [

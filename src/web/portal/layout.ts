@@ -71,6 +71,8 @@ export const SECTIONS = [
   ['team', '/app/team', 'Team'],
   ['keys', '/app/keys', 'API keys'],
   ['partners', '/app/partners', 'Partners'],
+  ['webhooks', '/app/webhooks', 'Webhooks'],
+  ['billing', '/app/billing', 'Billing'],
   ['activity', '/app/activity', 'Activity'],
 ] as const;
 export type Section = (typeof SECTIONS)[number][0];
@@ -134,6 +136,7 @@ export const NOTICES: Record<string, string> = {
   'source-removed': 'Source removed.',
   aliases: 'Aliases saved.',
   invited: 'Invitation sent.',
+  retried: 'The delivery is being sent again.',
   'partner-revoked': 'The partner no longer acts on that brand.',
   'client-dropped': 'The client brand is dropped.',
   switched: 'Switched account.',

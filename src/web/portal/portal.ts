@@ -5,11 +5,13 @@ import { PAGE_HEADERS } from '../html.js';
 import { mountActionPages } from './action-pages.js';
 import { mountActivityPages } from './activity-pages.js';
 import { mountAuthPages } from './auth-pages.js';
+import { mountBillingPages } from './billing-pages.js';
 import { mountBrandPages } from './brand-pages.js';
 import { mountKeyPages } from './key-pages.js';
 import { mountPartnerPages } from './partner-pages.js';
 import { mountStoryPages } from './story-pages.js';
 import { mountTeamPages } from './team-pages.js';
+import { mountWebhookPages } from './webhook-pages.js';
 
 /**
  * The web portal: server-rendered pages over the same operations as REST and MCP, run as
@@ -29,5 +31,7 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     mountKeyPages(pages, app);
     mountPartnerPages(pages, app);
     mountActivityPages(pages, app);
+    mountWebhookPages(pages, app);
+    mountBillingPages(pages, app);
   });
 }

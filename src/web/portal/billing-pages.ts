@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { billingOverview } from '../../operations/portal/billing.js';
+import { hasRole } from '../../policy.js';
+import { html } from '../html.js';
+import { portalRoutes, run, type View } from './guard.js';
+import { appPage } from './layout.js';
+import { actorOf } from './session.js';
+
+interface Overview {
+  plan: string;
+  unit_price_cents: number;
+  units: { brand: string; name: string; included: number; left: number }[];
+  subscription: {
+    provider: string;
+    status: string;
+    client_brands: number;
+    created_at: string;
+  } | null;
+  ledger: {
+    created_at: string;
+    kind: string;
+    amount_cents: number;
+    currency: string;
+    period: string;
+    host: string;
+    title: string | null;
+  }[];
+}
+
+const KIND: Record<string, string> = {
+  included: 'included unit',
+  metered: 'unit on the subscription',
+  purchase: 'unit bought at checkout',
+};
+const eur = (cents: number) => `${(cents / 100).toFixed(2)} EUR`;
+
+/** Billing: plan, included units left per brand this month, and the ledger. */
+export function mountBillingPages(fastify: FastifyInstance, app: AppContext) {
+  const routes = portalRoutes(fastify, app, 'billing');
+  routes.get('/app/billing', async (_req, _reply, v: View) => {
+    if (!hasRole(actorOf(v.session), 'admin')) {
+      return appPage(
+        v,
+        'Billing',
+        html`<h1>Billing</h1><p class="card">Only owners and admins see billing.</p>`,
+      );
+    }
+    const o = (await run(app, v, billingOverview, {})) as Overview;
+    return appPage(
+      v,
+      'Billing',
+      html`<h1>Billing</h1>
+<div class="card"><dl class="facts"><dt>Plan</dt><dd>${o.plan}</dd>
+<dt>Subscription</dt><dd>${o.subscription ? `${o.subscription.provider}, ${o.subscription.status}${o.plan === 'agency' ? `, ${o.subscription.client_brands} client brands billed` : ''}` : html`<span class="muted">none: beyond the included units, advisories are bought one at a time at checkout</span>`}</dd>
+<dt>Beyond the included units</dt><dd>${eur(o.unit_price_cents)} per advisory, never charged without an unlock you asked for</dd></dl></div>
+<h2>Included units this month</h2>
+<table><thead><tr><th scope="col">Brand</th><th scope="col">Included</th><th scope="col">Left</th></tr></thead><tbody>
+${o.units.map((u) => html`<tr><td>${u.name} <span class="muted small">${u.brand}</span></td><td>${u.included}</td><td>${u.left}</td></tr>`)}
+${o.units.length === 0 ? html`<tr><td colspan="3" class="muted">No brands yet.</td></tr>` : ''}</tbody></table>
+<h2>Usage and purchases</h2>
+<table><thead><tr><th scope="col">When</th><th scope="col">Brand</th><th scope="col">Story</th><th scope="col">What</th><th scope="col">Amount</th></tr></thead><tbody>
+${o.ledger.map(
+  (l) =>
+    html`<tr><td class="small">${l.created_at.slice(0, 16).replace('T', ' ')}</td><td>${l.host}</td><td>${l.title ?? ''}</td><td>${KIND[l.kind] ?? l.kind}</td><td>${l.amount_cents ? eur(l.amount_cents) : 'included'}</td></tr>`,
+)}${o.ledger.length === 0 ? html`<tr><td colspan="5" class="muted">Nothing yet this account.</td></tr>` : ''}</tbody></table>`,
+    );
+  });
+}

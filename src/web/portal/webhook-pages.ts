@@ -1,0 +1,128 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import {
+  addWebhook,
+  listWebhooks,
+  retryDelivery,
+  rotateWebhookSecret,
+} from '../../operations/portal/webhooks.js';
+import { hasRole } from '../../policy.js';
+import { EVENT_TYPES } from '../../webhooks/events.js';
+import { formField, formFields } from '../forms.js';
+import { type Html, html } from '../html.js';
+import { portalError, portalRoutes, run, type View } from './guard.js';
+import { appPage, csrfField, notice, problem } from './layout.js';
+import { actorOf } from './session.js';
+
+interface Endpoints {
+  endpoints: {
+    id: string;
+    url: string;
+    events: string[];
+    disabled_at: string | null;
+    created_at: string;
+  }[];
+  deliveries: {
+    id: string;
+    event_type: string;
+    endpoint_id: string;
+    status: string;
+    attempts: number;
+    last_status_code: number | null;
+    last_error: string | null;
+    created_at: string;
+    attempt_log: {
+      attempt: number;
+      at: string;
+      status_code: number | null;
+      error: string | null;
+      duration_ms: number;
+    }[];
+  }[];
+}
+
+const secretCard = (title: string, secret: string) =>
+  html`<div class="card" role="status"><h2>${title}</h2><p>Copy the signing secret now: it is shown only once.</p><code class="secret">${secret}</code></div>`;
+
+/** Webhooks: endpoints and their event types, the signing secret, the delivery log. */
+export function mountWebhookPages(fastify: FastifyInstance, app: AppContext) {
+  const routes = portalRoutes(fastify, app, 'webhooks');
+
+  async function webhooksPage(v: View, extra: { done?: string; error?: string; secret?: Html }) {
+    if (!hasRole(actorOf(v.session), 'admin')) {
+      return appPage(
+        v,
+        'Webhooks',
+        html`<h1>Webhooks</h1><p class="card">Only owners and admins manage webhooks.</p>`,
+      );
+    }
+    const { endpoints, deliveries } = (await run(app, v, listWebhooks, {})) as Endpoints;
+    const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
+    return appPage(
+      v,
+      'Webhooks',
+      html`<h1>Webhooks</h1>${notice(extra.done)}${problem(extra.error)}${extra.secret ?? ''}
+<p class="muted">Signed with Standard Webhooks; see the API guide for verifying them.</p>
+<table><thead><tr><th scope="col">Endpoint</th><th scope="col">Events</th><th scope="col">State</th><th scope="col"></th></tr></thead><tbody>
+${endpoints.map(
+  (
+    e,
+  ) => html`<tr><td class="small">${e.url}</td><td class="small">${e.events.join(', ')}</td><td>${e.disabled_at ? html`<span class="badge sev-high">disabled</span>` : 'enabled'}</td>
+<td><form class="inline" method="post" action="/app/webhooks/rotate">${csrfField(v.csrf)}<input type="hidden" name="id" value="${e.id}"><button type="submit" class="secondary" aria-label="Rotate the secret of ${e.url}">Rotate secret</button></form></td></tr>`,
+)}${endpoints.length === 0 ? html`<tr><td colspan="4" class="muted">No endpoints yet.</td></tr>` : ''}</tbody></table>
+<h2>Add an endpoint</h2>
+<form method="post" action="/app/webhooks" class="card">${csrfField(v.csrf)}
+<label for="hook-url">HTTPS URL</label><input id="hook-url" name="url" type="url" required placeholder="https://hooks.example.com/stories">
+<fieldset><legend><strong>Events</strong></legend>${EVENT_TYPES.map(
+        (t) => html`<label><input type="checkbox" name="events" value="${t}"> ${t}</label>`,
+      )}</fieldset>
+<p><button type="submit">Add endpoint</button></p></form>
+<h2>Deliveries</h2>
+<table><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col"></th></tr></thead><tbody>
+${deliveries.map(
+  (
+    d,
+  ) => html`<tr><td class="small">${d.created_at.slice(0, 19).replace('T', ' ')}</td><td>${d.event_type}</td><td class="small">${urlOf.get(d.endpoint_id) ?? ''}</td>
+<td>${d.status}${d.last_error ? html`<div class="small muted">${d.last_error}</div>` : ''}</td>
+<td class="small">${d.attempt_log.map((a) => html`<div>#${a.attempt} ${a.at.slice(11, 19)} ${a.status_code ?? a.error ?? ''} (${a.duration_ms} ms)</div>`)}</td>
+<td>${d.status === 'failed' ? html`<form class="inline" method="post" action="/app/webhooks/retry">${csrfField(v.csrf)}<input type="hidden" name="id" value="${d.id}"><button type="submit" class="secondary">Retry</button></form>` : ''}</td></tr>`,
+)}${deliveries.length === 0 ? html`<tr><td colspan="6" class="muted">No deliveries yet.</td></tr>` : ''}</tbody></table>`,
+    );
+  }
+
+  routes.get('/app/webhooks', async (req, _reply, v) => webhooksPage(v, { done: req.query.done }));
+  routes.post('/app/webhooks', async (req, reply, v) => {
+    try {
+      const r = (await run(app, v, addWebhook, {
+        url: formField(req, 'url'),
+        events: formFields(req, 'events'),
+      })) as { secret: string };
+      return webhooksPage(v, { secret: secretCard('Endpoint added', r.secret) });
+    } catch (e) {
+      const { status, text } = portalError(e);
+      return reply.code(status).send(await webhooksPage(v, { error: text }));
+    }
+  });
+  routes.post('/app/webhooks/rotate', async (req, reply, v) => {
+    try {
+      const r = (await run(app, v, rotateWebhookSecret, { id: formField(req, 'id') })) as {
+        secret: string;
+      };
+      return webhooksPage(v, {
+        secret: secretCard('New secret (the old one signs for 24 more hours)', r.secret),
+      });
+    } catch (e) {
+      const { status, text } = portalError(e);
+      return reply.code(status).send(await webhooksPage(v, { error: text }));
+    }
+  });
+  routes.post('/app/webhooks/retry', async (req, reply, v) => {
+    try {
+      await run(app, v, retryDelivery, { id: formField(req, 'id') });
+      return reply.redirect('/app/webhooks?done=retried', 303);
+    } catch (e) {
+      const { status, text } = portalError(e);
+      return reply.code(status).send(await webhooksPage(v, { error: text }));
+    }
+  });
+}

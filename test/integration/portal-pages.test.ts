@@ -1,0 +1,131 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
+import { importStory } from '../../src/domain/import-story.js';
+import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
+import { article } from '../support/world.js';
+
+/** The admin pages at work: webhooks (secret once, rotate, retry), keys (revoke), team. */
+let svc: TestService;
+let hooks: http.Server;
+let hookBase: string;
+const hookStatus = 200;
+const received: string[] = [];
+let c: PortalClient;
+let event: string;
+
+beforeAll(async () => {
+  hooks = http.createServer((req, res) => {
+    req.resume();
+    received.push(String(req.headers['webhook-id']));
+    res.writeHead(hookStatus).end();
+  });
+  hooks.listen(0, '127.0.0.1');
+  await once(hooks, 'listening');
+  hookBase = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
+  svc = await startService({ FETCH_ALLOW_HOSTS: new URL(hookBase).host }, { runJobs: false });
+  const acme = await createAccount(svc.app, 'Acme', 'partner');
+  await addUser(svc.app, acme, 'admin@acme.example', 'correct horse battery', 'admin');
+  await addBrand(svc.app, acme, 'acme.example', 'Acme', true);
+  const brand = await requireBrandByHost(svc.app, 'acme.example');
+  event = (await importStory(svc.app, brand, article('Acme', 1), 'operator')).event_uri;
+  c = new PortalClient(svc.url);
+  await c.signIn('admin@acme.example', 'correct horse battery');
+});
+afterAll(async () => {
+  hooks.close();
+  await svc.close();
+});
+
+describe('webhooks page', () => {
+  it('adds an endpoint showing its secret once, delivers, retries a failed delivery, rotates', async () => {
+    await c.get('/app/webhooks');
+    const added = await c.post('/app/webhooks', {
+      url: `${hookBase}/hook`,
+      events: 'brand_note.published',
+    });
+    expect(added.status).toBe(200);
+    const secret = /<code class="secret">(whsec_[^<]+)<\/code>/.exec(added.html)?.[1];
+    expect(secret).toBeDefined();
+    expect((await c.get('/app/webhooks')).html).not.toContain(secret!);
+
+    // An event: the Brand Note, published from the story page.
+    await c.get(`/app/stories/acme.example/${event}`);
+    expect(
+      (await c.post(`/app/stories/acme.example/${event}/note`, { text: 'Our statement.' })).status,
+    ).toBe(303);
+    await svc.app.jobs.drain();
+    expect(received).toHaveLength(1);
+    expect((await c.get('/app/webhooks')).html).toContain('delivered');
+
+    // A delivery that gave up (three days of failures) can be sent again, once.
+    await svc.app.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: 'HTTP 500' })
+      .execute();
+    const [delivery] = await svc.app.db.selectFrom('webhook_deliveries').select('id').execute();
+    const page = await c.get('/app/webhooks');
+    expect(page.html).toContain('Retry');
+    expect((await c.post('/app/webhooks/retry', { id: delivery!.id })).location).toBe(
+      '/app/webhooks?done=retried',
+    );
+    await svc.app.jobs.drain();
+    expect(received).toHaveLength(2);
+    expect(received[1]).toBe(received[0]);
+    const again = await c.post('/app/webhooks/retry', { id: delivery!.id });
+    expect(again.status).toBe(409);
+    expect(again.html).toContain('Delivery: only a failed delivery is sent again');
+
+    const [endpoint] = await svc.app.db.selectFrom('webhook_endpoints').select('id').execute();
+    const rotated = await c.post('/app/webhooks/rotate', { id: endpoint!.id });
+    const next = /<code class="secret">(whsec_[^<]+)<\/code>/.exec(rotated.html)?.[1];
+    expect(next).toBeDefined();
+    expect(next).not.toBe(secret);
+  });
+});
+
+describe('keys page', () => {
+  it('creates a key shown once, and revokes it: REST refuses it on the next call', async () => {
+    await c.get('/app/keys');
+    const r = await c.post('/app/keys', { name: 'CRM', role: 'member', scope: 'full' });
+    const key = /<code class="secret">(brs_[^<]+)<\/code>/.exec(r.html)?.[1];
+    expect(key).toBeDefined();
+    const call = () => fetch(`${svc.url}/v1/brands`, { headers: { 'x-api-key': key! } });
+    expect((await call()).status).toBe(200);
+    const listed = await c.get('/app/keys');
+    expect(listed.html).not.toContain(key!);
+    expect(listed.html).toContain('CRM');
+    const id = /name="id" value="(key_[^"]+)"/.exec(listed.html)![1]!;
+    expect((await c.post('/app/keys/revoke', { id })).location).toBe('/app/keys?done=key-revoked');
+    expect((await call()).status).toBe(401);
+  });
+});
+
+describe('team page', () => {
+  it('invites a teammate who joins by choosing a password from the email', async () => {
+    await c.get('/app/team');
+    expect((await c.post('/app/team/invite', { email: 'new@acme.example' })).location).toBe(
+      '/app/team?done=invited',
+    );
+    const team = await c.get('/app/team');
+    expect(team.html).toContain('new@acme.example');
+    expect(team.html).toContain('invited');
+    const mail = await svc.app.db
+      .selectFrom('outgoing_emails')
+      .select('text_body')
+      .where('to_address', '=', 'new@acme.example')
+      .executeTakeFirstOrThrow();
+    const link = new RegExp(`${svc.url}(/reset/[^\\s]+)`).exec(mail.text_body)![1]!;
+    const invitee = new PortalClient(svc.url);
+    await invitee.get(link);
+    expect((await invitee.post(link, { password: 'my own password' })).location).toBe(
+      '/signin?done=reset',
+    );
+    expect((await invitee.signIn('new@acme.example', 'my own password')).status).toBe(303);
+    expect((await c.get('/app/team')).html).not.toContain('>invited<');
+  });
+});
