@@ -186,6 +186,10 @@ describe('portal journeys in a browser', () => {
 
     await page.getByRole('link', { name: 'Team' }).click();
     await shot(page, 'team');
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await shot(page, 'billing');
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await shot(page, 'activity');
     await context.close();
     await assignee.close();
   });
@@ -211,6 +215,7 @@ describe('portal journeys in a browser', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await page.goto(`${svc.url}/signin`);
+    await shot(page, 'sign-in');
     await page.getByLabel('Email').fill('owner@globex.example');
     await page.getByLabel('Password').fill('a long enough password');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -129,3 +129,39 @@ describe('team page', () => {
     expect((await c.get('/app/team')).html).not.toContain('>invited<');
   });
 });
+
+describe('brand verification', () => {
+  it('verifies a brand through a link sent to an address on its domain', async () => {
+    await c.get('/app/brands');
+    expect((await c.post('/app/brands', { host: 'fresh.example', name: 'Fresh' })).status).toBe(
+      303,
+    );
+    const page = await c.get('/app/brands');
+    expect(page.html).toContain('Verify with an address on fresh.example');
+    const wrong = await c.post('/app/brands/verify', {
+      brand: 'fresh.example',
+      email: 'me@gmail.com',
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.html).toContain('Email: must be an address on fresh.example');
+    expect(
+      (await c.post('/app/brands/verify', { brand: 'fresh.example', email: 'press@fresh.example' }))
+        .location,
+    ).toBe('/app/brands?done=verify-sent');
+    const mail = await svc.app.db
+      .selectFrom('outgoing_emails')
+      .select('text_body')
+      .where('to_address', '=', 'press@fresh.example')
+      .executeTakeFirstOrThrow();
+    const link = new RegExp(`${svc.url}(/verify-brand/[^\\s]+)`).exec(mail.text_body)![1]!;
+    // Whoever holds the mailbox opens it, signed in or not.
+    const opened = await new PortalClient(svc.url).get(link);
+    expect(opened.status).toBe(200);
+    expect(opened.html).toContain('fresh.example is verified');
+    const after = await c.get('/app/brands');
+    expect(after.html).not.toContain('Verify with an address on fresh.example');
+    const brand = await requireBrandByHost(svc.app, 'fresh.example');
+    expect(brand.verified).toBe(1);
+    expect((await new PortalClient(svc.url).get('/verify-brand/forged.token')).status).toBe(400);
+  });
+});

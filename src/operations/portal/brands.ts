@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requestBrandVerification } from '../../domain/brand-verification.js';
 import { addBrand, setBrandAliases } from '../../domain/brands.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { forbidden } from '../../errors.js';
@@ -89,5 +90,15 @@ export const setAliasesInApp = definePortalOperation({
       actorLabel(ctx.actor),
     );
     return { ok: true, aliases };
+  },
+});
+
+export const verifyBrandByEmail = definePortalOperation({
+  access: { minRole: 'admin' },
+  input: z.strictObject({ brand: BrandHost, email: z.string().trim().max(254) }),
+  async handler(ctx, input) {
+    const access = await brandFor(ctx.app, ctx.actor, input.brand);
+    if (access.relation !== 'own') throw forbidden();
+    return requestBrandVerification(ctx.app, access.brand, input.email, actorLabel(ctx.actor));
   },
 });

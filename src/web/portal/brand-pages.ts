@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { confirmBrandVerification } from '../../domain/brand-verification.js';
 import { userTool } from '../../mcp/user-tools.js';
 import {
   addBrandInApp,
@@ -7,10 +8,11 @@ import {
   brandMonitoring,
   removeSourceInApp,
   setAliasesInApp,
+  verifyBrandByEmail,
 } from '../../operations/portal/brands.js';
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
-import { html } from '../html.js';
+import { html, page } from '../html.js';
 import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
@@ -62,6 +64,13 @@ ${brands.length === 0 ? html`<p class="card muted">No brands yet.</p>` : ''}
         return html`<section class="card" aria-labelledby="brand-${b.brand_id}">
 <h2 id="brand-${b.brand_id}">${b.name} <span class="muted small">${b.brand_id}</span></h2>
 <p>${b.verified ? html`<span class="badge sev-low">verified</span>` : html`<span class="badge">not verified</span>`} ${b.delegated ? html`<span class="badge">client brand (delegated)</span>` : ''}</p>
+${
+  own && admin && !b.verified
+    ? html`<form method="post" action="/app/brands/verify" class="row">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}">
+<div><label for="verify-${b.brand_id}">Verify with an address on ${b.brand_id}</label><input id="verify-${b.brand_id}" name="email" type="email" required placeholder="press@${b.brand_id}"></div>
+<button type="submit" class="secondary">Send the link</button></form>`
+    : ''
+}
 <p class="small"><strong>Also known as:</strong> ${m.aliases.length ? m.aliases.join(', ') : html`<span class="muted">no aliases</span>`}</p>
 ${
   own && admin
@@ -120,4 +129,27 @@ ${
   act('/app/brands/sources', addSourceInApp, ['brand', 'url'], 'source');
   act('/app/brands/sources/remove', removeSourceInApp, ['brand', 'id'], 'source-removed');
   act('/app/brands/aliases', setAliasesInApp, ['brand', 'aliases'], 'aliases');
+  act('/app/brands/verify', verifyBrandByEmail, ['brand', 'email'], 'verify-sent');
+
+  // The link in the email: whoever holds the brand's mailbox verifies it, signed in or not.
+  fastify.get(
+    '/verify-brand/:token',
+    async (req: FastifyRequest<{ Params: { token: string } }>, reply) => {
+      const host = await confirmBrandVerification(app, req.params.token);
+      if (!host) {
+        return reply
+          .code(400)
+          .send(
+            page(
+              'Link expired',
+              html`<h1>This link is no longer valid</h1><p>Ask for a new one from the Brands page.</p>`,
+            ),
+          );
+      }
+      return page(
+        'Brand verified',
+        html`<h1>${host} is verified</h1><p>Its team can now publish Brand Notes. <a href="/app/brands">Go to the brands</a></p>`,
+      );
+    },
+  );
 }

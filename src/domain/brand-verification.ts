@@ -1,0 +1,91 @@
+import { signLink, verifyLink } from '../auth/signed-links.js';
+import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
+import { queueEmail } from '../email/outbox.js';
+import { conflict, invalid } from '../errors.js';
+import { writeAudit } from './audit.js';
+import { emailOnBrandDomain } from './onboarding.js';
+
+const VERIFY_TTL_MS = 48 * 3600_000;
+
+/**
+ * Ownership of a brand is shown by a mailbox on its domain: a link is sent to an address
+ * at the brand's host (or a subdomain), and whoever opens it verifies the brand. It can
+ * be asked again as often as needed; each link works until it expires.
+ */
+export async function requestBrandVerification(
+  app: AppContext,
+  brand: { id: string; account_id: string; host: string; verified: number },
+  rawEmail: string,
+  actor: string,
+): Promise<{ email: string }> {
+  const email = rawEmail.trim().toLowerCase();
+  if (brand.verified === 1) throw conflict('brand: already verified');
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !emailOnBrandDomain(email, brand.host)) {
+    throw invalid(`email: must be an address on ${brand.host}`);
+  }
+  const at = app.clock.now().toISOString();
+  await withTransaction(app.db, async (trx) => {
+    const token = await signLink(
+      app,
+      'brand-verify',
+      { b: brand.id, e: email },
+      VERIFY_TTL_MS,
+      trx,
+    );
+    await queueEmail(
+      trx,
+      {
+        accountId: brand.account_id,
+        to: email,
+        kind: 'notice',
+        subject: `Confirm that ${brand.host} is yours`,
+        text: `Someone asked Stories to verify ${brand.host} for their team. If this brand is yours and they may speak for it, open this link (valid for 48 hours):\n\n${app.config.baseUrl}/verify-brand/${token}\n\nIf not, ignore this email: nothing changes.`,
+      },
+      at,
+    );
+    await writeAudit(trx, {
+      accountId: brand.account_id,
+      brandId: brand.id,
+      actor,
+      action: 'brand.verification_sent',
+      details: { email },
+      at,
+    });
+  });
+  return { email };
+}
+
+/** Verifies the brand of a valid link; answers its host, or null for a bad link. */
+export async function confirmBrandVerification(
+  app: AppContext,
+  token: string,
+): Promise<string | null> {
+  const data = await verifyLink(app, 'brand-verify', token);
+  if (!data || typeof data.b !== 'string' || typeof data.e !== 'string') return null;
+  const at = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const brand = await trx
+      .selectFrom('brands')
+      .select(['id', 'account_id', 'host', 'verified'])
+      .where('id', '=', data.b as string)
+      .executeTakeFirst();
+    if (!brand) return null;
+    if (brand.verified !== 1) {
+      await trx
+        .updateTable('brands')
+        .set({ verified: 1, verified_at: at })
+        .where('id', '=', brand.id)
+        .execute();
+      await writeAudit(trx, {
+        accountId: brand.account_id,
+        brandId: brand.id,
+        actor: `email:${data.e}`,
+        action: 'brand.verified',
+        details: { email: data.e },
+        at,
+      });
+    }
+    return brand.host;
+  });
+}
