@@ -13,7 +13,7 @@ export type InviteStatus = 'pending' | 'used' | 'declined' | 'expired' | 'revoke
  * An invite's token is derived from its id with the service's secret, so "the same
  * token while pending" needs no stored secret: only its SHA-256 is kept, for lookup.
  */
-async function tokenOf(app: AppContext, inviteId: string, db?: Db): Promise<string> {
+export async function tokenOf(app: AppContext, inviteId: string, db?: Db): Promise<string> {
   const mac = createHmac('sha256', await signingSecret(app, db))
     .update(`delegation-invite:${inviteId}`)
     .digest('base64url');
@@ -169,10 +169,10 @@ export async function findInvite(db: Db, token: string, at: string) {
 }
 
 /** Pending invites past their expiry become expired (lazily, where they are looked at). */
-async function expirePending(
+export async function expirePending(
   db: Db,
   at: string,
-  which: { tokenHash: string } | { partnerId: string; host: string },
+  which: { tokenHash: string } | { partnerId: string; host?: string },
 ) {
   let q = db
     .updateTable('delegation_invites')
@@ -182,6 +182,7 @@ async function expirePending(
   q =
     'tokenHash' in which
       ? q.where('token_hash', '=', which.tokenHash)
-      : q.where('partner_account_id', '=', which.partnerId).where('brand_host', '=', which.host);
+      : q.where('partner_account_id', '=', which.partnerId);
+  if ('host' in which && which.host !== undefined) q = q.where('brand_host', '=', which.host);
   await q.execute();
 }

@@ -165,3 +165,62 @@ describe('brand verification', () => {
     expect((await new PortalClient(svc.url).get('/verify-brand/forged.token')).status).toBe(400);
   });
 });
+
+describe('partners page', () => {
+  it('makes an invitation link for a client, lists it with its state, and revokes it', async () => {
+    const agency = await createAccount(svc.app, 'Northwind Agency', 'agency');
+    await addUser(svc.app, agency, 'admin@northwind.example', 'correct horse battery', 'admin');
+    const a = new PortalClient(svc.url);
+    await a.signIn('admin@northwind.example', 'correct horse battery');
+    // The partner plan does not invite clients: the agency plan does.
+    expect((await c.get('/app/partners')).html).not.toContain('Invite a client');
+    await a.get('/app/partners');
+    const made = await a.post('/app/partners/invite', {
+      brand: 'client.example',
+      return_url: 'https://app.acme.example/clients',
+    });
+    expect(made.status).toBe(200);
+    expect(made.html).toMatch(/<code class="secret">[^<]*\/onboard\/inv_[^<]+<\/code>/);
+    const listed = await a.get('/app/partners');
+    expect(listed.html).toMatch(/<td>client\.example<\/td><td>pending<\/td>/);
+    const id = /name="id" value="([a-z]+_[^"]+)"/.exec(listed.html)![1]!;
+    // Another account cannot revoke it.
+    await c.get('/app/partners');
+    expect((await c.post('/app/partners/invites/revoke', { id })).status).toBe(404);
+    expect((await a.post('/app/partners/invites/revoke', { id })).location).toBe(
+      '/app/partners?done=invite-revoked',
+    );
+    expect((await a.get('/app/partners')).html).toMatch(
+      /<td>client\.example<\/td><td>revoked<\/td>/,
+    );
+  });
+});
+
+describe('roles', () => {
+  it('owners change roles, which take effect on the next request; the last owner stays', async () => {
+    const acme = (
+      await svc.app.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('name', '=', 'Acme')
+        .executeTakeFirstOrThrow()
+    ).id;
+    await addUser(svc.app, acme, 'owner@acme.example', 'correct horse battery', 'owner');
+    const owner = new PortalClient(svc.url);
+    await owner.signIn('owner@acme.example', 'correct horse battery');
+    // An admin may not change roles.
+    await c.get('/app/team');
+    expect(
+      (await c.post('/app/team/role', { email: 'owner@acme.example', role: 'member' })).status,
+    ).toBe(403);
+    await owner.get('/app/team');
+    expect(
+      (await owner.post('/app/team/role', { email: 'admin@acme.example', role: 'member' }))
+        .location,
+    ).toBe('/app/team?done=role');
+    expect((await c.get('/app/keys')).html).toContain('Only owners and admins manage API keys');
+    const last = await owner.post('/app/team/role', { email: 'owner@acme.example', role: 'admin' });
+    expect(last.status).toBe(409);
+    expect(last.html).toContain('Role: the account needs an owner');
+  });
+});

@@ -151,7 +151,8 @@ describe('what each person sees', () => {
       () => '/app/partners',
       {
         member: { status: 200, has: ['Partners and clients'], hasNot: ['Invite a client'] },
-        admin: { status: 200, has: ['Invite a client'] },
+        // Inviting clients is the agency plan's; this account is on the partner plan.
+        admin: { status: 200, has: ['Your client brands'], hasNot: ['Invite a client'] },
         outsider: { status: 200, has: ['No partner acts on your brands'] },
       },
     ],

@@ -2,12 +2,13 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../db/database.js';
 import type { Plan } from '../../db/schema.js';
+import { writeAudit } from '../../domain/audit.js';
 import { passwordLink } from '../../domain/sign-up.js';
 import { resolveTeammate } from '../../domain/teammates.js';
 import { queueEmail } from '../../email/outbox.js';
-import { conflict } from '../../errors.js';
+import { conflict, notFound } from '../../errors.js';
 import { actorLabel } from '../../policy.js';
-import { TeammateEmail } from '../schemas.js';
+import { Role, TeammateEmail } from '../schemas.js';
 import { definePortalOperation } from './define.js';
 
 /** An invitation stays usable this long: long enough for a holiday. */
@@ -71,6 +72,53 @@ export const inviteTeammate = definePortalOperation({
         now,
       );
       return { ok: true, email: t.email };
+    });
+  },
+});
+
+/**
+ * Changes a member's role (owners only). The account always keeps an owner: the last
+ * one cannot step down.
+ */
+export const setMemberRole = definePortalOperation({
+  access: { minRole: 'owner' },
+  input: z.strictObject({ email: TeammateEmail, role: Role }),
+  async handler({ app, actor }, input) {
+    const at = app.clock.now().toISOString();
+    return withTransaction(app.db, async (trx) => {
+      const member = await trx
+        .selectFrom('memberships as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select(['m.user_id', 'm.role'])
+        .where('m.account_id', '=', actor.accountId)
+        .where('u.email', '=', input.email.trim().toLowerCase())
+        .where('m.status', 'in', ['active', 'invited'])
+        .executeTakeFirst();
+      if (!member) throw notFound();
+      if (member.role === 'owner' && input.role !== 'owner') {
+        const { owners } = await trx
+          .selectFrom('memberships')
+          .select((eb) => eb.fn.countAll<number | string>().as('owners'))
+          .where('account_id', '=', actor.accountId)
+          .where('role', '=', 'owner')
+          .where('status', '=', 'active')
+          .executeTakeFirstOrThrow();
+        if (Number(owners) <= 1) throw conflict('role: the account needs an owner');
+      }
+      await trx
+        .updateTable('memberships')
+        .set({ role: input.role })
+        .where('account_id', '=', actor.accountId)
+        .where('user_id', '=', member.user_id)
+        .execute();
+      await writeAudit(trx, {
+        accountId: actor.accountId,
+        actor: actorLabel(actor),
+        action: 'member.role_changed',
+        details: { user: member.user_id, from: member.role, to: input.role },
+        at,
+      });
+      return { ok: true, email: input.email, role: input.role };
     });
   },
 });

@@ -73,9 +73,11 @@ export const NOTICES: Record<string, string> = {
   aliases: 'Aliases saved.',
   'verify-sent': 'The verification link is sent: open it from that mailbox.',
   invited: 'Invitation sent.',
+  role: 'Role changed.',
   retried: 'The delivery is being sent again.',
   'partner-revoked': 'The partner no longer acts on that brand.',
   'client-dropped': 'The client brand is dropped.',
+  'invite-revoked': 'The invitation is revoked.',
   switched: 'Switched account.',
 };
 

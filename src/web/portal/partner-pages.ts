@@ -3,7 +3,12 @@ import type { AppContext } from '../../context.js';
 import { createDelegationInvite } from '../../operations/delegations/create-delegation-invite.js';
 import { dropDelegation } from '../../operations/delegations/drop-delegation.js';
 import { listDelegations } from '../../operations/delegations/list-delegations.js';
-import { listPartners, revokePartner } from '../../operations/portal/partners.js';
+import {
+  listInvites,
+  listPartners,
+  revokeInviteInApp,
+  revokePartner,
+} from '../../operations/portal/partners.js';
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html } from '../html.js';
@@ -38,6 +43,15 @@ export function mountPartnerPages(fastify: FastifyInstance, app: AppContext) {
       delegations: Delegation[];
     };
     const { partners } = (await run(app, v, listPartners, {})) as { partners: Partner[] };
+    const { invites } = (await run(app, v, listInvites, {})) as {
+      invites: {
+        id: string;
+        brand_host: string;
+        status: string;
+        created_at: string;
+        expires_at: string;
+      }[];
+    };
     const form = (action: string, fields: Record<string, string>, label: string, cls: string) =>
       html`<form class="inline" method="post" action="${action}">${csrfField(v.csrf)}${Object.entries(
         fields,
@@ -69,7 +83,17 @@ ${
       )}</tbody></table>`
 }
 ${
-  admin
+  invites.length
+    ? html`<h2>Invitations</h2><table><thead><tr><th scope="col">Client brand</th><th scope="col">State</th><th scope="col">Sent</th><th scope="col">Expires</th><th scope="col"></th></tr></thead><tbody>${invites.map(
+        (
+          i,
+        ) => html`<tr><td>${i.brand_host}</td><td>${i.status}</td><td class="small">${i.created_at.slice(0, 10)}</td><td class="small">${i.expires_at.slice(0, 10)}</td>
+<td>${admin && i.status === 'pending' ? form('/app/partners/invites/revoke', { id: i.id }, `Revoke the invitation for ${i.brand_host}`, 'secondary') : ''}</td></tr>`,
+      )}</tbody></table>`
+    : ''
+}
+${
+  admin && v.session.account.plan === 'agency'
     ? html`<h2>Invite a client</h2><form method="post" action="/app/partners/invite" class="card">${csrfField(v.csrf)}
 <label for="invite-brand">Client brand host</label><input id="invite-brand" name="brand" type="text" required placeholder="client.com">
 <label for="invite-return">Return URL <span class="muted small">(your product, https)</span></label><input id="invite-return" name="return_url" type="url" required placeholder="https://app.youragency.com/clients">
@@ -93,6 +117,7 @@ ${
     });
   act('/app/partners/revoke', revokePartner, ['brand', 'partner'], 'partner-revoked');
   act('/app/partners/drop', dropDelegation, ['brand'], 'client-dropped');
+  act('/app/partners/invites/revoke', revokeInviteInApp, ['id'], 'invite-revoked');
 
   routes.post('/app/partners/invite', async (req, reply, v) => {
     try {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { inviteTeammate, listTeam } from '../../operations/portal/team.js';
+import { inviteTeammate, listTeam, setMemberRole } from '../../operations/portal/team.js';
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { html } from '../html.js';
@@ -21,6 +21,7 @@ export function mountTeamPages(fastify: FastifyInstance, app: AppContext) {
   async function teamPage(v: View, extra: { done?: string; error?: string }) {
     const team = (await run(app, v, listTeam, {})) as Team;
     const full = team.seats >= team.cap;
+    const owner = hasRole(actorOf(v.session), 'owner');
     return appPage(
       v,
       'Team',
@@ -29,7 +30,18 @@ export function mountTeamPages(fastify: FastifyInstance, app: AppContext) {
 <table><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Since</th></tr></thead><tbody>
 ${team.members.map(
   (m) =>
-    html`<tr><td>${m.email}</td><td>${m.role}</td><td>${m.status === 'invited' ? html`<span class="badge">invited</span>` : 'active'}</td><td class="small">${m.created_at.slice(0, 10)}</td></tr>`,
+    html`<tr><td>${m.email}</td><td>${
+      owner
+        ? html`<form class="inline" method="post" action="/app/team/role">${csrfField(v.csrf)}<input type="hidden" name="email" value="${m.email}">
+<label class="small" style="display:inline" for="role-${m.email}">Role of ${m.email}</label> <select id="role-${m.email}" name="role">${[
+            'member',
+            'admin',
+            'owner',
+          ].map(
+            (r) => html`<option value="${r}"${r === m.role ? html` selected` : ''}>${r}</option>`,
+          )}</select> <button type="submit" class="secondary">Change</button></form>`
+        : m.role
+    }</td><td>${m.status === 'invited' ? html`<span class="badge">invited</span>` : 'active'}</td><td class="small">${m.created_at.slice(0, 10)}</td></tr>`,
 )}</tbody></table>
 ${
   hasRole(actorOf(v.session), 'admin')
@@ -42,6 +54,18 @@ ${
   }
 
   routes.get('/app/team', async (req, _reply, v) => teamPage(v, { done: req.query.done }));
+  routes.post('/app/team/role', async (req, reply, v) => {
+    try {
+      await run(app, v, setMemberRole, {
+        email: formField(req, 'email'),
+        role: formField(req, 'role'),
+      });
+      return reply.redirect('/app/team?done=role', 303);
+    } catch (e) {
+      const { status, text } = portalError(e);
+      return reply.code(status).send(await teamPage(v, { error: text }));
+    }
+  });
   routes.post('/app/team/invite', async (req, reply, v) => {
     try {
       await run(app, v, inviteTeammate, { email: formField(req, 'email') });
