@@ -224,3 +224,30 @@ describe('roles', () => {
     expect(last.html).toContain('Role: the account needs an owner');
   });
 });
+
+describe('share settings and guests', () => {
+  it('shares a story with guests, adds and removes one; the settings show as saved', async () => {
+    const path = `/app/stories/acme.example/${event}`;
+    const before = await c.get(path);
+    expect(before.html).toContain('Not shared.');
+    expect((await c.post(`${path}/share`, { access: 'guests', mode: 'full' })).location).toBe(
+      `${path}?done=shared`,
+    );
+    const shared = await c.get(path);
+    expect(shared.html).toMatch(/Shared at <a href="http:\/\/127\.0\.0\.1:\d+\/s\/[^"]+">/);
+    expect(shared.html).toContain('<option value="guests" selected>');
+    expect(shared.html).toContain('<option value="full" selected>');
+    expect((await c.post(`${path}/add-guest`, { email: 'Journalist@Press.example' })).status).toBe(
+      303,
+    );
+    expect((await c.get(path)).html).toContain('journalist@press.example');
+    expect(
+      (await c.post(`${path}/remove-guest`, { email: 'journalist@press.example' })).status,
+    ).toBe(303);
+    expect((await c.get(path)).html).toContain('No guests yet.');
+    // A public share above the briefing is refused, as over the API.
+    const refused = await c.post(`${path}/share`, { access: 'public', mode: 'full' });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('Mode: a public share shows at most the briefing');
+  });
+});

@@ -66,6 +66,8 @@ export const NOTICES: Record<string, string> = {
   note: 'The Brand Note is published.',
   'note-deleted': 'The Brand Note is deleted.',
   shared: 'Share settings saved.',
+  'guest-added': 'Guest added: they sign in on the share page with their email.',
+  'guest-removed': 'Guest removed.',
   'key-revoked': 'The key is revoked.',
   brand: 'Brand added.',
   source: 'Source added.',

@@ -9,6 +9,7 @@ import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advis
 import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
 import { listActivity } from '../../operations/portal/activity.js';
+import { addGuest, removeGuest, storyShare } from '../../operations/portal/shares.js';
 import { createShare } from '../../operations/shares/create-share.js';
 import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
 import { assignPhase } from '../../operations/teamwork/assign-phase.js';
@@ -166,6 +167,12 @@ ${stories.map(
     dismiss: { op: dismissAdvisoryProposal, input: () => ({}), done: 'dismissed' },
     note: { op: postBrandNote, input: (f) => ({ text: f('text') }), done: 'note' },
     'delete-note': { op: deleteBrandNote, input: () => ({}), done: 'note-deleted' },
+    'add-guest': { op: addGuest, input: (f) => ({ email: f('email') }), done: 'guest-added' },
+    'remove-guest': {
+      op: removeGuest,
+      input: (f) => ({ email: f('email') }),
+      done: 'guest-removed',
+    },
     share: {
       op: createShare,
       input: (f) => ({ access: f('access'), mode: f('mode'), listed: f('listed') === 'on' }),
@@ -283,6 +290,11 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
   }
 
   const pending = story.advisory_pending;
+  const { share } = (await run(app, v, storyShare, { brand, event_uri: event })) as {
+    share: { url: string; access: string; mode: string; listed: boolean; guests: string[] } | null;
+  };
+  const opt = (value: string, label: string, current: string) =>
+    html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
   const { entries } = (await run(app, v, listActivity, { brand, event_uri: event })) as {
     entries: Entry[];
   };
@@ -370,11 +382,28 @@ ${pending.status === 'ready' ? html`<p>${form('apply', '', 'Apply the proposal')
 <p><button type="submit">Publish</button></p></form>`
     }</div>
 <h2>Share</h2>
-<form class="row card" method="post" action="${path}/share">${csrfField(v.csrf)}
-<div><label for="share-access">Who</label><select id="share-access" name="access"><option value="public">Anyone with the link</option><option value="guests">Invited guests</option></select></div>
-<div><label for="share-mode">What</label><select id="share-mode" name="mode"><option value="compact">Compact</option><option value="briefing" selected>Briefing</option><option value="full">Full (guests only)</option></select></div>
-<div><label><input type="checkbox" name="listed"> Listed on the shares page</label></div>
-<button type="submit" class="secondary">Save share</button></form>
+<div class="card">
+${share ? html`<p>Shared at <a href="${safeHref(share.url)}">${share.url}</a> · ${share.access === 'public' ? 'anyone with the link' : 'invited guests only'} · ${share.mode}${share.listed ? ' · listed' : ''}</p>` : html`<p class="muted">Not shared.</p>`}
+<form class="row" method="post" action="${path}/share">${csrfField(v.csrf)}
+<div><label for="share-access">Who</label><select id="share-access" name="access">${opt('public', 'Anyone with the link', share?.access ?? 'public')}${opt('guests', 'Invited guests', share?.access ?? 'public')}</select></div>
+<div><label for="share-mode">What</label><select id="share-mode" name="mode">${opt('compact', 'Compact', share?.mode ?? 'briefing')}${opt('briefing', 'Briefing', share?.mode ?? 'briefing')}${opt('full', 'Full (guests only)', share?.mode ?? 'briefing')}</select></div>
+<div><label><input type="checkbox" name="listed"${share?.listed ? html` checked` : ''}> Listed on the shares page</label></div>
+<button type="submit" class="secondary">${share ? 'Save share' : 'Share'}</button></form>
+${
+  share?.access === 'guests'
+    ? html`<h3>Guests</h3>${
+        share.guests.length
+          ? html`<ul>${share.guests.map(
+              (g) =>
+                html`<li>${g} ${form('remove-guest', html`<input type="hidden" name="email" value="${g}">`, 'Remove', 'secondary')}</li>`,
+            )}</ul>`
+          : html`<p class="muted small">No guests yet.</p>`
+      }
+<form class="row" method="post" action="${path}/add-guest">${csrfField(v.csrf)}
+<div><label for="guest-email">Invite a guest</label><input id="guest-email" name="email" type="email" required></div>
+<button type="submit" class="secondary">Add guest</button></form>`
+    : ''
+}</div>
 <h2>Activity</h2>${activityTable(entries)}`,
   );
 }
