@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type Db, isUniqueViolation, withTransaction } from '../db/database.js';
 import type { Plan } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
 import { invalid } from '../errors.js';
@@ -119,6 +119,9 @@ export async function signUp(
       },
       now,
     );
+  }).catch((e) => {
+    // The same address signing up twice at once: the second finds the first's user.
+    if (!isUniqueViolation(e)) throw e;
   });
 }
 

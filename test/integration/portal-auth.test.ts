@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { signUp } from '../../src/domain/sign-up.js';
 import { listOutbox } from '../../src/email/outbox.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
@@ -172,6 +173,22 @@ describe('sign-up, confirmation and password reset', () => {
     expect((await c.get('/app')).html).toContain('Initech');
     const d = new PortalClient(svc.url);
     expect((await d.signIn('founder@initech.example', 'a long enough password')).status).toBe(303);
+  });
+
+  it('takes two sign-ups of one address at the same moment without an error', async () => {
+    const input = {
+      team: 'Twice',
+      email: 'twice@example.org',
+      password: 'a long enough password',
+      plan: 'starter' as const,
+    };
+    await Promise.all([signUp(svc.app, input), signUp(svc.app, input)]);
+    const users = await svc.app.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', 'twice@example.org')
+      .execute();
+    expect(users).toHaveLength(1);
   });
 
   it('refuses a short password and a bad email with the field named, creating nothing', async () => {
