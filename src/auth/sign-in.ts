@@ -3,14 +3,15 @@ import type { Plan, Role } from '../db/schema.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 const WINDOW_MS = 60_000;
-/** Sign-in attempts for one email per minute, from anywhere. */
+/** Failed sign-ins for one email per minute, from anywhere. */
 const SIGN_INS_PER_EMAIL_PER_MINUTE = 10;
 
 /**
- * Counts a sign-in attempt before the password is checked, per address and per email,
- * so parallel guesses cannot slip past the limit and no account is guessed at speed.
- * Answers false when the attempt is over either limit. The portal and the OAuth sign-in
- * page share the counters.
+ * Whether a sign-in may be tried now: every attempt counts against the address, and an
+ * email that failed 10 times this minute waits, so no account is guessed at speed. Only
+ * failures count against an email (recordFailedSignIn), so nobody locks a person out by
+ * asking for their password reset. The portal and the OAuth sign-in page share the
+ * counters.
  */
 export async function countSignInAttempt(
   app: AppContext,
@@ -18,11 +19,27 @@ export async function countSignInAttempt(
   email: string,
 ): Promise<boolean> {
   const byAddress = await app.limiter.hit(`signin:ip:${address}`, WINDOW_MS);
-  const byEmail = await app.limiter.hit(`signin:email:${email}`, WINDOW_MS);
+  const failures = await app.limiter.peek(`signin:fail:${email}`);
   return (
     byAddress.count <= app.config.authFailuresPerMinute &&
-    byEmail.count <= SIGN_INS_PER_EMAIL_PER_MINUTE
+    (failures?.count ?? 0) < SIGN_INS_PER_EMAIL_PER_MINUTE
   );
+}
+
+export async function recordFailedSignIn(app: AppContext, email: string): Promise<void> {
+  await app.limiter.hit(`signin:fail:${email}`, WINDOW_MS);
+}
+
+/** Emails the service sends on request (reset, sign-up): a few per address and minute. */
+export async function countEmailRequest(
+  app: AppContext,
+  kind: 'reset' | 'signup',
+  address: string,
+  email: string,
+): Promise<boolean> {
+  const byAddress = await app.limiter.hit(`${kind}:ip:${address}`, WINDOW_MS);
+  const byEmail = await app.limiter.hit(`${kind}:email:${email}`, WINDOW_MS);
+  return byAddress.count <= app.config.authFailuresPerMinute && byEmail.count <= 3;
 }
 
 /** Checked when the email is unknown too, so timing does not tell which emails exist. */

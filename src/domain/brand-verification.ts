@@ -2,9 +2,9 @@ import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
 import { queueEmail } from '../email/outbox.js';
-import { conflict, invalid } from '../errors.js';
+import { AppError, conflict, invalid } from '../errors.js';
 import { writeAudit } from './audit.js';
-import { emailOnBrandDomain } from './onboarding.js';
+import { emailOnBrandDomain, FREE_MAIL_HOSTS } from './onboarding.js';
 
 const VERIFY_TTL_MS = 48 * 3600_000;
 
@@ -24,6 +24,15 @@ export async function requestBrandVerification(
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !emailOnBrandDomain(email, brand.host)) {
     throw invalid(`email: must be an address on ${brand.host}`);
   }
+  // A mailbox at a mail provider proves nothing about owning the provider's brand.
+  if (FREE_MAIL_HOSTS.has(brand.host)) {
+    throw invalid(
+      `brand: ${brand.host} is a mail provider; its owner verifies it with us directly`,
+    );
+  }
+  // A few links per brand and hour: the form must not become a way to flood a domain.
+  const sent = await app.limiter.hit(`brand-verify:${brand.id}`, 3600_000);
+  if (sent.count > 5) throw new AppError('rate_limited', undefined, { 'retry-after': '3600' });
   const at = app.clock.now().toISOString();
   await withTransaction(app.db, async (trx) => {
     const token = await signLink(
@@ -54,6 +63,21 @@ export async function requestBrandVerification(
     });
   });
   return { email };
+}
+
+/** The brand host a valid link would verify, for the page that asks; null otherwise. */
+export async function readBrandVerification(
+  app: AppContext,
+  token: string,
+): Promise<string | null> {
+  const data = await verifyLink(app, 'brand-verify', token);
+  if (!data || typeof data.b !== 'string') return null;
+  const brand = await app.db
+    .selectFrom('brands')
+    .select('host')
+    .where('id', '=', data.b)
+    .executeTakeFirst();
+  return brand?.host ?? null;
 }
 
 /** Verifies the brand of a valid link; answers its host, or null for a bad link. */

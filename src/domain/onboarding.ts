@@ -16,7 +16,7 @@ const CONFIRM_TTL_MS = 24 * 3_600_000;
  * Mailbox providers: an address there proves nothing about owning the provider's brand,
  * so their hosts cannot be claimed through onboarding (their owners sign up directly).
  */
-const FREE_MAIL_HOSTS = new Set([
+export const FREE_MAIL_HOSTS = new Set([
   'gmail.com',
   'googlemail.com',
   'outlook.com',

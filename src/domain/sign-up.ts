@@ -19,13 +19,15 @@ export function checkNewPassword(password: string): void {
 }
 
 /**
- * A new team: its account, its owner (email not yet confirmed, so no way in yet) and the
- * confirmation email, in one transaction. An email that already has a user gets a notice
- * instead, and the answer is the same, so sign-up never tells who has an account.
+ * Asks for a new team: nothing is stored, the emailed link carries the request (signed).
+ * The password is chosen when the link is opened, by whoever holds the mailbox, so
+ * signing up with someone else's address gives no way into what they later create. An
+ * address that already has an account gets a notice instead, and the answer is the
+ * same, so sign-up never tells who has an account.
  */
 export async function signUp(
   app: AppContext,
-  input: { team: string; email: string; password: string; plan: Plan },
+  input: { team: string; email: string; plan: Plan },
 ): Promise<void> {
   const email = input.email.trim().toLowerCase();
   const team = input.team.trim();
@@ -34,47 +36,99 @@ export async function signUp(
   }
   if (team.length < 2 || team.length > 80) throw invalid('team: must be 2 to 80 characters');
   if (!PLANS.includes(input.plan)) throw invalid('plan: must be one of the plans');
-  checkNewPassword(input.password);
-  const passwordHash = await hashPassword(input.password);
   const now = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  const existing = await app.db
+    .selectFrom('users')
+    .select('email_verified_at')
+    .where('email', '=', email)
+    .executeTakeFirst();
+  if (existing?.email_verified_at) {
+    await queueEmail(
+      app.db,
+      {
+        accountId: null,
+        to: email,
+        kind: 'notice',
+        subject: 'Someone tried to sign up with your address',
+        text: `Somebody (perhaps you) tried to create a Stories team with this address, which already has an account.\n\nSign in: ${app.config.baseUrl}/signin\nForgot your password? ${app.config.baseUrl}/reset\n\nIf it was not you, nothing changed.`,
+      },
+      now,
+    );
+    return;
+  }
+  const token = await signLink(
+    app,
+    'sign-up',
+    { e: email, t: team, p: input.plan },
+    CONFIRM_TTL_MS,
+  );
+  await queueEmail(
+    app.db,
+    {
+      accountId: null,
+      to: email,
+      kind: 'notice',
+      subject: 'Confirm your email for Stories',
+      text: `Welcome to Stories. Confirm your email and choose your password to start:\n\n${app.config.baseUrl}/signup/confirm/${token}\n\nThe link is valid for 48 hours. If you did not ask for this, ignore this email: nothing was created.`,
+    },
+    now,
+  );
+}
+
+export interface PendingSignUp {
+  email: string;
+  team: string;
+  plan: Plan;
+}
+
+/** The sign-up a confirmation link asks for, while valid; null otherwise. */
+export async function readSignUp(app: AppContext, token: string): Promise<PendingSignUp | null> {
+  const data = await verifyLink(app, 'sign-up', token);
+  if (!data || typeof data.e !== 'string' || typeof data.t !== 'string') return null;
+  if (!PLANS.includes(data.p as Plan)) return null;
+  return { email: data.e, team: data.t, plan: data.p as Plan };
+}
+
+/**
+ * Creates the team of a confirmed sign-up with the password chosen now: the account, its
+ * owner (the email proven by the link) and the membership, in one transaction. A link of
+ * an address that has an account by now creates nothing: a link works once.
+ */
+export async function completeSignUp(
+  app: AppContext,
+  token: string,
+  password: string,
+): Promise<{ userId: string; accountId: string } | null> {
+  const pending = await readSignUp(app, token);
+  if (!pending) return null;
+  checkNewPassword(password);
+  const passwordHash = await hashPassword(password);
+  const now = app.clock.now().toISOString();
+  return withTransaction(app.db, async (trx) => {
     const existing = await trx
       .selectFrom('users')
       .select(['id', 'email_verified_at'])
-      .where('email', '=', email)
+      .where('email', '=', pending.email)
       .executeTakeFirst();
-    if (existing?.email_verified_at) {
-      await queueEmail(
-        trx,
-        {
-          accountId: null,
-          to: email,
-          kind: 'notice',
-          subject: 'Someone tried to sign up with your address',
-          text: `Somebody (perhaps you) tried to create a Stories team with this address, which already has an account.\n\nSign in: ${app.config.baseUrl}/signin\nForgot your password? ${app.config.baseUrl}/reset\n\nIf it was not you, nothing changed.`,
-        },
-        now,
-      );
-      return;
-    }
+    if (existing?.email_verified_at) return null;
     const accountId = newId('acc');
     const userId = existing?.id ?? newId('usr');
     await trx
       .insertInto('accounts')
       .values({
         id: accountId,
-        name: team,
-        plan: input.plan,
+        name: pending.team,
+        plan: pending.plan,
         state: 'active',
         trial_ends_at: null,
         created_at: now,
       })
       .execute();
     if (existing) {
-      // Never confirmed: whoever confirms now sets the password.
+      // Invited somewhere but never signed in: the mailbox proven now sets the password.
       await trx
         .updateTable('users')
-        .set({ password_hash: passwordHash })
+        .set({ password_hash: passwordHash, email_verified_at: now })
         .where('id', '=', userId)
         .execute();
     } else {
@@ -82,10 +136,10 @@ export async function signUp(
         .insertInto('users')
         .values({
           id: userId,
-          email,
+          email: pending.email,
           name: null,
           password_hash: passwordHash,
-          email_verified_at: null,
+          email_verified_at: now,
           created_at: now,
         })
         .execute();
@@ -104,46 +158,15 @@ export async function signUp(
       accountId,
       actor: `user:${userId}`,
       action: 'account.created',
-      details: { plan: input.plan },
+      details: { plan: pending.plan },
       at: now,
     });
-    const token = await signLink(app, 'email-confirm', { u: userId }, CONFIRM_TTL_MS, trx);
-    await queueEmail(
-      trx,
-      {
-        accountId,
-        to: email,
-        kind: 'notice',
-        subject: 'Confirm your email for Stories',
-        text: `Welcome to Stories. Confirm your email to start:\n\n${app.config.baseUrl}/confirm/${token}\n\nThe link is valid for 48 hours.`,
-      },
-      now,
-    );
+    return { userId, accountId };
   }).catch((e) => {
-    // The same address signing up twice at once: the second finds the first's user.
-    if (!isUniqueViolation(e)) throw e;
+    // The same link used twice at once: the second finds the first's user.
+    if (isUniqueViolation(e)) return null;
+    throw e;
   });
-}
-
-/** Confirms the email of a confirmation link; answers the user, or null if invalid. */
-export async function confirmEmail(app: AppContext, token: string): Promise<string | null> {
-  const data = await verifyLink(app, 'email-confirm', token);
-  if (!data || typeof data.u !== 'string') return null;
-  const now = app.clock.now().toISOString();
-  const user = await app.db
-    .selectFrom('users')
-    .select(['id', 'email_verified_at'])
-    .where('id', '=', data.u)
-    .executeTakeFirst();
-  if (!user) return null;
-  if (!user.email_verified_at) {
-    await app.db
-      .updateTable('users')
-      .set({ email_verified_at: now })
-      .where('id', '=', user.id)
-      .execute();
-  }
-  return user.id;
 }
 
 /** A link is single-use: it names the password it replaces, so a reset voids it. */

@@ -1,6 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Provider } from 'oidc-provider';
-import { checkPassword, countSignInAttempt, workspacesOf } from '../auth/sign-in.js';
+import {
+  checkPassword,
+  countSignInAttempt,
+  recordFailedSignIn,
+  workspacesOf,
+} from '../auth/sign-in.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
@@ -100,6 +105,7 @@ function mountInteractionPages(
     }
     const userId = await checkPassword(app, email, formField(req, 'password'));
     if (!userId) {
+      await recordFailedSignIn(app, email);
       return reply
         .code(401)
         .send(signInPage(details.uid, client, 'That email and password do not match.'));

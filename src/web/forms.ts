@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PAGE_HEADERS } from './html.js';
+import { renderError } from '../http/render-error.js';
+import { html, PAGE_HEADERS, page } from './html.js';
 
 /**
  * Headers of pages whose forms may end at another site (the OAuth consent goes back to the
@@ -26,10 +27,35 @@ export function mountFormPages(
     pages.addContentTypeParser(
       'application/x-www-form-urlencoded',
       { parseAs: 'string', bodyLimit: 16 * 1024 },
-      (_req, body, done) => done(null, parseForm(body as string)),
+      (_req, body, done) => {
+        // PostgreSQL cannot store NUL, and no form has a use for it.
+        if ((body as string).includes('%00') || (body as string).includes('\0')) {
+          done(
+            Object.assign(new Error('body: NUL characters are not allowed'), { statusCode: 400 }),
+          );
+          return;
+        }
+        done(null, parseForm(body as string));
+      },
     );
     pages.addHook('onSend', async (_req, reply) => {
       reply.headers(headers);
+    });
+    // Pages answer errors as pages, with the contract's status and text (a 500 is logged
+    // with the request id and says nothing more).
+    pages.setErrorHandler(async (err, req, reply) => {
+      const r = renderError(err, req.log);
+      const text = r.body.error.charAt(0).toUpperCase() + r.body.error.slice(1);
+      return reply
+        .code(r.status)
+        .headers(r.headers)
+        .type('text/html; charset=utf-8')
+        .send(
+          page(
+            r.status >= 500 ? 'Something went wrong' : 'Not possible',
+            html`<h1>${r.status >= 500 ? 'Something went wrong' : text}</h1><p><a href="/app">Back to Stories</a></p>`,
+          ),
+        );
     });
     routes(pages);
   });

@@ -89,11 +89,12 @@ describe('portal journeys in a browser', () => {
     await shot(page, 'sign-up');
     await page.getByLabel('Team name').fill('Acme Comms');
     await page.getByLabel('Work email').fill('owner@acme.example');
-    await page.getByLabel(/Password/).fill('a long enough password');
     await page.getByLabel('Plan').selectOption('partner');
     await page.getByRole('button', { name: 'Create the team' }).click();
     await visible(page.getByRole('heading', { name: 'Check your email' }));
-    await page.goto(await mailedLink('owner@acme.example', '/confirm/'));
+    await page.goto(await mailedLink('owner@acme.example', '/signup/confirm/'));
+    await page.getByLabel(/Password/).fill('a long enough password');
+    await page.getByRole('button', { name: 'Create the team' }).click();
     await visible(page.getByRole('heading', { name: 'Brands' }));
 
     // Two brands: the story's, and one the scoped key must not reach.

@@ -154,8 +154,14 @@ describe('brand verification', () => {
       .where('to_address', '=', 'press@fresh.example')
       .executeTakeFirstOrThrow();
     const link = new RegExp(`${svc.url}(/verify-brand/[^\\s]+)`).exec(mail.text_body)![1]!;
-    // Whoever holds the mailbox opens it, signed in or not.
-    const opened = await new PortalClient(svc.url).get(link);
+    // Whoever holds the mailbox opens it, signed in or not; opening only asks.
+    const mailbox = new PortalClient(svc.url);
+    const asked = await mailbox.get(link);
+    expect(asked.status).toBe(200);
+    expect(asked.html).toContain('Is fresh.example yours?');
+    expect((await requireBrandByHost(svc.app, 'fresh.example')).verified).toBe(0);
+    expect((await mailbox.post(link, {}, { csrf: false })).status).toBe(403);
+    const opened = await mailbox.post(link);
     expect(opened.status).toBe(200);
     expect(opened.html).toContain('fresh.example is verified');
     const after = await c.get('/app/brands');
@@ -163,6 +169,14 @@ describe('brand verification', () => {
     const brand = await requireBrandByHost(svc.app, 'fresh.example');
     expect(brand.verified).toBe(1);
     expect((await new PortalClient(svc.url).get('/verify-brand/forged.token')).status).toBe(400);
+    // A mail provider's brand is not verified by any mailbox there.
+    expect((await c.post('/app/brands', { host: 'gmail.com', name: 'Gmail' })).status).toBe(303);
+    const provider = await c.post('/app/brands/verify', {
+      brand: 'gmail.com',
+      email: 'anyone@gmail.com',
+    });
+    expect(provider.status).toBe(400);
+    expect(provider.html).toContain('gmail.com is a mail provider');
   });
 });
 
@@ -249,5 +263,44 @@ describe('share settings and guests', () => {
     const refused = await c.post(`${path}/share`, { access: 'public', mode: 'full' });
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('Mode: a public share shows at most the briefing');
+  });
+});
+
+describe('action links', () => {
+  it('an assignment link marks nothing once the phase is given to someone else', async () => {
+    const path = `/app/stories/acme.example/${event}`;
+    await c.get(path);
+    await c.post(`${path}/unlock`);
+    expect(
+      (
+        await c.post(`${path}/assign-phase`, {
+          phase: '1',
+          assignee: 'bob@acme.example',
+          invite: 'on',
+        })
+      ).status,
+    ).toBe(303);
+    const mail = await svc.app.db
+      .selectFrom('outgoing_emails')
+      .select('text_body')
+      .where('to_address', '=', 'bob@acme.example')
+      .executeTakeFirstOrThrow();
+    const link = new RegExp(`${svc.url}(/action/[^\\s]+)`).exec(mail.text_body)![1]!;
+    const bob = new PortalClient(svc.url);
+    expect((await bob.get(link)).html).toContain('Mark done');
+    expect(
+      (
+        await c.post(`${path}/assign-phase`, {
+          phase: '1',
+          assignee: 'carol@acme.example',
+          invite: 'on',
+        })
+      ).status,
+    ).toBe(303);
+    const late = await bob.post(link, {});
+    expect(late.status).toBe(404);
+    expect((await c.get(path)).html).toMatch(
+      /Phase 1: [^<]+<\/strong> <span class="badge">open<\/span>/,
+    );
   });
 });

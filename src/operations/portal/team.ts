@@ -86,6 +86,14 @@ export const setMemberRole = definePortalOperation({
   async handler({ app, actor }, input) {
     const at = app.clock.now().toISOString();
     return withTransaction(app.db, async (trx) => {
+      // Role changes of one account run one after another, so two owners demoting each
+      // other at once cannot leave it without one (a write first: a row lock on
+      // PostgreSQL, the write lock on SQLite).
+      await trx
+        .updateTable('accounts')
+        .set({ id: actor.accountId })
+        .where('id', '=', actor.accountId)
+        .execute();
       const member = await trx
         .selectFrom('memberships as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyLink } from '../../auth/signed-links.js';
 import type { AppContext } from '../../context.js';
 import type { Plan, Role } from '../../db/schema.js';
-import { executeOperation } from '../../operations/execute.js';
-import { completePhase } from '../../operations/teamwork/complete-phase.js';
+import { completePhase } from '../../domain/assignments.js';
+import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
 import { html, page } from '../html.js';
 import { forgedPage, portalError } from './guard.js';
@@ -48,23 +48,27 @@ export function mountActionPages(fastify: FastifyInstance, app: AppContext) {
       .executeTakeFirst();
     if (!who) return show(app, req, reply);
     try {
-      await executeOperation(
+      const actor = {
+        kind: 'user' as const,
+        userId: data.u,
+        email: who.email,
+        accountId: who.account_id,
+        plan: who.plan as Plan,
+        role: who.role as Role,
+        scope: null,
+      };
+      // The rules of complete_phase, restricted to the link's person: a link of a phase
+      // since given to someone else marks nothing.
+      const comment = formField(req, 'comment').slice(0, 1000) || undefined;
+      await completePhase(
         app,
-        completePhase as never,
+        actor,
+        await brandFor(app, actor, who.host),
+        who.event_uri,
+        data.p,
+        comment,
         {
-          kind: 'user',
-          userId: data.u,
-          email: who.email,
-          accountId: who.account_id,
-          plan: who.plan as Plan,
-          role: who.role as Role,
-          scope: null,
-        },
-        {
-          brand: who.host,
-          event_uri: who.event_uri,
-          phase: data.p,
-          ...(formField(req, 'comment') && { comment: formField(req, 'comment') }),
+          onlyUserId: data.u,
         },
       );
     } catch (e) {

@@ -1,10 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { checkPassword, countSignInAttempt, workspacesOf } from '../../auth/sign-in.js';
+import {
+  checkPassword,
+  countEmailRequest,
+  countSignInAttempt,
+  recordFailedSignIn,
+  workspacesOf,
+} from '../../auth/sign-in.js';
 import type { AppContext } from '../../context.js';
 import type { Plan } from '../../db/schema.js';
 import {
-  confirmEmail,
+  completeSignUp,
   PLANS,
+  readSignUp,
   requestPasswordReset,
   resetLinkUser,
   resetPassword,
@@ -62,7 +69,13 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
       reset: 'Your password is changed. Sign in with it.',
       out: 'You are signed out.',
     };
-    return signInForm(req, reply, undefined, notices[req.query.done ?? '']);
+    const done = req.query.done ?? '';
+    return signInForm(
+      req,
+      reply,
+      undefined,
+      Object.hasOwn(notices, done) ? notices[done] : undefined,
+    );
   });
 
   fastify.post(
@@ -77,6 +90,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
       }
       const userId = await checkPassword(app, email, formField(req, 'password'));
       if (!userId) {
+        await recordFailedSignIn(app, email);
         return reply
           .code(401)
           .send(await signInForm(req, reply, 'That email and password do not match.'));
@@ -101,7 +115,6 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
 <form method="post" action="/signup" class="card">${csrfField(await csrfToken(app, req, reply))}
 <label for="team">Team name</label><input id="team" name="team" type="text" required minlength="2" maxlength="80" value="${formField(req, 'team')}">
 <label for="email">Work email</label><input id="email" name="email" type="email" autocomplete="email" required value="${formField(req, 'email')}">
-<label for="password">Password <span class="muted small">(10 characters or more)</span></label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="10">
 <label for="plan">Plan</label><select id="plan" name="plan">${PLANS.map(
         (p) =>
           html`<option value="${p}"${p === (formField(req, 'plan') || 'starter') ? html` selected` : ''}>${PLAN_LABELS[p]}</option>`,
@@ -115,11 +128,17 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
   fastify.post(
     '/signup',
     guarded(async (req, reply) => {
+      const email = formField(req, 'email').trim().toLowerCase();
+      if (!(await countEmailRequest(app, 'signup', req.ip, email))) {
+        return reply
+          .code(429)
+          .header('retry-after', '60')
+          .send(await signUpForm(req, reply, 'Too many requests. Wait a minute and try again.'));
+      }
       try {
         await signUp(app, {
           team: formField(req, 'team'),
-          email: formField(req, 'email'),
-          password: formField(req, 'password'),
+          email,
           plan: formField(req, 'plan') as Plan,
         });
       } catch (e) {
@@ -128,28 +147,48 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
       }
       return publicPage(
         'Check your email',
-        html`<h1>Check your email</h1><p>We sent a link to <strong>${formField(req, 'email').trim().toLowerCase()}</strong>. Open it to confirm your address and start.</p>`,
+        html`<h1>Check your email</h1><p>We sent a link to <strong>${email}</strong>. Open it to confirm your address and choose your password.</p>`,
       );
     }),
   );
 
-  fastify.get('/confirm/:token', async (req: Req, reply) => {
-    const userId = await confirmEmail(app, req.params.token ?? '');
-    const [first] = userId ? await workspacesOf(app, userId) : [];
-    if (!userId || !first) {
-      return reply
-        .code(400)
-        .send(
-          publicPage(
-            'Link expired',
-            html`<h1>This link is no longer valid</h1><p><a href="/signin">Sign in</a>, or sign up again for a new link.</p>`,
-          ),
-        );
-    }
-    await endSession(app, reply, await readSession(app, req));
-    await startSession(app, reply, userId, first.id);
-    return reply.redirect('/app/brands?done=welcome', 303);
+  const usedLink = publicPage(
+    'Link expired',
+    html`<h1>This link is no longer valid</h1><p>It is more than 48 hours old or was used already. <a href="/signin">Sign in</a>, or sign up again for a new link.</p>`,
+  );
+  const choosePassword = async (req: Req, reply: FastifyReply, team: string, error?: string) =>
+    publicPage(
+      'Choose your password',
+      html`<h1>Welcome to Stories</h1><p>Choose the password for your team <strong>${team}</strong>.</p>${problem(error)}
+<form method="post" action="/signup/confirm/${req.params.token ?? ''}" class="card">${csrfField(await csrfToken(app, req, reply))}
+<label for="password">Password <span class="muted small">(10 characters or more)</span></label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="10">
+<p><button type="submit">Create the team</button></p></form>`,
+    );
+  // Opening the link changes nothing (mail scanners open links too): the form does.
+  fastify.get('/signup/confirm/:token', async (req: Req, reply) => {
+    const pending = await readSignUp(app, req.params.token ?? '');
+    if (!pending) return reply.code(400).send(usedLink);
+    return choosePassword(req, reply, pending.team);
   });
+  fastify.post(
+    '/signup/confirm/:token',
+    guarded(async (req, reply) => {
+      const pending = await readSignUp(app, req.params.token ?? '');
+      if (!pending) return reply.code(400).send(usedLink);
+      let made: Awaited<ReturnType<typeof completeSignUp>>;
+      try {
+        made = await completeSignUp(app, req.params.token ?? '', formField(req, 'password'));
+      } catch (e) {
+        const { status, text } = portalError(e);
+        return reply.code(status).send(await choosePassword(req, reply, pending.team, text));
+      }
+      if (!made) return reply.code(400).send(usedLink);
+      await endSession(app, reply, await readSession(app, req));
+      await startSession(app, reply, made.userId, made.accountId);
+      return reply.redirect('/app/brands?done=welcome', 303);
+    }),
+  );
 
   const resetRequestForm = async (req: Req, reply: FastifyReply) =>
     publicPage(
@@ -164,8 +203,8 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
     '/reset',
     guarded(async (req, reply) => {
       const email = formField(req, 'email');
-      // Counted like sign-ins: the form must not become a way to flood an inbox.
-      if (!(await countSignInAttempt(app, req.ip, email.trim().toLowerCase()))) {
+      // A few per address and minute: the form must not become a way to flood an inbox.
+      if (!(await countEmailRequest(app, 'reset', req.ip, email.trim().toLowerCase()))) {
         return reply
           .code(429)
           .header('retry-after', '60')

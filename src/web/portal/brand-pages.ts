@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { confirmBrandVerification } from '../../domain/brand-verification.js';
+import {
+  confirmBrandVerification,
+  readBrandVerification,
+} from '../../domain/brand-verification.js';
 import { userTool } from '../../mcp/user-tools.js';
 import {
   addBrandInApp,
@@ -13,9 +16,9 @@ import {
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { html, page } from '../html.js';
-import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
+import { forgedPage, type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
-import { actorOf } from './session.js';
+import { actorOf, csrfToken, csrfValid } from './session.js';
 
 interface BrandRow {
   brand_id: string;
@@ -131,25 +134,31 @@ ${
   act('/app/brands/aliases', setAliasesInApp, ['brand', 'aliases'], 'aliases');
   act('/app/brands/verify', verifyBrandByEmail, ['brand', 'email'], 'verify-sent');
 
-  // The link in the email: whoever holds the brand's mailbox verifies it, signed in or not.
-  fastify.get(
-    '/verify-brand/:token',
-    async (req: FastifyRequest<{ Params: { token: string } }>, reply) => {
-      const host = await confirmBrandVerification(app, req.params.token);
-      if (!host) {
-        return reply
-          .code(400)
-          .send(
-            page(
-              'Link expired',
-              html`<h1>This link is no longer valid</h1><p>Ask for a new one from the Brands page.</p>`,
-            ),
-          );
-      }
-      return page(
-        'Brand verified',
-        html`<h1>${host} is verified</h1><p>Its team can now publish Brand Notes. <a href="/app/brands">Go to the brands</a></p>`,
-      );
-    },
+  // The link in the email: whoever holds the brand's mailbox verifies it, signed in or
+  // not. Opening it only asks (mail scanners open links too); the button verifies.
+  type TokenReq = FastifyRequest<{ Params: { token: string } }>;
+  const expired = page(
+    'Link expired',
+    html`<h1>This link is no longer valid</h1><p>Ask for a new one from the Brands page.</p>`,
   );
+  fastify.get('/verify-brand/:token', async (req: TokenReq, reply) => {
+    const host = await readBrandVerification(app, req.params.token);
+    if (!host) return reply.code(400).send(expired);
+    return page(
+      `Verify ${host}`,
+      html`<h1>Is ${host} yours?</h1><p>A team on Stories asked to speak for ${host}: verified, it can publish official Brand Notes. Confirm only if they may.</p>
+<form method="post" action="/verify-brand/${req.params.token}">${csrfField(await csrfToken(app, req, reply))}<button type="submit">Verify ${host}</button></form>`,
+    );
+  });
+  fastify.post('/verify-brand/:token', async (req: TokenReq, reply) => {
+    if (!(await csrfValid(app, req, formField(req, '_csrf')))) {
+      return reply.code(403).send(forgedPage());
+    }
+    const host = await confirmBrandVerification(app, req.params.token);
+    if (!host) return reply.code(400).send(expired);
+    return page(
+      'Brand verified',
+      html`<h1>${host} is verified</h1><p>Its team can now publish Brand Notes. <a href="/app/brands">Go to the brands</a></p>`,
+    );
+  });
 }

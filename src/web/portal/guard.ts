@@ -20,7 +20,7 @@ type Req = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<
  * browsers read as another host). Anything else goes to the stories.
  */
 export function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/(?![/\\])[^\s]*$/.test(next) ? next : '/app';
+  return typeof next === 'string' && /^\/(?![/\\])[^\s\p{Cc}]*$/u.test(next) ? next : '/app';
 }
 
 /** What an error of an operation says to a person in the portal, with its status. */

@@ -84,7 +84,7 @@ export const NOTICES: Record<string, string> = {
 };
 
 export function notice(done: unknown): Html | '' {
-  const text = typeof done === 'string' ? NOTICES[done] : undefined;
+  const text = typeof done === 'string' && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
   return text ? html`<p class="notice" role="status">${text}</p>` : '';
 }
 

@@ -183,7 +183,8 @@ ${stories.map(
   routes.post(`${storyRoute}/:action`, async (req, reply, v) => {
     const brand = req.params.brand ?? '';
     const event = req.params.event ?? '';
-    const action = actions[req.params.action ?? ''];
+    const name = req.params.action ?? '';
+    const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
     if (!action) return reply.code(404).send(appPage(v, 'Not found', html`<h1>Not found</h1>`));
     const f = (n: string) => formField(req, n);
     try {
