@@ -34,7 +34,6 @@ async function storyOf(trx: Db, brandId: string, eventUri: string, at: string) {
       's.status',
       's.unlocked_at',
       'a.id as live_id',
-      'a.version as live_version',
       'p.id as proposal_id',
       'p.status as proposal_status',
     ])
@@ -58,13 +57,20 @@ export async function addContext(
       const s = await storyOf(trx, access.brand.id, eventUri, at);
       if (s.unlocked_at === null) throw conflict('advisory is locked');
       if (s.proposal_id) throw conflict(PROPOSAL_PENDING);
+      // Dismissed and superseded versions keep their numbers, so the next one comes after
+      // every version the story ever had, not after the live one.
+      const { latest } = await trx
+        .selectFrom('advisories')
+        .select((eb) => eb.fn.max('version').as('latest'))
+        .where('story_id', '=', s.id)
+        .executeTakeFirstOrThrow();
       const id = newId('adv');
       await trx
         .insertInto('advisories')
         .values({
           id,
           story_id: s.id,
-          version: s.live_version + 1,
+          version: Number(latest) + 1,
           kind: 'proposal',
           status: 'generating',
           assessment: null,

@@ -138,6 +138,26 @@ describe('context and proposals', () => {
     expect((await post('/v1/story/advisory-dismiss', { event_uri: e })).status).toBe(409);
   });
 
+  it('takes context again and again: context → dismiss → context → apply → context → dismiss', async () => {
+    const e = await unlockedStory();
+    const steps = ['dismiss', 'apply', 'dismiss', 'dismiss', 'apply', 'apply'] as const;
+    for (const [i, step] of steps.entries()) {
+      const c = await post('/v1/story/context', { event_uri: e, context: `Fact number ${i}.` });
+      expect(c.status).toBe(202);
+      expect(c.body.advisory_pending.context).toBe(`Fact number ${i}.`);
+      await svc.app.jobs.drain();
+      const ready = await detail(e);
+      expect(ready.advisory_pending.status).toBe('ready');
+      const end = await post(`/v1/story/advisory-${step}`, { event_uri: e }, w.keys.admin);
+      expect(end.status).toBe(200);
+      const after = await detail(e);
+      expect(after.advisory_pending).toBeUndefined();
+      if (step === 'apply') {
+        expect(after.advisory.executive_summary.at(-1).text).toContain(`Fact number ${i}.`);
+      }
+    }
+  });
+
   it('a proposal applied to a closed story with new open phases reopens it', async () => {
     const e = await unlockedStory();
     const phases = (await detail(e)).advisory.phases.length;
