@@ -40,6 +40,11 @@ export class AppError extends Error {
   readonly status: number;
   /** Extra response headers, e.g. Retry-After on 429. */
   readonly headers: Record<string, string>;
+  /**
+   * Why a refusal happened, for the people who read it: the MCP result's `reason` and the
+   * portal's page text. The `error` text stays the one the specification fixes.
+   */
+  reason?: string;
 
   constructor(
     readonly code: ErrorCode,
@@ -59,7 +64,12 @@ export class AppError extends Error {
 export const invalid = (text: string) => new AppError('invalid', text);
 export const conflict = (text: string) => new AppError('conflict', text);
 export const notFound = () => new AppError('not_found');
-export const forbidden = () => new AppError('forbidden');
+/** The one 403 text of spec 7 on every door; `reason` says which bar was not met. */
+export const forbidden = (reason: string) => {
+  const e = new AppError('forbidden');
+  e.reason = reason;
+  return e;
+};
 
 export function errorBody(error: AppError): { error: string } {
   return { error: error.message };

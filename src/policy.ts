@@ -37,13 +37,25 @@ export const hasRole = (actor: Actor, min: Role) => RANK[actor.role] >= RANK[min
 export const API_PLANS: readonly Plan[] = ['partner', 'agency'];
 export const hasApiAccess = (plan: Plan) => API_PLANS.includes(plan);
 
-/** What an operation needs of its caller before its input is even read. */
-export type Access = { never: true } | { minRole?: Role; fullScope?: boolean };
+/**
+ * What an operation needs of its caller before its input is even read: the one rule of
+ * that operation, which every door (REST, MCP, portal) applies alike.
+ */
+export type Access =
+  | { never: true }
+  | { minRole?: Role; fullScope?: boolean; plans?: readonly Plan[] };
 
 export function checkAccess(actor: Actor, access: Access): void {
-  if ('never' in access) throw forbidden();
-  if (access.minRole && !hasRole(actor, access.minRole)) throw forbidden();
-  if (access.fullScope && actor.scope !== null) throw forbidden();
+  if ('never' in access) {
+    throw forbidden('API keys and agents can never do this; it is done by people in the portal');
+  }
+  if (access.plans && !access.plans.includes(actor.plan)) {
+    throw forbidden(`needs the ${access.plans.join(' or ')} plan`);
+  }
+  if (access.minRole && !hasRole(actor, access.minRole)) {
+    throw forbidden(`needs the ${access.minRole === 'admin' ? 'owner or admin' : 'owner'} role`);
+  }
+  if (access.fullScope && actor.scope !== null) throw forbidden('needs a full-scope key');
 }
 
 export interface BrandAccess {
@@ -58,7 +70,9 @@ export interface BrandAccess {
  * the same `not found`, so existence is never confirmed.
  */
 export async function brandFor(app: AppContext, actor: Actor, host: string): Promise<BrandAccess> {
-  if (actor.scope !== null && !actor.scope.includes(host)) throw forbidden();
+  if (actor.scope !== null && !actor.scope.includes(host)) {
+    throw forbidden("the brand is outside this key's scope");
+  }
   const row = await brandByHost.first(app.db, { host, account: actor.accountId });
   if (!row) throw notFound();
   const { delegated, ...brand } = row;
@@ -93,5 +107,7 @@ const brandByHost = prepared<
 
 /** Brand Notes are official statements: only a verified brand, or one a client delegated. */
 export function requireNotePublisher(access: BrandAccess): void {
-  if (access.relation === 'own' && access.brand.verified !== 1) throw forbidden();
+  if (access.relation === 'own' && access.brand.verified !== 1) {
+    throw forbidden('the brand is not verified');
+  }
 }

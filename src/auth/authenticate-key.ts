@@ -97,7 +97,7 @@ export async function authenticateKey(
   const headers = await countCall(app, `key:${row.id}`, now);
 
   if (!hasApiAccess(row.plan)) {
-    const e = forbidden();
+    const e = forbidden('the plan has no API access');
     Object.assign(e.headers, headers);
     throw e;
   }

@@ -32,6 +32,22 @@ export function checkShareSettings(s: ShareSettings): void {
 }
 
 /**
+ * The settings a request asks for: a new share takes the defaults (public; briefing when
+ * public, full when guests, spec 4.2; unlisted), a retune keeps every setting it omits.
+ * `listed` belongs to public shares only, so a share that goes to guests leaves the index;
+ * a kept mode that public access cannot show (full) is refused like an asked one.
+ */
+export function resolveShareSettings(
+  asked: Partial<ShareSettings>,
+  current: ShareSettings | undefined,
+): ShareSettings {
+  const access = asked.access ?? current?.access ?? 'public';
+  const mode = asked.mode ?? current?.mode ?? (access === 'guests' ? 'full' : 'briefing');
+  const listed = asked.listed ?? (access === 'public' && current?.listed === true);
+  return { access, mode, listed };
+}
+
+/**
  * Creates the one share of a story, or retunes it: the URL stays the same, and what the
  * page shows follows the new settings from the next request (a share retuned to guests
  * is out of public view at once).
@@ -40,18 +56,26 @@ export async function upsertShare(
   app: AppContext,
   access: BrandAccess,
   eventUri: string,
-  settings: ShareSettings,
+  asked: Partial<ShareSettings>,
   actor: string,
 ): Promise<{ url: string } & ShareSettings> {
-  checkShareSettings(settings);
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
     const storyId = await lockStory(trx, { brandId: access.brand.id, eventUri }, at);
     const existing = await trx
       .selectFrom('shares')
-      .select(['id', 'token'])
+      .select(['id', 'token', 'access', 'mode', 'listed'])
       .where('story_id', '=', storyId)
       .executeTakeFirst();
+    const settings = resolveShareSettings(
+      asked,
+      existing && {
+        access: existing.access as ShareAccess,
+        mode: existing.mode as ShareMode,
+        listed: existing.listed === 1,
+      },
+    );
+    checkShareSettings(settings);
     const values = {
       access: settings.access,
       mode: settings.mode,

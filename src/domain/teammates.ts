@@ -59,7 +59,8 @@ export async function resolveTeammate(
     .where('account_id', '=', account.id)
     .where('status', 'in', SEAT_STATUSES)
     .executeTakeFirstOrThrow();
-  if (Number(seats) >= app.config.seatCaps[account.plan]) throw forbidden();
+  if (Number(seats) >= app.config.seatCaps[account.plan])
+    throw forbidden("the plan's seat cap is reached");
 
   const userId = user?.id ?? newId('usr');
   if (!user) {

@@ -32,6 +32,10 @@ const TOOL_ERROR = {
   properties: {
     error: { type: 'string', description: 'the error text REST answers' },
     status: { type: 'integer', description: 'the HTTP status REST answers' },
+    reason: {
+      type: 'string',
+      description: 'for a 403: which bar was not met (role, plan, scope), in words',
+    },
   },
   required: ['error', 'status'],
   additionalProperties: false,
@@ -45,12 +49,10 @@ export function outputSchema(s: z.ZodType): Tool['outputSchema'] {
   return { type: 'object', anyOf: [jsonSchema(s, 'output'), TOOL_ERROR] };
 }
 
-/** The text a signed-in user gets for a refusal that the API words for keys. */
-const USER_FORBIDDEN = 'not allowed for your role or plan';
-
 /**
  * Runs a tool exactly as REST runs an operation. A refusal is a tool result with
- * `isError: true`, the REST error body as text, and the HTTP status beside it.
+ * `isError: true`, the REST error body as text, and the HTTP status beside it; a 403
+ * also says why in `reason`, since its `error` text is the one spec 7 fixes for every door.
  */
 export async function callTool(
   app: AppContext,
@@ -65,15 +67,12 @@ export async function callTool(
       structuredContent: body as Record<string, unknown>,
     };
   } catch (e) {
-    const userRefusal = actor.kind === 'user' && e instanceof AppError && e.code === 'forbidden';
-    const { status, body } = renderError(
-      userRefusal ? new AppError('forbidden', USER_FORBIDDEN) : e,
-      app.log,
-    );
+    const { status, body } = renderError(e, app.log);
+    const reason = e instanceof AppError ? e.reason : undefined;
     return {
       isError: true,
       content: [{ type: 'text', text: JSON.stringify(body) }],
-      structuredContent: { ...body, status },
+      structuredContent: { ...body, status, ...(reason !== undefined && { reason }) },
     };
   }
 }

@@ -1,20 +1,47 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser } from '../../src/domain/accounts.js';
 import { subscribe } from '../../src/domain/billing-admin.js';
 import { operations } from '../../src/operations/index.js';
 import type { Operation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
+import { signIn } from '../support/oauth-browser.js';
+import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
 
 let svc: TestService;
 let w: World;
+const PASSWORD = 'correct horse battery';
+type Role = 'owner' | 'admin' | 'member';
+/** The agency's people, signed in over MCP (OAuth) and in the portal, one per role. */
+const agents = {} as Record<Role, Client>;
+const browsers = {} as Record<Role, PortalClient>;
 
 beforeAll(async () => {
   svc = await startService();
   w = await seedWorld(svc.app);
   // Unlocks past the included unit are metered, so every success row can unlock.
   await subscribe(svc.app, w.accounts.agency, 'test');
+  await addUser(svc.app, w.accounts.agency, 'admin@northwind.example', PASSWORD, 'admin');
+  await addUser(svc.app, w.accounts.agency, 'member@northwind.example', PASSWORD, 'member');
+  for (const role of ['owner', 'admin', 'member'] as const) {
+    const email = `${role}@northwind.example`;
+    const { access_token } = await signIn(svc.url, { email, password: PASSWORD });
+    agents[role] = new Client({ name: 'access-table', version: '1.0.0' });
+    await agents[role].connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${access_token}` } },
+      }),
+    );
+    browsers[role] = new PortalClient(svc.url);
+    expect((await browsers[role].signIn(email, PASSWORD)).status).toBe(303);
+  }
 });
-afterAll(() => svc.close());
+afterAll(async () => {
+  for (const c of Object.values(agents)) await c.close();
+  await svc.close();
+});
 
 /** A valid input for each operation on northwind.example, the agency's own brand. */
 function validInput(op: Operation): Record<string, unknown> {
@@ -184,4 +211,56 @@ describe.each(operations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
       expect(r.status).toBe(expected);
       expect(op.output.safeParse(r.body).success).toBe(true);
     });
+});
+
+/**
+ * One rule per operation, whatever the door: a person of a role is refused over MCP (and
+ * so in the portal, which runs operations as that person) exactly where a key of the same
+ * role is refused over REST. A rule that one door applies and another does not fails here.
+ */
+describe("every door applies the operation's one rule", () => {
+  const refused = async (op: Operation, role: Role) => {
+    const rest = await call(op, w.keys[role]);
+    const mcp = (await agents[role].callTool({
+      name: `v1_${op.id}`,
+      arguments: validInput(op),
+    })) as { isError?: boolean; structuredContent: { status?: number } };
+    return {
+      rest: rest.status === 403,
+      mcp: mcp.isError === true && mcp.structuredContent.status === 403,
+    };
+  };
+
+  describe.each(operations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
+    it.each(['member', 'admin', 'owner'] as const)(
+      '%s: REST key and MCP user agree',
+      async (role) => {
+        const r = await refused(op, role);
+        expect(r.mcp).toBe(r.rest);
+        if (never(op)) expect(r.rest).toBe(true);
+        if (minRole(op) === 'admin' || minRole(op) === 'owner') {
+          expect(r.rest).toBe(role === 'member' || (minRole(op) === 'owner' && role === 'admin'));
+        }
+      },
+    );
+  });
+
+  it('the portal invite form follows create_delegation_invite: owners and admins only', async () => {
+    const invite = async (role: Role) => {
+      await browsers[role].get('/app/partners');
+      return browsers[role].post('/app/partners/invite', {
+        brand: `portal-${role}.example`,
+        return_url: 'https://partner.example/back',
+      });
+    };
+    const member = await invite('member');
+    expect(member.status).toBe(403);
+    expect(member.html).toContain('Not allowed: needs the owner or admin role.');
+    expect((await browsers.member.get('/app/partners')).html).not.toContain('Invite a client');
+    for (const role of ['admin', 'owner'] as const) {
+      const r = await invite(role);
+      expect(r.status).toBe(200);
+      expect(r.html).toContain('/onboard/inv_');
+    }
+  });
 });

@@ -187,9 +187,14 @@ describe('user-session tools', () => {
 
     const byAdmin = await call('admin', 'apply_advisory_update', args);
     expect(byAdmin.isError).toBe(true);
+    // The one 403 text of spec 7 on every door; the reason beside it.
     expect(byAdmin.structuredContent).toEqual({
-      error: 'not allowed for your role or plan',
+      error: "outside this key's brand scope",
       status: 403,
+      reason: 'needs the owner role',
+    });
+    expect(JSON.parse(byAdmin.content[0]!.text)).toEqual({
+      error: "outside this key's brand scope",
     });
     const byOwner = await call('owner', 'apply_advisory_update', args);
     expect(byOwner.structuredContent).toMatchObject({ ok: true, applied: true });
@@ -211,6 +216,37 @@ describe('user-session tools', () => {
       brand: BRAND,
       event_uri: w.stories.northwind,
     });
-    expect(refused.structuredContent.status).toBe(403);
+    expect(refused.structuredContent).toEqual({
+      error: "outside this key's brand scope",
+      status: 403,
+      reason: 'needs the owner or admin role',
+    });
+  });
+
+  it('create_share: a guests share is full by default; a retune keeps what it omits', async () => {
+    const args = { brand_id: BRAND, event_uri: await freshStory() };
+    const created = await call('member', 'create_share', { ...args, access: 'guests' });
+    expect(created.structuredContent).toMatchObject({ access: 'guests', mode: 'full' });
+    const retuned = await call('member', 'create_share', { ...args, listed: false });
+    expect(retuned.structuredContent).toMatchObject({ access: 'guests', mode: 'full' });
+  });
+
+  it('add_context works again after a dismiss', async () => {
+    const story = await freshStory();
+    await svc.request('POST', '/v1/advisory', {
+      key: w.keys.owner,
+      body: { brand: BRAND, event_uri: story },
+    });
+    const args = { brand_id: BRAND, event_uri: story };
+    for (const i of [1, 2, 3]) {
+      const added = await call('member', 'add_context', { ...args, context: `Fact ${i}.` });
+      expect(added.isError).toBeUndefined();
+      await svc.app.jobs.drain();
+      const dismissed = await call('owner', 'v1_dismiss_advisory_proposal', {
+        brand: BRAND,
+        event_uri: story,
+      });
+      expect(dismissed.structuredContent).toMatchObject({ ok: true, dismissed: true });
+    }
   });
 });

@@ -93,6 +93,56 @@ describe('share settings', () => {
     expect(second.body.url).toBe(first.body.url);
     expect(second.body).toMatchObject({ access: 'guests', mode: 'full', listed: false });
   });
+
+  it('a new guests share is full by default (spec 4.2), over REST and MCP alike', async () => {
+    const event_uri = await w.story(BRAND, n++);
+    const r = await share(event_uri, { access: 'guests' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ access: 'guests', mode: 'full', listed: false });
+  });
+
+  it('a retune changes only what it names and keeps every omitted setting', async () => {
+    const event_uri = await w.story(BRAND, n++);
+    expect((await share(event_uri, { mode: 'compact', listed: true })).body).toMatchObject({
+      access: 'public',
+      mode: 'compact',
+      listed: true,
+    });
+    // Omitting everything keeps everything (no reset to briefing or to unlisted).
+    expect((await share(event_uri, {})).body).toMatchObject({
+      access: 'public',
+      mode: 'compact',
+      listed: true,
+    });
+    expect((await share(event_uri, { mode: 'briefing' })).body).toMatchObject({
+      access: 'public',
+      mode: 'briefing',
+      listed: true,
+    });
+    // To guests: the mode is kept; `listed` is a public share's, so the page leaves the index.
+    expect((await share(event_uri, { access: 'guests' })).body).toMatchObject({
+      access: 'guests',
+      mode: 'briefing',
+      listed: false,
+    });
+    expect((await share(event_uri, { access: 'guests', listed: true })).status).toBe(400);
+    expect((await share(event_uri, { mode: 'full' })).body).toMatchObject({
+      access: 'guests',
+      mode: 'full',
+      listed: false,
+    });
+    // Back to public: the kept full mode cannot be shown publicly, so it must be named.
+    const toPublic = await share(event_uri, { access: 'public' });
+    expect(toPublic.status).toBe(400);
+    expect(toPublic.body).toEqual({
+      error: 'mode: a public share shows at most the briefing; use access guests for full',
+    });
+    expect((await share(event_uri, { access: 'public', mode: 'briefing' })).body).toMatchObject({
+      access: 'public',
+      mode: 'briefing',
+      listed: false,
+    });
+  });
 });
 
 describe('share pages', () => {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { createInvite } from '../../domain/delegation-invites.js';
-import { forbidden } from '../../errors.js';
 import { actorLabel } from '../../policy.js';
 import { defineOperation } from '../operation.js';
 import { BrandHost, HttpsUrl, Ok, Timestamp } from '../schemas.js';
@@ -11,7 +10,7 @@ export const createDelegationInvite = defineOperation({
   path: '/v1/delegation-invites',
   summary: 'Invite a client to delegate a brand',
   description:
-    "Returns a white-label onboarding URL for a client brand: the client signs up through it with an email on the brand's own domain, confirms the email, consents to this account acting on the brand, and is sent to return_url with brand and outcome (approved or declined) as query parameters. While a pending invite for the same brand is valid, the same token comes back. Invites expire after 14 days. Needs a plan with client delegation (agency) and a full-scope key.",
+    "Returns a white-label onboarding URL for a client brand: the client signs up through it with an email on the brand's own domain, confirms the email, consents to this account acting on the brand, and is sent to return_url with brand and outcome (approved or declined) as query parameters. While a pending invite for the same brand is valid, the same token comes back. Invites expire after 14 days. Needs a plan with client delegation (agency), the owner or admin role and a full-scope key.",
   input: z.strictObject({
     brand: BrandHost.describe('Client brand host'),
     return_url: HttpsUrl.describe("HTTPS URL of the partner's product to return the client to"),
@@ -25,10 +24,9 @@ export const createDelegationInvite = defineOperation({
     return_url: z.string(),
     expires_at: Timestamp,
   }),
-  access: { fullScope: true },
+  access: { minRole: 'admin', fullScope: true, plans: ['agency'] },
   hints: { readOnly: false, destructive: false, openWorld: true },
   async handler({ app, actor }, input) {
-    if (actor.plan !== 'agency') throw forbidden();
     return createInvite(app, actor.accountId, input.brand, input.return_url, actorLabel(actor));
   },
 });

@@ -10,10 +10,10 @@ export const revokeDelegationInvite = defineOperation({
   path: '/v1/delegation-invites',
   summary: 'Revoke a pending delegation invite',
   description:
-    'Revokes a pending invite of this account: its onboarding URL stops working. A used, declined, expired or already revoked invite answers 409 naming its state.',
+    'Revokes a pending invite of this account: its onboarding URL stops working. Needs the owner or admin role and a full-scope key. A used, declined, expired or already revoked invite answers 409 naming its state.',
   input: z.object({ token: InviteToken }),
   output: z.object({ ok: Ok, token: z.string(), status: z.literal('revoked') }),
-  access: { fullScope: true },
+  access: { minRole: 'admin', fullScope: true },
   hints: { readOnly: false, destructive: true, openWorld: false },
   async handler({ app, actor }, input) {
     return revokeInvite(app, actor.accountId, input.token, actorLabel(actor));

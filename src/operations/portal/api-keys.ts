@@ -38,7 +38,7 @@ export const createApiKeyInApp = definePortalOperation({
     scope: z.union([z.literal('full'), z.array(z.string()).min(1, 'name at least one brand')]),
   }),
   async handler({ app, actor }, input) {
-    if (!hasRole(actor, input.role)) throw forbidden();
+    if (!hasRole(actor, input.role)) throw forbidden('a key cannot have a higher role than yours');
     return createKey(app, {
       accountId: actor.accountId,
       role: input.role,

@@ -13,7 +13,7 @@ import { definePortalOperation } from './define.js';
  */
 async function ownBrand(ctx: Parameters<typeof addBrandInApp.handler>[0], host: string) {
   const access = await brandFor(ctx.app, ctx.actor, host);
-  if (access.relation !== 'own') throw forbidden();
+  if (access.relation !== 'own') throw forbidden("only the brand's own account changes it");
   const row = await ctx.app.db
     .selectFrom('brands')
     .select(['id', 'account_id', 'host', 'aliases'])
@@ -98,7 +98,7 @@ export const verifyBrandByEmail = definePortalOperation({
   input: z.strictObject({ brand: BrandHost, email: z.string().trim().max(254) }),
   async handler(ctx, input) {
     const access = await brandFor(ctx.app, ctx.actor, input.brand);
-    if (access.relation !== 'own') throw forbidden();
+    if (access.relation !== 'own') throw forbidden("only the brand's own account changes it");
     return requestBrandVerification(ctx.app, access.brand, input.email, actorLabel(ctx.actor));
   },
 });

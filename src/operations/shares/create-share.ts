@@ -6,18 +6,22 @@ import { BrandHost, EventUri, Ok } from '../schemas.js';
 
 export const ShareAccess = z
   .enum(['public', 'guests'], 'must be public or guests')
-  .default('public')
-  .describe('public (anonymous, default) or guests (invited guests who sign in by email link)');
+  .optional()
+  .describe(
+    'public (anonymous; the default for a new share) or guests (invited guests who sign in by email link); omitted on a retune, the share keeps its access',
+  );
 export const ShareMode = z
   .enum(['compact', 'briefing', 'full'], 'must be compact, briefing or full')
-  .default('briefing')
+  .optional()
   .describe(
-    'compact (headline and assessment), briefing (default: plus the cited summary and sources) or full (plus the response plan; guests only)',
+    'compact (headline and assessment), briefing (plus the cited summary and sources) or full (plus the response plan; guests only). A new share defaults to briefing when public and full when guests; omitted on a retune, the share keeps its mode',
   );
 export const ShareListed = z
   .boolean('must be true or false')
-  .default(false)
-  .describe('public shares only: list the page in the public index');
+  .optional()
+  .describe(
+    'public shares only: list the page in the public index (false for a new share; omitted on a retune, the share keeps it)',
+  );
 
 export const ShareAnswer = z.object({
   ok: Ok,
@@ -35,7 +39,7 @@ export const createShare = defineOperation({
   path: '/v1/shares',
   summary: 'Create or retune the share of a story',
   description:
-    'Creates the one share of a story, or changes its settings (the URL stays). Public access is anonymous and allowed up to mode briefing; guests access shows the full advisory to invited guests. A public share with mode full, or listed on a guests share, is refused (400), never corrected.',
+    'Creates the one share of a story, or changes its settings (the URL stays). Public access is anonymous and allowed up to mode briefing; guests access shows the full advisory to invited guests. A retune changes only the settings it names. A public share with mode full, or listed on a guests share, is refused (400), never corrected.',
   input: z.strictObject({
     brand: BrandHost,
     event_uri: EventUri,

@@ -27,12 +27,13 @@ export function safeNext(next: unknown): string {
 export function portalError(e: unknown): { status: number; text: string } {
   if (!(e instanceof AppError)) throw e;
   const text: Partial<Record<AppError['code'], string>> = {
-    forbidden: 'Your role in this account does not allow this.',
+    forbidden: 'Not allowed.',
     not_found: 'Not found.',
     unknown_teammate: 'No teammate has that email. Invite them from the Team page first.',
     rate_limited: 'Too many requests. Wait a minute and try again.',
   };
-  const message = text[e.code] ?? e.message;
+  const message =
+    e.code === 'forbidden' && e.reason ? `Not allowed: ${e.reason}.` : (text[e.code] ?? e.message);
   return { status: e.status, text: message.charAt(0).toUpperCase() + message.slice(1) };
 }
 
