@@ -201,7 +201,10 @@ describe('MCP with a partner API key', () => {
       if (rest.status >= 400) {
         expect(result.isError).toBe(true);
         expect(result.content[0]!.text).toBe(rest.text);
-        expect(result.structuredContent).toEqual({ ...rest.body, status: rest.status });
+        // The REST body, its status, and for a 403 the reason in words.
+        const { reason, ...refusal } = result.structuredContent;
+        expect(refusal).toEqual({ ...rest.body, status: rest.status });
+        expect(reason === undefined).toBe(rest.status !== 403);
       } else {
         expect(result.isError ?? false).toBe(false);
         const answer = JSON.parse(result.content[0]!.text);
@@ -236,6 +239,7 @@ describe('MCP with a partner API key', () => {
     expect(apply.structuredContent).toEqual({
       error: "outside this key's brand scope",
       status: 403,
+      reason: 'needs the owner or admin role',
     });
     await client.close();
   });
