@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
-import { invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
@@ -34,7 +34,9 @@ export function checkShareSettings(s: ShareSettings): void {
 /**
  * Creates the one share of a story, or retunes it: the URL stays the same, and what the
  * page shows follows the new settings from the next request (a share retuned to guests
- * is out of public view at once).
+ * is out of public view at once). `byAccount` (the caller's account) is recorded at
+ * creation: a partner's share stops with its delegation (share-suspension.ts), and a
+ * stopped share is only re-enabled, never retuned back into view.
  */
 export async function upsertShare(
   app: AppContext,
@@ -42,6 +44,7 @@ export async function upsertShare(
   eventUri: string,
   settings: ShareSettings,
   actor: string,
+  byAccount: string,
 ): Promise<{ url: string } & ShareSettings> {
   checkShareSettings(settings);
   const at = app.clock.now().toISOString();
@@ -49,9 +52,12 @@ export async function upsertShare(
     const storyId = await lockStory(trx, { brandId: access.brand.id, eventUri }, at);
     const existing = await trx
       .selectFrom('shares')
-      .select(['id', 'token'])
+      .select(['id', 'token', 'suspended_at'])
       .where('story_id', '=', storyId)
       .executeTakeFirst();
+    if (existing?.suspended_at) {
+      throw conflict('share: stopped when its partner left; the brand owner re-enables it');
+    }
     const values = {
       access: settings.access,
       mode: settings.mode,
@@ -65,7 +71,15 @@ export async function upsertShare(
       token = randomBytes(18).toString('base64url');
       await trx
         .insertInto('shares')
-        .values({ id: newId('shr'), story_id: storyId, token, created_at: at, ...values })
+        .values({
+          id: newId('shr'),
+          story_id: storyId,
+          token,
+          created_by_account_id: byAccount,
+          suspended_at: null,
+          created_at: at,
+          ...values,
+        })
         .execute();
     }
     await writeAudit(trx, {
@@ -81,7 +95,7 @@ export async function upsertShare(
   });
 }
 
-/** The share behind a page's token with its story's identity, or undefined. */
+/** The serving share behind a page's token with its story's identity, or undefined. */
 export async function shareByToken(app: AppContext, token: string) {
   if (!/^[A-Za-z0-9_-]{24}$/.test(token)) return undefined;
   return app.db
@@ -100,6 +114,7 @@ export async function shareByToken(app: AppContext, token: string) {
       'b.account_id',
     ])
     .where('sh.token', '=', token)
+    .where('sh.suspended_at', 'is', null)
     .executeTakeFirst();
 }
 
@@ -112,6 +127,7 @@ export function listedShares(app: AppContext, limit: number) {
     .select(['sh.token', 's.title', 's.severity', 's.detected_at', 'b.name as brand_name'])
     .where('sh.access', '=', 'public')
     .where('sh.listed', '=', 1)
+    .where('sh.suspended_at', 'is', null)
     .orderBy('s.detected_at', 'desc')
     .orderBy('sh.id', 'desc')
     .limit(limit)
