@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { addBrand } from '../../src/domain/brands.js';
@@ -5,6 +7,7 @@ import { grantDelegation, revokeDelegation } from '../../src/domain/delegations.
 import { listOutbox } from '../../src/email/outbox.js';
 import { startService, type TestService } from '../support/harness.js';
 import { manualClock } from '../support/manual-clock.js';
+import { signIn } from '../support/oauth-browser.js';
 import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -39,6 +42,19 @@ async function delegatedClient(host: string) {
     actor: 'test',
   });
   return id;
+}
+
+/** The tool names an MCP session of this OAuth token is offered. */
+async function mcpTools(accessToken: string) {
+  const client = new Client({ name: 'reclaim-trial-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
+    }),
+  );
+  const { tools } = await client.listTools();
+  await client.close();
+  return tools.map((t) => t.name);
 }
 
 /** Creates an API key in the portal and reads it off the page that shows it once. */
@@ -100,6 +116,9 @@ describe('reclaim trial', () => {
       expect(r.status, r.text).toBe(200);
       expect(r.body.stories.map((s: { event_uri: string }) => s.event_uri)).toContain(s1);
     }
+    // The signed-in user's MCP session offers the partner plan's v1_ tools.
+    const { access_token } = await signIn(svc.url, { email: `owner@${host}`, password: PASSWORD });
+    expect(await mcpTools(access_token)).toContain('v1_list_stories');
     const note = await svc.request('POST', '/v1/brand-note', {
       key: during,
       body: { brand: host, event_uri: s2, text: 'Our statement, over the API.' },
@@ -131,6 +150,9 @@ describe('reclaim trial', () => {
       expect(r.status).toBe(403);
       expect(r.body).toEqual({ error: "outside this key's brand scope" });
     }
+    const tools = await mcpTools(access_token);
+    expect(tools).toContain('get_story');
+    expect(tools).not.toContain('v1_list_stories');
     const again = new PortalClient(svc.url);
     await again.signIn(`owner@${host}`, PASSWORD);
     const home = await again.get('/app');
