@@ -185,7 +185,9 @@ describe("a partner's shares when its delegation ends", () => {
     const partner = new PortalClient(svc.url);
     await partner.signIn('owner@northwind.example', PASSWORD);
     const xPath = `/app/stories/${c.host}/${x}`;
-    await partner.get(xPath);
+    const seen = await partner.get(xPath);
+    expect(seen.html).toContain('id="share-suspended"');
+    expect(seen.html).not.toContain('Re-enable the share');
     expect((await partner.post(`${xPath}/reenable-share`)).status).toBe(403);
     expect((await page(pub.body.url)).status).toBe(404);
     await c.portal.get(xPath);

@@ -16,7 +16,7 @@ export const storyShare = definePortalOperation({
   access: {},
   input: z.strictObject(StoryRef),
   async handler({ app, actor }, input) {
-    const { brand } = await brandFor(app, actor, input.brand);
+    const { brand, relation } = await brandFor(app, actor, input.brand);
     const storyId = await findStoryId(app.db, brand.id, input.event_uri);
     const share = await app.db
       .selectFrom('shares')
@@ -38,6 +38,8 @@ export const storyShare = definePortalOperation({
         listed: share.listed === 1 || (share.listed as unknown) === true,
         guests: guests.map((g) => g.email),
         suspended_at: share.suspended_at,
+        // Re-enabling is the brand's own account's decision, never a partner's.
+        can_reenable: share.suspended_at !== null && relation === 'own',
       },
     };
   },

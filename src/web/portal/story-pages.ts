@@ -305,6 +305,7 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
       listed: boolean;
       guests: string[];
       suspended_at: string | null;
+      can_reenable: boolean;
     } | null;
   };
   const opt = (value: string, label: string, current: string) =>
@@ -401,7 +402,7 @@ ${share ? html`<p>${share.suspended_at ? 'Was shared' : 'Shared'} at <a href="${
 ${
   share?.suspended_at
     ? html`<div class="notice" id="share-suspended"><p><strong>Stopped</strong> ${when(share.suspended_at)}: the partner that created this share no longer acts on this brand. Its page and its guests' links answer “not found” until you re-enable it.</p>
-${form('reenable-share', '', 'Re-enable the share')}</div>`
+${share.can_reenable ? form('reenable-share', '', 'Re-enable the share') : html`<p class="small muted">The brand's own account can re-enable it.</p>`}</div>`
     : html`<form class="row" method="post" action="${path}/share">${csrfField(v.csrf)}
 <div><label for="share-access">Who</label><select id="share-access" name="access">${opt('public', 'Anyone with the link', share?.access ?? 'public')}${opt('guests', 'Invited guests', share?.access ?? 'public')}</select></div>
 <div><label for="share-mode">What</label><select id="share-mode" name="mode">${opt('compact', 'Compact', share?.mode ?? 'briefing')}${opt('briefing', 'Briefing', share?.mode ?? 'briefing')}${opt('full', 'Full (guests only)', share?.mode ?? 'briefing')}</select></div>
