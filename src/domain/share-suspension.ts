@@ -65,12 +65,14 @@ export async function reenableShare(
       .executeTakeFirst();
     if (!share) throw notFound();
     if (share.suspended_at === null) return;
-    await trx
+    // Conditional: of two concurrent re-enables, one records it.
+    const r = await trx
       .updateTable('shares')
       .set({ suspended_at: null, created_by_account_id: access.brand.account_id, updated_at: at })
       .where('id', '=', share.id)
       .where('suspended_at', 'is not', null)
-      .execute();
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return;
     await writeAudit(trx, {
       accountId: access.brand.account_id,
       brandId: access.brand.id,
