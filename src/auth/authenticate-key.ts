@@ -5,6 +5,7 @@ import { AppError, forbidden } from '../errors.js';
 import type { RateWindow } from '../http/rate-limiter.js';
 import { type Actor, hasApiAccess } from '../policy.js';
 import { apiKeyLookup, apiKeyMatches } from './api-keys.js';
+import { effectivePlan } from './effective-plan.js';
 
 const WINDOW_MS = 60_000;
 /** last_used_at is informational: write it at most once a minute per key, not per request. */
@@ -96,7 +97,8 @@ export async function authenticateKey(
   if (!row) throw await failedCredential(app, clientAddress, now);
   const headers = await countCall(app, `key:${row.id}`, now);
 
-  if (!hasApiAccess(row.plan)) {
+  const plan = effectivePlan(row, new Date(now));
+  if (!hasApiAccess(plan)) {
     const e = forbidden('the plan has no API access');
     Object.assign(e.headers, headers);
     throw e;
@@ -113,7 +115,7 @@ export async function authenticateKey(
       kind: 'key',
       keyId: row.id,
       accountId: row.account_id,
-      plan: row.plan,
+      plan,
       role: row.role,
       scope: row.scope === null ? null : (JSON.parse(row.scope) as string[]),
     },
@@ -134,6 +136,8 @@ const keyByLookup = prepared<{ lookup: string }, KeyRow>((db, p) =>
       'api_keys.revoked_at',
       'api_keys.last_used_at',
       'accounts.plan',
+      'accounts.trial_plan',
+      'accounts.trial_ends_at',
     ])
     .where('api_keys.lookup', '=', p('lookup')),
 );
@@ -147,6 +151,8 @@ interface KeyRow {
   revoked_at: string | null;
   last_used_at: string | null;
   plan: Plan;
+  trial_plan: Plan | null;
+  trial_ends_at: string | null;
 }
 
 async function findKey(app: AppContext, rawKey: string | undefined) {

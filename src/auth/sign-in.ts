@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
+import { effectivePlan, runningTrial } from './effective-plan.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 const WINDOW_MS = 60_000;
@@ -66,19 +67,36 @@ export async function checkPassword(
 export interface Workspace {
   id: string;
   name: string;
+  /** The plan the account works with now (a reclaim trial's, while it runs). */
   plan: Plan;
   role: Role;
+  /** The running reclaim trial: its plan, end, and whole days left (rounded up). */
+  trial: { plan: Plan; endsAt: string; daysLeft: number } | null;
 }
 
 /** The accounts a user is an active member of, by name. */
-export function workspacesOf(app: AppContext, userId: string): Promise<Workspace[]> {
-  return app.db
+export async function workspacesOf(app: AppContext, userId: string): Promise<Workspace[]> {
+  const now = app.clock.now();
+  const rows = await app.db
     .selectFrom('memberships as m')
     .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .select(['a.id', 'a.name', 'a.plan', 'm.role'])
+    .select(['a.id', 'a.name', 'a.plan', 'a.trial_plan', 'a.trial_ends_at', 'm.role'])
     .where('m.user_id', '=', userId)
     .where('m.status', '=', 'active')
     .orderBy('a.name')
     .orderBy('a.id')
     .execute();
+  return rows.map((r) => {
+    const trial = runningTrial(r, now);
+    return {
+      id: r.id,
+      name: r.name,
+      plan: effectivePlan(r, now),
+      role: r.role,
+      trial: trial && {
+        ...trial,
+        daysLeft: Math.ceil((Date.parse(trial.endsAt) - now.getTime()) / 86_400_000),
+      },
+    };
+  });
 }

@@ -14,6 +14,8 @@ export interface AccountsTable {
   /** 'active', or 'handed_back' while a former client account is in its reclaim trial. */
   state: string;
   trial_ends_at: string | null;
+  /** The plan the account works with until trial_ends_at (the reclaim trial), or null. */
+  trial_plan: Plan | null;
   created_at: string;
 }
 
@@ -168,6 +170,10 @@ export interface SharesTable {
   access: string;
   mode: string;
   listed: Bool;
+  /** The account whose key or user created it: a partner's share stops with its delegation. */
+  created_by_account_id: string | null;
+  /** Set when the creating partner's delegation ended; the page answers 404 until re-enabled. */
+  suspended_at: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,11 +1,14 @@
 import type { AppContext } from '../context.js';
 import { type Db, withTransaction } from '../db/database.js';
+import type { Plan } from '../db/schema.js';
+import { queueEmail } from '../email/outbox.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueue } from '../jobs/queue.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
 import { requireBrandByHost } from './brands.js';
+import { suspendPartnerShares } from './share-suspension.js';
 
 /**
  * The client grants a partner the right to act on one of its brands: the consent step of
@@ -75,7 +78,7 @@ export async function activateDelegation(
     .execute();
   await trx
     .updateTable('accounts')
-    .set({ state: 'active', trial_ends_at: null })
+    .set({ state: 'active', trial_ends_at: null, trial_plan: null })
     .where('id', '=', d.brand.account_id)
     .execute();
   await writeAudit(trx, {
@@ -91,22 +94,30 @@ export async function activateDelegation(
 
 /** The reclaim trial of a client account handed back after its last delegation ended. */
 export const RECLAIM_TRIAL_DAYS = 7;
+/** What the client works with during the trial: the partner plan's rights on its own brands. */
+export const RECLAIM_TRIAL_PLAN: Plan = 'partner';
 
 export type ClientAccountOutcome = 'handed_back' | 'retained';
 
 /**
  * The partner drops its delegation of a client brand (terminal). The partner's every
  * operation on the brand answers 404 from the next request (policy reads the delegation
- * each time). A client account left with no active delegation is handed back to the
- * client with a 7-day reclaim trial; the partner's billed quantity is recalculated by a
- * job enqueued in the same transaction.
+ * each time), and the shares it created on the brand stop. A client account left with
+ * no active delegation is handed back to the client with a 7-day reclaim trial of the
+ * partner plan (see effective-plan.ts), announced to its owners and admins by email; the
+ * partner's billed quantity is recalculated by a job enqueued in the same transaction.
  */
 export async function dropDelegation(
   app: AppContext,
   partnerId: string,
   host: string,
   actor: string,
-): Promise<{ clientAccount: ClientAccountOutcome; clientId: string; brandId: string }> {
+): Promise<{
+  clientAccount: ClientAccountOutcome;
+  trialEndsAt: string | null;
+  clientId: string;
+  brandId: string;
+}> {
   const now = app.clock.now();
   const at = now.toISOString();
   return withTransaction(app.db, async (trx) => {
@@ -128,7 +139,9 @@ export async function dropDelegation(
       .where('status', '=', 'active')
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) throw notFound();
-    const clientAccount = await handBackIfAlone(trx, d.client_account_id, now);
+    await suspendPartnerShares(trx, { partnerId, brandId: d.brand_id, actor, at });
+    const trialEndsAt = await handBackIfAlone(app, trx, d.client_account_id, now);
+    const clientAccount: ClientAccountOutcome = trialEndsAt ? 'handed_back' : 'retained';
     await writeAudit(trx, {
       accountId: partnerId,
       brandId: d.brand_id,
@@ -138,13 +151,15 @@ export async function dropDelegation(
       at,
     });
     await enqueue(trx, 'billing.client_brands', { account: partnerId }, { now: at });
-    return { clientAccount, clientId: d.client_account_id, brandId: d.brand_id };
+    return { clientAccount, trialEndsAt, clientId: d.client_account_id, brandId: d.brand_id };
   });
 }
 
 /**
- * The client revokes a partner's delegation from its own side of the app (terminal).
- * The client stays in charge of its account; nothing is handed back.
+ * The client revokes a partner's delegation from its own side of the app (terminal), and
+ * the shares the partner created on the brand stop. No reclaim trial: the trial eases
+ * the hand-back of a client its partner let go, while a client that revokes chose to
+ * leave and was in charge of its account all along; it keeps its own plan.
  */
 export async function revokeDelegation(
   app: AppContext,
@@ -170,6 +185,7 @@ export async function revokeDelegation(
       .set({ status: 'revoked', ended_at: at })
       .where('id', '=', d.id)
       .execute();
+    await suspendPartnerShares(trx, { partnerId, brandId: d.brand_id, actor, at });
     await writeAudit(trx, {
       accountId: clientId,
       brandId: d.brand_id,
@@ -196,23 +212,57 @@ export async function lockAccount(trx: Db, accountId: string) {
     .execute();
 }
 
+/**
+ * Hands the client account back when no active delegation is left: the reclaim trial
+ * starts, and its owners and admins are told when it ends. Answers the trial's end, or
+ * null when another delegation still manages the account.
+ */
 async function handBackIfAlone(
+  app: AppContext,
   trx: Db,
   clientId: string,
   now: Date,
-): Promise<ClientAccountOutcome> {
+): Promise<string | null> {
   const other = await trx
     .selectFrom('delegations')
     .select('id')
     .where('client_account_id', '=', clientId)
     .where('status', '=', 'active')
     .executeTakeFirst();
-  if (other) return 'retained';
+  if (other) return null;
   const trialEnds = new Date(now.getTime() + RECLAIM_TRIAL_DAYS * 86_400_000).toISOString();
   await trx
     .updateTable('accounts')
-    .set({ state: 'handed_back', trial_ends_at: trialEnds })
+    .set({ state: 'handed_back', trial_ends_at: trialEnds, trial_plan: RECLAIM_TRIAL_PLAN })
     .where('id', '=', clientId)
     .execute();
-  return 'handed_back';
+  const admins = await trx
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select('u.email')
+    .where('m.account_id', '=', clientId)
+    .where('m.status', '=', 'active')
+    .where('m.role', 'in', ['owner', 'admin'])
+    .orderBy('u.email')
+    .execute();
+  const ends = `${trialEnds.slice(0, 10)} ${trialEnds.slice(11, 16)} UTC`;
+  for (const { email } of admins) {
+    await queueEmail(
+      trx,
+      {
+        accountId: clientId,
+        to: email,
+        kind: 'notice',
+        subject: `Your account is back in your hands: partner plan trial until ${trialEnds.slice(0, 10)}`,
+        text: [
+          'The partner that managed your brands here no longer does: the account is yours again.',
+          `Until ${ends}, a trial of the ${RECLAIM_TRIAL_PLAN} plan gives you its working rights on your brands: unlocking advisories with the included units, assignments, Brand Notes, shares and API keys.`,
+          `After ${ends}, the account continues on its own plan; nothing is deleted.`,
+          `Sign in: ${app.config.baseUrl}/signin`,
+        ].join('\n\n'),
+      },
+      now.toISOString(),
+    );
+  }
+  return trialEnds;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
-import { invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
@@ -50,7 +50,9 @@ export function resolveShareSettings(
 /**
  * Creates the one share of a story, or retunes it: the URL stays the same, and what the
  * page shows follows the new settings from the next request (a share retuned to guests
- * is out of public view at once).
+ * is out of public view at once). `byAccount` (the caller's account) is recorded at
+ * creation: a partner's share stops with its delegation (share-suspension.ts), and a
+ * stopped share is only re-enabled, never retuned back into view.
  */
 export async function upsertShare(
   app: AppContext,
@@ -58,15 +60,19 @@ export async function upsertShare(
   eventUri: string,
   asked: Partial<ShareSettings>,
   actor: string,
+  byAccount: string,
 ): Promise<{ url: string } & ShareSettings> {
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
     const storyId = await lockStory(trx, { brandId: access.brand.id, eventUri }, at);
     const existing = await trx
       .selectFrom('shares')
-      .select(['id', 'token', 'access', 'mode', 'listed'])
+      .select(['id', 'token', 'access', 'mode', 'listed', 'suspended_at'])
       .where('story_id', '=', storyId)
       .executeTakeFirst();
+    if (existing?.suspended_at) {
+      throw conflict('share: stopped when its partner left; the brand owner re-enables it');
+    }
     const settings = resolveShareSettings(
       asked,
       existing && {
@@ -89,7 +95,15 @@ export async function upsertShare(
       token = randomBytes(18).toString('base64url');
       await trx
         .insertInto('shares')
-        .values({ id: newId('shr'), story_id: storyId, token, created_at: at, ...values })
+        .values({
+          id: newId('shr'),
+          story_id: storyId,
+          token,
+          created_by_account_id: byAccount,
+          suspended_at: null,
+          created_at: at,
+          ...values,
+        })
         .execute();
     }
     await writeAudit(trx, {
@@ -105,7 +119,7 @@ export async function upsertShare(
   });
 }
 
-/** The share behind a page's token with its story's identity, or undefined. */
+/** The serving share behind a page's token with its story's identity, or undefined. */
 export async function shareByToken(app: AppContext, token: string) {
   if (!/^[A-Za-z0-9_-]{24}$/.test(token)) return undefined;
   return app.db
@@ -124,6 +138,7 @@ export async function shareByToken(app: AppContext, token: string) {
       'b.account_id',
     ])
     .where('sh.token', '=', token)
+    .where('sh.suspended_at', 'is', null)
     .executeTakeFirst();
 }
 
@@ -136,6 +151,7 @@ export function listedShares(app: AppContext, limit: number) {
     .select(['sh.token', 's.title', 's.severity', 's.detected_at', 'b.name as brand_name'])
     .where('sh.access', '=', 'public')
     .where('sh.listed', '=', 1)
+    .where('sh.suspended_at', 'is', null)
     .orderBy('s.detected_at', 'desc')
     .orderBy('sh.id', 'desc')
     .limit(limit)

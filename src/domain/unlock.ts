@@ -1,3 +1,4 @@
+import { effectivePlan } from '../auth/effective-plan.js';
 import { CURRENCY, UNIT_PRICE_CENTS } from '../billing/billing.js';
 import type { AppContext } from '../context.js';
 import { type Db, withTransaction } from '../db/database.js';
@@ -172,10 +173,10 @@ async function includedUnits(app: AppContext, trx: Db, brandId: string, now: Dat
   let brand = trx
     .selectFrom('brands')
     .innerJoin('accounts', 'accounts.id', 'brands.account_id')
-    .select('accounts.plan')
+    .select(['accounts.plan', 'accounts.trial_plan', 'accounts.trial_ends_at'])
     .where('brands.id', '=', brandId);
   if (app.config.database.dialect === 'postgres') brand = brand.forUpdate('brands');
-  const { plan } = await brand.executeTakeFirstOrThrow();
+  const plan = effectivePlan(await brand.executeTakeFirstOrThrow(), now);
   const { n } = await trx
     .selectFrom('billing_ledger')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))

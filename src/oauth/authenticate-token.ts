@@ -5,6 +5,7 @@ import {
   type RateHeaders,
   refuseFailingAddress,
 } from '../auth/authenticate-key.js';
+import { effectivePlan } from '../auth/effective-plan.js';
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
 import type { Actor } from '../policy.js';
@@ -37,7 +38,7 @@ export async function authenticateToken(
       userId: member.user_id,
       email: member.email,
       accountId: member.account_id,
-      plan: member.plan,
+      plan: effectivePlan(member, new Date(now)),
       role: member.role,
       scope: null,
     },
@@ -59,11 +60,28 @@ async function findMember(app: AppContext, provider: Provider, token: string) {
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .select(['m.user_id', 'm.account_id', 'm.role', 'u.email', 'a.plan'])
+    .select([
+      'm.user_id',
+      'm.account_id',
+      'm.role',
+      'u.email',
+      'a.plan',
+      'a.trial_plan',
+      'a.trial_ends_at',
+    ])
     .where('m.account_id', '=', subject.accountId)
     .where('m.user_id', '=', subject.userId)
     .where('m.status', '=', 'active')
     .executeTakeFirst() as Promise<
-    { user_id: string; account_id: string; role: Role; email: string; plan: Plan } | undefined
+    | {
+        user_id: string;
+        account_id: string;
+        role: Role;
+        email: string;
+        plan: Plan;
+        trial_plan: Plan | null;
+        trial_ends_at: string | null;
+      }
+    | undefined
   >;
 }

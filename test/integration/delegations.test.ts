@@ -115,6 +115,7 @@ describe('delegation lifecycle', () => {
       brand: 'newclient.example',
       status: 'dropped',
       client_account: 'handed_back',
+      trial_ends_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const after = await svc.request('GET', '/v1/stories', {
       key: w.keys.owner,
@@ -137,6 +138,7 @@ describe('delegation lifecycle', () => {
       .where('id', '=', clientId)
       .executeTakeFirstOrThrow();
     expect(account.state).toBe('handed_back');
+    expect(account.trial_ends_at).toBe(dropped.body.trial_ends_at);
     const trialDays = (Date.parse(account.trial_ends_at!) - Date.now()) / 86_400_000;
     expect(trialDays).toBeGreaterThan(6.99);
     expect(trialDays).toBeLessThanOrEqual(7);
@@ -167,7 +169,7 @@ describe('delegation lifecycle', () => {
       key: w.keys.owner,
       query: { brand: 'twopartners.example' },
     });
-    expect(r.body.client_account).toBe('retained');
+    expect(r.body).toMatchObject({ client_account: 'retained', trial_ends_at: null });
   });
 
   it('a client revokes from its side: the partner gets 404 at once', async () => {

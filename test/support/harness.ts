@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { migrate } from '../../src/db/database.js';
@@ -39,7 +40,7 @@ export interface TestService {
  */
 export async function startService(
   env: Record<string, string> = {},
-  opts: { runJobs?: boolean } = {},
+  opts: { runJobs?: boolean; clock?: Clock } = {},
 ): Promise<TestService> {
   const db = await freshDatabase();
   // The port is chosen first so BASE_URL, and every link the service writes, is right.
@@ -53,7 +54,7 @@ export async function startService(
     // A test may put the service behind its own front (a proxy) and name that instead.
     BASE_URL: env.BASE_URL ?? url,
   });
-  const app = await createContext(config);
+  const app = await createContext(config, opts.clock ? { clock: opts.clock } : {});
   await migrate(app.db);
   const server = await buildServer(app, { runJobs: opts.runJobs });
   await server.listen({ port, host: '127.0.0.1' });

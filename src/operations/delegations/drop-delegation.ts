@@ -11,7 +11,7 @@ export const dropDelegation = defineOperation({
   path: '/v1/delegations',
   summary: 'Drop the delegation of a client brand',
   description:
-    "Ends this account's active delegation of a client brand (terminal): every operation on the brand answers 404 from then on, and webhook deliveries for it stop. client_account says whether the client account, left with no active delegation, was handed back to the client with a 7-day reclaim trial. Owner or admin keys only.",
+    "Ends this account's active delegation of a client brand (terminal): every operation on the brand answers 404 from then on, and webhook deliveries for it stop. client_account says whether the client account, left with no active delegation, was handed back to the client with a 7-day reclaim trial (trial_ends_at); the shares this account created on the brand stop. Owner or admin keys only.",
   input: z.object({ brand: BrandHost.describe('Client brand host') }),
   output: z.object({
     ok: Ok,
@@ -21,6 +21,12 @@ export const dropDelegation = defineOperation({
       .enum(['handed_back', 'retained'])
       .describe(
         'handed_back: the client account has no active delegation left and returns to the client with a 7-day reclaim trial; retained: another delegation still manages it',
+      ),
+    trial_ends_at: z
+      .string()
+      .nullable()
+      .describe(
+        'when handed_back, the end of the reclaim trial (ISO 8601, UTC): until then the client works with the partner plan on its own brands, then with its own plan; null when retained',
       ),
   }),
   access: { minRole: 'admin' },
@@ -35,6 +41,7 @@ export const dropDelegation = defineOperation({
       brand: access.brand.host,
       status: 'dropped' as const,
       client_account: r.clientAccount,
+      trial_ends_at: r.trialEndsAt,
     };
   },
 });

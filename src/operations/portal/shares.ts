@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { withTransaction } from '../../db/database.js';
 import { writeAudit } from '../../domain/audit.js';
+import { reenableShare } from '../../domain/share-suspension.js';
 import { addShareGuest, shareUrl } from '../../domain/shares.js';
 import { findStoryId } from '../../domain/stories.js';
 import { notFound } from '../../errors.js';
@@ -15,11 +16,11 @@ export const storyShare = definePortalOperation({
   access: {},
   input: z.strictObject(StoryRef),
   async handler({ app, actor }, input) {
-    const { brand } = await brandFor(app, actor, input.brand);
+    const { brand, relation } = await brandFor(app, actor, input.brand);
     const storyId = await findStoryId(app.db, brand.id, input.event_uri);
     const share = await app.db
       .selectFrom('shares')
-      .select(['id', 'token', 'access', 'mode', 'listed'])
+      .select(['id', 'token', 'access', 'mode', 'listed', 'suspended_at'])
       .where('story_id', '=', storyId)
       .executeTakeFirst();
     if (!share) return { share: null };
@@ -36,8 +37,25 @@ export const storyShare = definePortalOperation({
         mode: share.mode,
         listed: share.listed === 1 || (share.listed as unknown) === true,
         guests: guests.map((g) => g.email),
+        suspended_at: share.suspended_at,
+        // Re-enabling is the brand's own account's decision, never a partner's.
+        can_reenable: share.suspended_at !== null && relation === 'own',
       },
     };
+  },
+});
+
+/**
+ * Re-enables a share that stopped when the partner that created it left (the brand's own
+ * account only): it becomes the client's and serves again at the same URL.
+ */
+export const reenableStoryShare = definePortalOperation({
+  access: {},
+  input: z.strictObject(StoryRef),
+  async handler({ app, actor }, input) {
+    const access = await brandFor(app, actor, input.brand);
+    await reenableShare(app, access, input.event_uri, actorLabel(actor));
+    return { ok: true };
   },
 });
 

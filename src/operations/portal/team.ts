@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { effectivePlan } from '../../auth/effective-plan.js';
 import type { AppContext } from '../../context.js';
 import { withTransaction } from '../../db/database.js';
-import type { Plan } from '../../db/schema.js';
 import { writeAudit } from '../../domain/audit.js';
 import { passwordLink } from '../../domain/sign-up.js';
 import { resolveTeammate } from '../../domain/teammates.js';
@@ -14,12 +14,14 @@ import { definePortalOperation } from './define.js';
 /** An invitation stays usable this long: long enough for a holiday. */
 const INVITE_LINK_TTL_MS = 7 * 24 * 3600_000;
 
+/** The account with the plan it works with now (a reclaim trial's, while it runs). */
 async function accountOf(app: AppContext, accountId: string) {
-  return app.db
+  const a = await app.db
     .selectFrom('accounts')
-    .select(['id', 'name', 'plan'])
+    .select(['id', 'name', 'plan', 'trial_plan', 'trial_ends_at'])
     .where('id', '=', accountId)
-    .executeTakeFirstOrThrow() as Promise<{ id: string; name: string; plan: Plan }>;
+    .executeTakeFirstOrThrow();
+  return { id: a.id, name: a.name, plan: effectivePlan(a, app.clock.now()) };
 }
 
 /** The team: members with their roles and status, and the seats the plan allows. */

@@ -39,7 +39,7 @@ export const createShare = defineOperation({
   path: '/v1/shares',
   summary: 'Create or retune the share of a story',
   description:
-    'Creates the one share of a story, or changes its settings (the URL stays). Public access is anonymous and allowed up to mode briefing; guests access shows the full advisory to invited guests. A retune changes only the settings it names. A public share with mode full, or listed on a guests share, is refused (400), never corrected.',
+    'Creates the one share of a story, or changes its settings (the URL stays). Public access is anonymous and allowed up to mode briefing; guests access shows the full advisory to invited guests. A retune changes only the settings it names. A public share with mode full, or listed on a guests share, is refused (400), never corrected. A share a partner created stops when its delegation ends; it is then refused here (409) until the brand owner re-enables it in the app.',
   input: z.strictObject({
     brand: BrandHost,
     event_uri: EventUri,
@@ -58,6 +58,7 @@ export const createShare = defineOperation({
       input.event_uri,
       { access: input.access, mode: input.mode, listed: input.listed },
       actorLabel(actor),
+      actor.accountId,
     );
     return { ok: true, brand: access.brand.host, event_uri: input.event_uri, ...share };
   },

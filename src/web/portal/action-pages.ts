@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { effectivePlan } from '../../auth/effective-plan.js';
 import { verifyLink } from '../../auth/signed-links.js';
 import type { AppContext } from '../../context.js';
-import type { Plan, Role } from '../../db/schema.js';
+import type { Role } from '../../db/schema.js';
 import { completePhase } from '../../domain/assignments.js';
 import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
@@ -41,7 +42,16 @@ export function mountActionPages(fastify: FastifyInstance, app: AppContext) {
       .innerJoin('memberships as m', (j) => j.onRef('m.account_id', '=', 'b.account_id'))
       .innerJoin('users as u', 'u.id', 'm.user_id')
       .innerJoin('accounts as a', 'a.id', 'm.account_id')
-      .select(['s.event_uri', 'b.host', 'm.account_id', 'm.role', 'u.email', 'a.plan'])
+      .select([
+        's.event_uri',
+        'b.host',
+        'm.account_id',
+        'm.role',
+        'u.email',
+        'a.plan',
+        'a.trial_plan',
+        'a.trial_ends_at',
+      ])
       .where('s.id', '=', data.s)
       .where('m.user_id', '=', data.u)
       .where('m.status', 'in', ['active', 'invited'])
@@ -53,7 +63,7 @@ export function mountActionPages(fastify: FastifyInstance, app: AppContext) {
         userId: data.u,
         email: who.email,
         accountId: who.account_id,
-        plan: who.plan as Plan,
+        plan: effectivePlan(who, app.clock.now()),
         role: who.role as Role,
         scope: null,
       };

@@ -45,7 +45,15 @@ ${
 <span class="small" title="${session.account.role}">${session.email}</span>
 <form class="inline" method="post" action="/signout">${csrfField(csrf)}<button type="submit">Sign out</button></form>
 </div></div></header>`;
-  return shell(title, top, body);
+  return shell(title, top, html`${trialBanner(session)}${body}`);
+}
+
+/** The running reclaim trial of the account, on every page for its users. */
+function trialBanner(session: PortalSession): Html | '' {
+  const trial = session.account.trial;
+  if (!trial) return '';
+  const days = `${trial.daysLeft} day${trial.daysLeft === 1 ? '' : 's'}`;
+  return html`<p class="notice" role="status" id="trial-banner">Trial of the ${trial.plan} plan: ${days} left (ends ${trial.endsAt.slice(0, 10)}). Afterwards the account continues on its own plan; nothing is deleted.</p>`;
 }
 
 /** A page outside the signed-in portal (sign-in, sign-up, reset): a narrow form. */
@@ -66,6 +74,7 @@ export const NOTICES: Record<string, string> = {
   note: 'The Brand Note is published.',
   'note-deleted': 'The Brand Note is deleted.',
   shared: 'Share settings saved.',
+  'share-reenabled': 'The share is yours and serves again.',
   'guest-added': 'Guest added: they sign in on the share page with their email.',
   'guest-removed': 'Guest removed.',
   'key-revoked': 'The key is revoked.',

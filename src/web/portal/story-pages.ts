@@ -9,7 +9,12 @@ import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advis
 import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
 import { listActivity } from '../../operations/portal/activity.js';
-import { addGuest, removeGuest, storyShare } from '../../operations/portal/shares.js';
+import {
+  addGuest,
+  reenableStoryShare,
+  removeGuest,
+  storyShare,
+} from '../../operations/portal/shares.js';
 import { createShare } from '../../operations/shares/create-share.js';
 import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
 import { assignPhase } from '../../operations/teamwork/assign-phase.js';
@@ -173,6 +178,7 @@ ${stories.map(
       input: (f) => ({ email: f('email') }),
       done: 'guest-removed',
     },
+    'reenable-share': { op: reenableStoryShare, input: () => ({}), done: 'share-reenabled' },
     share: {
       op: createShare,
       input: (f) => ({ access: f('access'), mode: f('mode'), listed: f('listed') === 'on' }),
@@ -292,7 +298,15 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
 
   const pending = story.advisory_pending;
   const { share } = (await run(app, v, storyShare, { brand, event_uri: event })) as {
-    share: { url: string; access: string; mode: string; listed: boolean; guests: string[] } | null;
+    share: {
+      url: string;
+      access: string;
+      mode: string;
+      listed: boolean;
+      guests: string[];
+      suspended_at: string | null;
+      can_reenable: boolean;
+    } | null;
   };
   const opt = (value: string, label: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
@@ -384,12 +398,17 @@ ${pending.status === 'ready' ? html`<p>${form('apply', '', 'Apply the proposal')
     }</div>
 <h2>Share</h2>
 <div class="card">
-${share ? html`<p>Shared at <a href="${safeHref(share.url)}">${share.url}</a> · ${share.access === 'public' ? 'anyone with the link' : 'invited guests only'} · ${share.mode}${share.listed ? ' · listed' : ''}</p>` : html`<p class="muted">Not shared.</p>`}
-<form class="row" method="post" action="${path}/share">${csrfField(v.csrf)}
+${share ? html`<p>${share.suspended_at ? 'Was shared' : 'Shared'} at <a href="${safeHref(share.url)}">${share.url}</a> · ${share.access === 'public' ? 'anyone with the link' : 'invited guests only'} · ${share.mode}${share.listed ? ' · listed' : ''}</p>` : html`<p class="muted">Not shared.</p>`}
+${
+  share?.suspended_at
+    ? html`<div class="notice" id="share-suspended"><p><strong>Stopped</strong> ${when(share.suspended_at)}: the partner that created this share no longer acts on this brand. Its page and its guests' links answer “not found” until you re-enable it.</p>
+${share.can_reenable ? form('reenable-share', '', 'Re-enable the share') : html`<p class="small muted">The brand's own account can re-enable it.</p>`}</div>`
+    : html`<form class="row" method="post" action="${path}/share">${csrfField(v.csrf)}
 <div><label for="share-access">Who</label><select id="share-access" name="access">${opt('public', 'Anyone with the link', share?.access ?? 'public')}${opt('guests', 'Invited guests', share?.access ?? 'public')}</select></div>
 <div><label for="share-mode">What</label><select id="share-mode" name="mode">${opt('compact', 'Compact', share?.mode ?? 'briefing')}${opt('briefing', 'Briefing', share?.mode ?? 'briefing')}${opt('full', 'Full (guests only)', share?.mode ?? 'briefing')}</select></div>
 <div><label><input type="checkbox" name="listed"${share?.listed ? html` checked` : ''}> Listed on the shares page</label></div>
-<button type="submit" class="secondary">${share ? 'Save share' : 'Share'}</button></form>
+<button type="submit" class="secondary">${share ? 'Save share' : 'Share'}</button></form>`
+}
 ${
   share?.access === 'guests'
     ? html`<h3>Guests</h3>${

@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
+import { grantDelegation } from '../../src/domain/delegations.js';
+import { addShareGuest } from '../../src/domain/shares.js';
+import { listOutbox } from '../../src/email/outbox.js';
+import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/**
+ * A partner's shares end with its delegation: their pages and guest links answer the
+ * 404 of an unknown share, and the client re-enables them from the story page.
+ */
+let svc: TestService;
+let w: World;
+const PASSWORD = 'correct horse battery';
+let clients = 0;
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  w = await seedWorld(svc.app);
+});
+afterAll(() => svc.close());
+
+const page = async (url: string, cookie?: string) => {
+  const r = await fetch(url, { headers: cookie ? { cookie } : {}, redirect: 'manual' });
+  return { status: r.status, text: await r.text(), headers: r.headers };
+};
+
+/** A pro client with an owner signed in to the portal, its brand delegated to the agency. */
+async function client() {
+  const host = `shared-${++clients}.example`;
+  const id = await createAccount(svc.app, host, 'pro');
+  await addUser(svc.app, id, `owner@${host}`, PASSWORD, 'owner');
+  await addBrand(svc.app, id, host, 'Shared', true);
+  await grantDelegation(svc.app, {
+    partnerId: w.accounts.agency,
+    clientId: id,
+    host,
+    actor: 'test',
+  });
+  const portal = new PortalClient(svc.url);
+  expect((await portal.signIn(`owner@${host}`, PASSWORD)).status).toBe(303);
+  const stories = [await w.story(host, 1), await w.story(host, 2), await w.story(host, 3)];
+  return { id, host, portal, stories };
+}
+
+const partnerShare = (brand: string, event_uri: string, settings: Record<string, unknown>) =>
+  svc.request('POST', '/v1/shares', { key: w.keys.owner, body: { brand, event_uri, ...settings } });
+
+/** Invites a guest to a guests share and signs them in: the cookie of their session. */
+async function signedInGuest(host: string, event_uri: string, url: string, email: string) {
+  const brand = await requireBrandByHost(svc.app, host);
+  await addShareGuest(svc.app, { brand, relation: 'delegated' }, event_uri, email, 'test');
+  await fetch(`${url}/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email }).toString(),
+  });
+  const mail = (await listOutbox(svc.app, 50)).find((m) => m.to === email)!;
+  const link = /(http\S+\/g\/\S+)/.exec(mail.text)![1]!;
+  const opened = await page(link);
+  expect(opened.status).toBe(303);
+  return { link, cookie: opened.headers.get('set-cookie')!.split(';')[0]! };
+}
+
+const ENDINGS = {
+  'the partner drops': async (c: Awaited<ReturnType<typeof client>>) => {
+    const r = await svc.request('DELETE', '/v1/delegations', {
+      key: w.keys.admin,
+      query: { brand: c.host },
+    });
+    expect(r.status).toBe(200);
+  },
+  'the client revokes': async (c: Awaited<ReturnType<typeof client>>) => {
+    await c.portal.get('/app/partners');
+    const r = await c.portal.post('/app/partners/revoke', {
+      brand: c.host,
+      partner: w.accounts.agency,
+    });
+    expect(r.location).toBe('/app/partners?done=partner-revoked');
+  },
+};
+
+describe("a partner's shares when its delegation ends", () => {
+  it.each(Object.keys(ENDINGS))(
+    '%s: its pages and guests get 404, the client’s own share serves, the client re-enables',
+    async (ending) => {
+      const c = await client();
+      const [x, y, z] = c.stories as [string, string, string];
+      const pub = await partnerShare(c.host, x, { access: 'public', listed: true });
+      const guests = await partnerShare(c.host, y, { access: 'guests', mode: 'full' });
+      expect([pub.status, guests.status]).toEqual([200, 200]);
+      const guest = await signedInGuest(
+        c.host,
+        y,
+        guests.body.url,
+        `guest${clients}@press.example`,
+      );
+      expect((await page(guests.body.url, guest.cookie)).text).toContain('Shared story number 2');
+      // The client's own share on the same brand.
+      const zPath = `/app/stories/${c.host}/${z}`;
+      await c.portal.get(zPath);
+      await c.portal.post(`${zPath}/share`, { access: 'public', mode: 'briefing' });
+      const own = /Shared at <a href="([^"]+)">/.exec((await c.portal.get(zPath)).html)![1]!;
+      expect((await page(pub.body.url)).status).toBe(200);
+      expect((await page(`${svc.url}/shares`)).text).toContain(pub.body.url.split('/s/')[1]);
+
+      await ENDINGS[ending as keyof typeof ENDINGS](c);
+
+      // The same 404 page as a share that never existed.
+      const unknown = await page(`${svc.url}/s/${'A'.repeat(24)}`);
+      expect(unknown.status).toBe(404);
+      const gone = await page(pub.body.url);
+      expect(gone).toMatchObject({ status: 404, text: unknown.text });
+      expect((await page(`${svc.url}/shares`)).text).not.toContain(pub.body.url.split('/s/')[1]);
+      expect(await page(guests.body.url, guest.cookie)).toMatchObject({
+        status: 404,
+        text: unknown.text,
+      });
+      expect((await page(guest.link)).status).toBe(404);
+      const signin = await fetch(`${guests.body.url}/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: `guest${clients}@press.example` }).toString(),
+      });
+      expect(signin.status).toBe(404);
+      expect((await page(own)).status).toBe(200);
+
+      // The client sees it stopped on the story page, and re-enables it.
+      const xPath = `/app/stories/${c.host}/${x}`;
+      const story = await c.portal.get(xPath);
+      expect(story.html).toContain('id="share-suspended"');
+      expect(story.html).toContain('Re-enable the share');
+      expect(story.html).not.toContain(`action="${xPath}/share"`);
+      expect((await c.portal.post(`${xPath}/reenable-share`)).location).toBe(
+        `${xPath}?done=share-reenabled`,
+      );
+      expect((await page(pub.body.url)).status).toBe(200);
+      expect((await c.portal.get(xPath)).html).not.toContain('id="share-suspended"');
+      // Re-enabled, the guests share serves its guests again.
+      const yPath = `/app/stories/${c.host}/${y}`;
+      await c.portal.get(yPath);
+      await c.portal.post(`${yPath}/reenable-share`);
+      expect((await page(guests.body.url, guest.cookie)).status).toBe(200);
+
+      // Re-enabled, the share is the client's: the next partner's end leaves it serving.
+      await grantDelegation(svc.app, {
+        partnerId: w.accounts.agency,
+        clientId: c.id,
+        host: c.host,
+        actor: 'test',
+      });
+      await ENDINGS['the partner drops'](c);
+      expect((await page(pub.body.url)).status).toBe(200);
+      const row = await svc.app.db
+        .selectFrom('shares')
+        .select(['created_by_account_id', 'suspended_at'])
+        .where('token', '=', pub.body.url.split('/s/')[1])
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ created_by_account_id: c.id, suspended_at: null });
+    },
+  );
+
+  it('a stopped share is not retuned back into view (409) and only the brand owner re-enables it', async () => {
+    const c = await client();
+    const [x] = c.stories as [string];
+    const pub = await partnerShare(c.host, x, { access: 'public' });
+    await ENDINGS['the partner drops'](c);
+    // The partner comes back: the share it made before stays stopped until the client says.
+    await grantDelegation(svc.app, {
+      partnerId: w.accounts.agency,
+      clientId: c.id,
+      host: c.host,
+      actor: 'test',
+    });
+    const retune = await partnerShare(c.host, x, { access: 'public', mode: 'compact' });
+    expect(retune.status).toBe(409);
+    expect(retune.body).toEqual({
+      error: 'share: stopped when its partner left; the brand owner re-enables it',
+    });
+    expect((await page(pub.body.url)).status).toBe(404);
+    // The partner's user cannot re-enable it from the portal.
+    const partner = new PortalClient(svc.url);
+    await partner.signIn('owner@northwind.example', PASSWORD);
+    const xPath = `/app/stories/${c.host}/${x}`;
+    const seen = await partner.get(xPath);
+    expect(seen.html).toContain('id="share-suspended"');
+    expect(seen.html).not.toContain('Re-enable the share');
+    expect((await partner.post(`${xPath}/reenable-share`)).status).toBe(403);
+    expect((await page(pub.body.url)).status).toBe(404);
+    await c.portal.get(xPath);
+    expect((await c.portal.post(`${xPath}/reenable-share`)).status).toBe(303);
+    expect((await page(pub.body.url)).status).toBe(200);
+    const retuned = await partnerShare(c.host, x, { access: 'public', mode: 'compact' });
+    expect(retuned.body).toMatchObject({ url: pub.body.url, mode: 'compact' });
+  });
+});
