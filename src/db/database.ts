@@ -10,6 +10,7 @@ import * as oauth from './migrations/0003-oauth.js';
 import * as partners from './migrations/0004-partners.js';
 import * as webhooks from './migrations/0005-webhooks.js';
 import * as monitoring from './migrations/0006-monitoring.js';
+import * as brandKit from './migrations/0008-brand-kit.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -90,6 +91,7 @@ export async function migrate(db: Db): Promise<void> {
         '0004-partners': partners,
         '0005-webhooks': webhooks,
         '0006-monitoring': monitoring,
+        '0008-brand-kit': brandKit,
       }),
     },
   });
