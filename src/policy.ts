@@ -58,6 +58,16 @@ export function checkAccess(actor: Actor, access: Access): void {
   if (access.fullScope && actor.scope !== null) throw forbidden('needs a full-scope key');
 }
 
+/** Whether `checkAccess` would let the actor in: pages show a form only to who may use it. */
+export function allows(actor: Actor, access: Access): boolean {
+  try {
+    checkAccess(actor, access);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface BrandAccess {
   brand: Pick<BrandsTable, 'id' | 'account_id' | 'host' | 'name' | 'verified'>;
   /** 'own': the caller's account monitors it; 'delegated': a client brand under an active grant. */

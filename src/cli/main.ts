@@ -5,10 +5,17 @@ import { loadConfig } from '../config.js';
 import { type AppContext, createContext } from '../context.js';
 import { migrate } from '../db/database.js';
 import { seedDemo } from '../demo/seed-demo.js';
-import { addUser, createAccount } from '../domain/accounts.js';
+import { addUser, createAccount, requireAccount } from '../domain/accounts.js';
 import { createKey, revokeKey } from '../domain/api-key-admin.js';
 import { listAudit } from '../domain/audit.js';
 import { subscribe } from '../domain/billing-admin.js';
+import {
+  KitAccentColor,
+  KitDisplayName,
+  KitLogoUrl,
+  readBrandKit,
+  setBrandKit,
+} from '../domain/brand-kit.js';
 import { addBrand, requireBrandByHost, setBrandAliases } from '../domain/brands.js';
 import { grantDelegation, revokeDelegation } from '../domain/delegations.js';
 import { addFeed, listFeeds, removeFeed } from '../domain/feeds.js';
@@ -120,6 +127,43 @@ export function buildCli(): Command {
           ),
         }),
         (o) => `account ${o.account}`,
+      ),
+    );
+
+  account
+    .command('brand-kit')
+    .description(
+      "show, or set, the name, logo and colour a partner's clients see on its invitations",
+    )
+    .requiredOption('--account <account>', 'account key')
+    .option('--name <name>', 'display name, 1 to 80 characters ("" clears it)')
+    .option('--logo-url <url>', 'https URL of the logo ("" clears it)')
+    .option('--accent <colour>', 'accent colour, #rrggbb ("" clears it)')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { account: string; name?: string; logoUrl?: string; accent?: string }) => {
+          // Every value is checked before anything is written.
+          const patch = {
+            display_name: o.name === undefined ? undefined : parse(KitDisplayName, o.name, 'name'),
+            logo_url:
+              o.logoUrl === undefined ? undefined : parse(KitLogoUrl, o.logoUrl, 'logo-url'),
+            accent_color:
+              o.accent === undefined ? undefined : parse(KitAccentColor, o.accent, 'accent'),
+          };
+          const unchanged = Object.values(patch).every((v) => v === undefined);
+          if (unchanged) await requireAccount(app, o.account);
+          const kit = unchanged
+            ? await readBrandKit(app, o.account)
+            : await setBrandKit(app, o.account, patch, 'operator');
+          return { account: o.account, ...kit };
+        },
+        (o) =>
+          [
+            `display name  ${o.display_name ?? '(the account name)'}`,
+            `logo URL      ${o.logo_url ?? '(none)'}`,
+            `accent        ${o.accent_color ?? '(none)'}`,
+          ].join('\n'),
       ),
     );
 

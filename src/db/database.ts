@@ -11,6 +11,7 @@ import * as partners from './migrations/0004-partners.js';
 import * as webhooks from './migrations/0005-webhooks.js';
 import * as monitoring from './migrations/0006-monitoring.js';
 import * as reclaimTrial from './migrations/0007-reclaim-trial.js';
+import * as brandKit from './migrations/0008-brand-kit.js';
 import type { DB } from './schema.js';
 
 export type Db = Kysely<DB>;
@@ -92,6 +93,7 @@ export async function migrate(db: Db): Promise<void> {
         '0005-webhooks': webhooks,
         '0006-monitoring': monitoring,
         '0007-reclaim-trial': reclaimTrial,
+        '0008-brand-kit': brandKit,
       }),
     },
   });

@@ -377,6 +377,15 @@ export interface OauthRecordsTable {
   expires_at: string | null;
 }
 
+/** A partner's look on the white-label onboarding of its clients (empty fields fall back). */
+export interface BrandKitsTable {
+  account_id: string;
+  display_name: string | null;
+  logo_url: string | null;
+  accent_color: string | null;
+  updated_at: string;
+}
+
 /** Service-wide values every process must agree on (the link-signing secret). */
 export interface SettingsTable {
   key: string;
@@ -414,4 +423,5 @@ export interface DB {
   outgoing_emails: OutgoingEmailsTable;
   oauth_records: OauthRecordsTable;
   settings: SettingsTable;
+  brand_kits: BrandKitsTable;
 }

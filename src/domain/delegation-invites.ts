@@ -152,6 +152,13 @@ export async function revokeInvite(
   });
 }
 
+/** The partner's name and look on the onboarding of its invites (from its brand kit). */
+export interface PartnerLook {
+  partner_name: string;
+  partner_logo_url: string | null;
+  partner_accent: string | null;
+}
+
 /** The invite behind a token, with an expired pending invite marked expired first. */
 export async function findInvite(db: Db, token: string, at: string) {
   if (!/^inv_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
@@ -160,11 +167,17 @@ export async function findInvite(db: Db, token: string, at: string) {
   return db
     .selectFrom('delegation_invites as i')
     .innerJoin('accounts as p', 'p.id', 'i.partner_account_id')
+    .leftJoin('brand_kits as k', 'k.account_id', 'i.partner_account_id')
     .selectAll('i')
-    .select('p.name as partner_name')
+    .select((eb) => [
+      // The partner as its clients see it: its brand kit's name, else its account's.
+      eb.fn.coalesce('k.display_name', 'p.name').as('partner_name'),
+      'k.logo_url as partner_logo_url',
+      'k.accent_color as partner_accent',
+    ])
     .where('i.token_hash', '=', tokenHash)
     .executeTakeFirst() as Promise<
-    (DelegationInvitesTable & { partner_name: string; status: InviteStatus }) | undefined
+    (DelegationInvitesTable & PartnerLook & { status: InviteStatus }) | undefined
   >;
 }
 

@@ -122,13 +122,14 @@ export interface Confirmation {
 }
 
 /**
- * The emailed link, read: the invite and sign-up it confirms, while both are open. Reading
- * it changes nothing; only the decision posted from the consent page does.
+ * The emailed link, read: the invite and sign-up it confirms, while both are open (a
+ * closed one gives only its invite, for the partner's look). Reading it changes nothing;
+ * only the decision posted from the consent page does.
  */
 export async function readConfirmation(
   app: AppContext,
   link: string,
-): Promise<Confirmation | null> {
+): Promise<Confirmation | { closed: Invite } | null> {
   const data = await verifyLink(app, 'onboard', link);
   if (!data || typeof data.s !== 'string') return null;
   const at = app.clock.now().toISOString();
@@ -136,9 +137,12 @@ export async function readConfirmation(
     .selectFrom('onboarding_signups as o')
     .innerJoin('delegation_invites as i', 'i.id', 'o.invite_id')
     .innerJoin('accounts as p', 'p.id', 'i.partner_account_id')
+    .leftJoin('brand_kits as k', 'k.account_id', 'i.partner_account_id')
     .selectAll('i')
-    .select([
-      'p.name as partner_name',
+    .select((eb) => [
+      eb.fn.coalesce('k.display_name', 'p.name').as('partner_name'),
+      'k.logo_url as partner_logo_url',
+      'k.accent_color as partner_accent',
       'o.id as signup_id',
       'o.email',
       'o.used_at',
@@ -146,9 +150,11 @@ export async function readConfirmation(
     ])
     .where('o.id', '=', data.s)
     .executeTakeFirst();
-  if (!row || row.used_at || row.signup_expires_at <= at) return null;
-  if (row.status !== 'pending' || row.expires_at <= at) return null;
-  const { signup_id, email, used_at: _u, signup_expires_at: _e, ...invite } = row;
+  if (!row) return null;
+  const { signup_id, email, used_at, signup_expires_at, ...invite } = row;
+  // A genuine link that no longer works still shows whose invitation it was.
+  if (used_at || signup_expires_at <= at) return { closed: invite as Invite };
+  if (invite.status !== 'pending' || invite.expires_at <= at) return { closed: invite as Invite };
   const user = await app.db
     .selectFrom('users')
     .select('id')

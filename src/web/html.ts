@@ -47,9 +47,10 @@ export const PAGE_HEADERS = {
 };
 
 /**
- * The service's look, one for every page (the portal, sign-in and consent, onboarding,
- * shares, checkout): one stylesheet inline (the CSP allows inline styles and no scripts),
- * a top bar, and the page. Works without JavaScript; every action is a form.
+ * The service's look, one for every page (the portal, sign-in and consent, shares,
+ * checkout; onboarding wears a partner's colours over it, see `brandedPage`): one
+ * stylesheet inline (the CSP allows inline styles and no scripts), a top bar, and the
+ * page. Works without JavaScript; every action is a form.
  */
 export const STYLE = `
 *{box-sizing:border-box}
@@ -96,19 +97,24 @@ const PUBLIC_TOP = html`<header class="top"><div class="bar"><a class="logo" hre
 
 /** A complete page: the top bar (the public one when none is given) and the content. */
 export function shell(title: string, top: Html | null, body: Html): string {
+  return documentOf(`${title} · Stories`, STYLE, top ?? PUBLIC_TOP, body, '');
+}
+
+function documentOf(title: string, style: string, top: Html, body: Html, foot: Html | ''): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Stories</title>
-<style>${new Html(STYLE)}</style>
+<title>${title}</title>
+<style>${new Html(style)}</style>
 </head>
 <body>
-${top ?? PUBLIC_TOP}
+${top}
 <main id="main">
 ${body}
 </main>
+${foot}
 </body>
 </html>`.value;
 }
@@ -116,4 +122,54 @@ ${body}
 /** A page outside the portal's sections: shares, onboarding, OAuth, checkout, links. */
 export function page(title: string, body: Html): string {
   return shell(title, null, html`<div class="narrow">${body}</div>`);
+}
+
+/** A partner's look, for the white-label pages its clients see (delegation onboarding). */
+export interface PageBrand {
+  name: string;
+  /** https only; the page's CSP must allow `img-src https:`. */
+  logoUrl: string | null;
+  /** `#rrggbb`; anything else is ignored, as it would be written into the style sheet. */
+  accent: string | null;
+}
+
+const ACCENT = /^#[0-9a-f]{6}$/;
+
+/**
+ * A page in the partner's name, logo and colour instead of the service's look, with
+ * "powered by Stories" in small print at the bottom and nowhere else.
+ */
+export function brandedPage(title: string, brand: PageBrand, body: Html): string {
+  const accent = brand.accent && ACCENT.test(brand.accent) ? brand.accent : null;
+  const logo = brand.logoUrl && /^https:\/\//i.test(brand.logoUrl) ? brand.logoUrl : null;
+  const bar = accent ?? '#ffffff';
+  const ink = inkOn(bar);
+  const style = `${STYLE}
+header.top{background:${bar};color:${ink};border-bottom:1px solid #e2e6ef}
+header.top .logo{color:${ink};display:flex;align-items:center;gap:.6rem}
+header.top .logo img{display:block;max-height:2.5rem;max-width:14rem}
+${accent ? `button:not(.secondary){background:${accent};color:${inkOn(accent)}}` : ''}
+footer.powered{text-align:center;padding:0 1rem 2rem;font-size:.75rem;color:#5b6577}
+`;
+  const top = html`<header class="top"><div class="bar"><span class="logo">${
+    logo ? html`<img src="${logo}" alt="${brand.name}" referrerpolicy="no-referrer">` : brand.name
+  }</span></div></header>`;
+  return documentOf(
+    `${title} · ${brand.name}`,
+    style,
+    top,
+    html`<div class="narrow">${body}</div>`,
+    html`<footer class="powered">powered by Stories</footer>`,
+  );
+}
+
+/** Dark or white text, whichever reads better on the colour (WCAG contrast). */
+function inkOn(hex: string): '#1d2433' | '#ffffff' {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  const l = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  // #1d2433 has a relative luminance of about 0.017.
+  return 1.05 / (l + 0.05) >= (l + 0.05) / 0.067 ? '#ffffff' : '#1d2433';
 }

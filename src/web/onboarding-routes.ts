@@ -10,19 +10,38 @@ import {
 } from '../domain/onboarding.js';
 import { AppError } from '../errors.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from './forms.js';
-import { html, page } from './html.js';
+import { brandedPage, type Html, html, type PageBrand, page } from './html.js';
 
 const WINDOW_MS = 60_000;
+
+/** The onboarding pages show the partner's logo from its own https host, and only they do. */
+const ONBOARDING_PAGE_HEADERS = {
+  ...REDIRECTING_PAGE_HEADERS,
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src https:; frame-ancestors 'none'",
+};
+
+/** The partner's brand kit, as the invite carries it. */
+const lookOf = (invite: Invite): PageBrand => ({
+  name: invite.partner_name,
+  logoUrl: invite.partner_logo_url,
+  accent: invite.partner_accent,
+});
+
+/** A page of an invite's onboarding, in its partner's name and look. */
+const invitePage = (invite: Invite, title: string, body: Html) =>
+  brandedPage(title, lookOf(invite), body);
 
 type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
 
 /**
- * The white-label onboarding of a delegation invite, branded with the partner's name:
+ * The white-label onboarding of a delegation invite, in the partner's name, logo and colour
+ * (its brand kit), with "powered by Stories" in small print:
  * sign up with an email on the brand's domain → confirm it through the emailed link →
  * consent → back to the partner's return_url with the brand and the outcome.
  */
 export function mountOnboarding(fastify: FastifyInstance, app: AppContext) {
-  mountFormPages(fastify, REDIRECTING_PAGE_HEADERS, (pages) => {
+  mountFormPages(fastify, ONBOARDING_PAGE_HEADERS, (pages) => {
     pages.get('/onboard/:token', async (req: TokenRequest, reply) => {
       const invite = await loadInvite(app, req.params.token);
       if (!invite) return gone(reply);
@@ -43,7 +62,8 @@ export function mountOnboarding(fastify: FastifyInstance, app: AppContext) {
       }
       try {
         const { email } = await startOnboarding(app, invite, { email: formField(req, 'email') });
-        return page(
+        return invitePage(
+          invite,
           'Check your email',
           html`<h1>Check your email</h1>
 <div class="card"><p>We sent a link to <strong>${email}</strong>. Open it to confirm your address and review ${invite.partner_name}'s request.</p></div>`,
@@ -66,7 +86,9 @@ export function mountOnboarding(fastify: FastifyInstance, app: AppContext) {
       async (req: FastifyRequest<{ Params: { link: string } }>, reply) => {
         const c = await readConfirmation(app, req.params.link);
         if (!c) return gone(reply);
-        return page(
+        if ('closed' in c) return gone(reply, c.closed);
+        return invitePage(
+          c.invite,
           `Connect ${c.invite.brand_host}`,
           html`<p class="muted">Signing up as ${c.signup.email}. Allowing confirms your email and verifies ${c.invite.brand_host}.</p>
 <h1>Allow ${c.invite.partner_name} to act on ${c.invite.brand_host}?</h1>
@@ -90,6 +112,7 @@ ${
       async (req: FastifyRequest<{ Params: { link: string } }>, reply) => {
         const c = await readConfirmation(app, req.params.link);
         if (!c) return gone(reply);
+        if ('closed' in c) return gone(reply, c.closed);
         try {
           const to = await decideOnboarding(app, c, {
             approve: formField(req, 'decision') === 'approve',
@@ -101,7 +124,8 @@ ${
           return reply
             .code(e.status)
             .send(
-              page(
+              invitePage(
+                c.invite,
                 'Cannot connect',
                 html`<h1>This cannot go on</h1><div class="card"><p>${e.message}</p></div>`,
               ),
@@ -113,10 +137,10 @@ ${
 }
 
 function signUpPage(invite: Invite, token: string, problem?: string): string {
-  return page(
+  return invitePage(
+    invite,
     `Connect ${invite.brand_host}`,
-    html`<p class="muted">${invite.partner_name} · powered by Stories</p>
-<h1>${invite.partner_name} invites you to connect ${invite.brand_host}</h1>
+    html`<h1>${invite.partner_name} invites you to connect ${invite.brand_host}</h1>
 <p>Enter your email at <strong>${invite.brand_host}</strong>: we send it a link, which proves the brand is yours. Nothing is created before you open it.</p>
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
 <form class="card" method="post" action="/onboard/${token}/signup">
@@ -130,22 +154,19 @@ ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
   );
 }
 
-function gone(reply: FastifyReply) {
-  return reply
-    .code(404)
-    .send(
-      page(
-        'Invitation not found',
-        html`<h1>This invitation is not valid</h1><p class="muted">Ask the agency that sent it for a new one.</p>`,
-      ),
-    );
+/** An unknown link, or (in its partner's look) an emailed link that no longer works. */
+function gone(reply: FastifyReply, invite?: Invite) {
+  const title = 'Invitation not found';
+  const body = html`<h1>This invitation is not valid</h1><p class="muted">Ask ${invite?.partner_name ?? 'the agency that sent it'} for a new one.</p>`;
+  return reply.code(404).send(invite ? invitePage(invite, title, body) : page(title, body));
 }
 
 function notPending(reply: FastifyReply, invite: Invite) {
   return reply
     .code(410)
     .send(
-      page(
+      invitePage(
+        invite,
         'Invitation closed',
         html`<h1>This invitation is ${invite.status}</h1><p class="muted">Ask ${invite.partner_name} for a new one if you still want to connect ${invite.brand_host}.</p>`,
       ),

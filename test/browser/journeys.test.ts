@@ -2,7 +2,13 @@ import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { createKey } from '../../src/domain/api-key-admin.js';
@@ -225,6 +231,73 @@ describe('portal journeys in a browser', () => {
     await page.getByRole('button', { name: 'Revoke Northwind Agency' }).click();
     await hasText(page.getByRole('status'), 'The partner no longer acts on that brand.');
     expect((await list()).status).toBe(404);
+    await context.close();
+  });
+
+  it("an agency sets its brand kit; its client's onboarding wears it, logo loaded without a referrer", async () => {
+    const agency = await createAccount(svc.app, 'Contoso Agency', 'agency');
+    await addUser(svc.app, agency, 'admin@contoso.example', 'a long enough password', 'admin');
+    const LOGO = 'https://cdn.contoso.example/logo.svg';
+    // The logo's host, answered in the browser's network layer: the page's CSP still
+    // decides whether the image may be requested at all.
+    const logoRequests: Record<string, string>[] = [];
+    const serveLogo = (ctx: BrowserContext) =>
+      ctx.route(LOGO, (route) => {
+        logoRequests.push(route.request().headers());
+        return route.fulfill({
+          contentType: 'image/svg+xml',
+          body: '<svg xmlns="http://www.w3.org/2000/svg" width="160" height="40"><rect width="160" height="40" rx="8" fill="#fff"/><circle cx="22" cy="20" r="10" fill="#f59e0b"/><text x="40" y="27" font-family="sans-serif" font-size="18" font-weight="700" fill="#5b21b6">Contoso</text></svg>',
+        });
+      });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${svc.url}/signin`);
+    await page.getByLabel('Email').fill('admin@contoso.example');
+    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Partners' }).click();
+    await page.getByLabel('Display name').fill('Contoso Growth');
+    await page.getByLabel('Logo URL').fill(LOGO);
+    await page.getByLabel('Accent colour').fill('#5b21b6');
+    await page.getByRole('button', { name: 'Save the brand kit' }).click();
+    await hasText(page.getByRole('status'), 'Brand kit saved: your invitations show it now.');
+    await page.getByLabel('Client brand host').fill('fabrikam.example');
+    await page.getByLabel('Return URL').fill('https://app.contoso.example/clients');
+    await page.getByRole('button', { name: 'Create the invitation link' }).click();
+    const link = (await page.locator('code.secret').textContent())!.trim();
+
+    // The client, in a browser of its own.
+    const client = await browser.newContext({ viewport: { width: 1024, height: 760 } });
+    await serveLogo(client);
+    const onboarding = await client.newPage();
+    await onboarding.goto(link);
+    await hasText(
+      onboarding.getByRole('heading', { level: 1 }),
+      'Contoso Growth invites you to connect fabrikam.example',
+    );
+    expect(await onboarding.title()).toBe('Connect fabrikam.example · Contoso Growth');
+    const logo = onboarding.getByRole('img', { name: 'Contoso Growth' });
+    await visible(logo);
+    expect(
+      await logo.evaluate(
+        // The test is compiled without the DOM library: the element, as far as it is read.
+        (img) => (img as unknown as { naturalWidth: number }).naturalWidth,
+      ),
+    ).toBe(160);
+    expect(logoRequests).toHaveLength(1);
+    expect(logoRequests[0]!.referer).toBeUndefined();
+    const bar = await onboarding.locator('header.top').evaluate(
+      (el) =>
+        (
+          globalThis as unknown as {
+            getComputedStyle(e: unknown): { backgroundColor: string };
+          }
+        ).getComputedStyle(el).backgroundColor,
+    );
+    expect(bar).toBe('rgb(91, 33, 182)');
+    expect(await onboarding.locator('body').innerText()).toMatch(/powered by Stories\s*$/);
+    await shot(onboarding, 'onboarding-white-label');
+    await client.close();
     await context.close();
   });
 });

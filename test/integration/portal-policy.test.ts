@@ -150,9 +150,18 @@ describe('what each person sees', () => {
       'partners',
       () => '/app/partners',
       {
-        member: { status: 200, has: ['Partners and clients'], hasNot: ['Invite a client'] },
-        // Inviting clients is the agency plan's; this account is on the partner plan.
-        admin: { status: 200, has: ['Your client brands'], hasNot: ['Invite a client'] },
+        member: {
+          status: 200,
+          has: ['Partners and clients'],
+          hasNot: ['Invite a client', 'Brand kit'],
+        },
+        // Inviting clients is the agency plan's; this account is on the partner plan, which
+        // keeps a brand kit all the same.
+        admin: {
+          status: 200,
+          has: ['Your client brands', 'Brand kit'],
+          hasNot: ['Invite a client'],
+        },
         outsider: { status: 200, has: ['No partner acts on your brands'] },
       },
     ],
@@ -223,6 +232,14 @@ describe('what each person may do', () => {
       'revoke a partner that does not act on the brand',
       () => ['/app/partners/revoke', { brand: 'acme.example', partner: 'acc_unknown' }],
       { member: 403, admin: 404 },
+    ],
+    [
+      'set the brand kit',
+      () => [
+        '/app/partners/brand-kit',
+        { display_name: 'Acme Partners', logo_url: '', accent_color: '#123456' },
+      ],
+      { member: 403, admin: 303 },
     ],
     [
       'add a webhook endpoint on a private address',

@@ -89,6 +89,7 @@ export const NOTICES: Record<string, string> = {
   'partner-revoked': 'The partner no longer acts on that brand.',
   'client-dropped': 'The client brand is dropped.',
   'invite-revoked': 'The invitation is revoked.',
+  'brand-kit': 'Brand kit saved: your invitations show it now.',
   switched: 'Switched account.',
 };
 

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import type { BrandKit } from '../../domain/brand-kit.js';
 import { createDelegationInvite } from '../../operations/delegations/create-delegation-invite.js';
 import { dropDelegation } from '../../operations/delegations/drop-delegation.js';
 import { listDelegations } from '../../operations/delegations/list-delegations.js';
+import { getBrandKit, mayEditBrandKit, saveBrandKit } from '../../operations/portal/brand-kit.js';
 import {
   listInvites,
   listPartners,
@@ -12,6 +14,7 @@ import {
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html } from '../html.js';
+import { brandKitForm } from './brand-kit-form.js';
 import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
@@ -37,7 +40,10 @@ interface Partner {
 export function mountPartnerPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'partners');
 
-  async function partnersPage(v: View, extra: { done?: string; error?: string; invite?: Html }) {
+  async function partnersPage(
+    v: View,
+    extra: { done?: string; error?: string; invite?: Html; kit?: BrandKit },
+  ) {
     const admin = hasRole(actorOf(v.session), 'admin');
     const { delegations } = (await run(app, v, listDelegations, {})) as {
       delegations: Delegation[];
@@ -52,6 +58,10 @@ export function mountPartnerPages(fastify: FastifyInstance, app: AppContext) {
         expires_at: string;
       }[];
     };
+    // The brand kit: as typed when saving it failed, else as stored.
+    const kit = mayEditBrandKit(actorOf(v.session))
+      ? (extra.kit ?? ((await run(app, v, getBrandKit, {})) as { brand_kit: BrandKit }).brand_kit)
+      : null;
     const form = (action: string, fields: Record<string, string>, label: string, cls: string) =>
       html`<form class="inline" method="post" action="${action}">${csrfField(v.csrf)}${Object.entries(
         fields,
@@ -99,7 +109,8 @@ ${
 <label for="invite-return">Return URL <span class="muted small">(your product, https)</span></label><input id="invite-return" name="return_url" type="url" required placeholder="https://app.youragency.com/clients">
 <p><button type="submit">Create the invitation link</button></p></form>`
     : ''
-}`,
+}
+${kit ? brandKitForm(v.csrf, kit, v.session.account.name) : ''}`,
     );
   }
 
@@ -118,6 +129,21 @@ ${
   act('/app/partners/revoke', revokePartner, ['brand', 'partner'], 'partner-revoked');
   act('/app/partners/drop', dropDelegation, ['brand'], 'client-dropped');
   act('/app/partners/invites/revoke', revokeInviteInApp, ['id'], 'invite-revoked');
+
+  routes.post('/app/partners/brand-kit', async (req, reply, v) => {
+    const typed = {
+      display_name: formField(req, 'display_name'),
+      logo_url: formField(req, 'logo_url'),
+      accent_color: formField(req, 'accent_color'),
+    };
+    try {
+      await run(app, v, saveBrandKit, typed);
+      return reply.redirect('/app/partners?done=brand-kit', 303);
+    } catch (e) {
+      const { status, text } = portalError(e);
+      return reply.code(status).send(await partnersPage(v, { error: text, kit: typed }));
+    }
+  });
 
   routes.post('/app/partners/invite', async (req, reply, v) => {
     try {
