@@ -45,28 +45,24 @@ export function presentedKey(headers: Record<string, string | string[] | undefin
 }
 
 /**
- * Past the limit of failed credentials per client address, that address gets 429 before
- * any credential is even looked at, so keys and tokens cannot be guessed at speed.
+ * Counts a failed credential against the client address; answers the error to throw: 401,
+ * or 429 once the address is past AUTH_FAILURES_PER_MINUTE failures this minute. Only
+ * failures count and a valid credential is never refused for its address's failures
+ * (the caller looks it up first), so bad keys from a shared NAT do not lock out the good
+ * ones behind it. Guessing is not made slow by this (a valid key gets through whatever the
+ * count, so the answer still tells valid from invalid): it is hopeless, a key holds 256
+ * random bits and a token as many; the 429 tells a misbehaving client to back off.
  */
-export async function refuseFailingAddress(app: AppContext, clientAddress: string, now: number) {
-  const failures = await app.limiter.peek(`authfail:${clientAddress}`);
-  const limit = app.config.authFailuresPerMinute;
-  if (failures && failures.count >= limit) throw tooMany(limit, failures, now);
-}
-
-/** Counts a failed credential against the client address; answers the 401 to throw. */
 export async function failedCredential(
   app: AppContext,
   clientAddress: string,
   now: number,
   text?: string,
 ): Promise<AppError> {
+  const limit = app.config.authFailuresPerMinute;
   const w = await app.limiter.hit(`authfail:${clientAddress}`, WINDOW_MS);
-  return new AppError(
-    'unauthenticated',
-    text,
-    rateHeaders(app.config.authFailuresPerMinute, w, now),
-  );
+  if (w.count > limit) return tooMany(limit, w, now);
+  return new AppError('unauthenticated', text, rateHeaders(limit, w, now));
 }
 
 /** Counts a call in its caller's window (a key, or a user in an account); 429 past it. */
@@ -84,7 +80,7 @@ export async function countCall(
 /**
  * Resolves an API key to its actor on every call (so a revocation holds on the next
  * request), counts the call in the key's window, and applies the plan gate. Failed
- * attempts are counted per client address (refuseFailingAddress).
+ * attempts are counted per client address (failedCredential).
  */
 export async function authenticateKey(
   app: AppContext,
@@ -92,7 +88,8 @@ export async function authenticateKey(
   clientAddress: string,
 ): Promise<{ actor: Actor; headers: RateHeaders }> {
   const now = app.clock.now().getTime();
-  await refuseFailingAddress(app, clientAddress, now);
+  // A malformed key is refused without a lookup; a well-formed one is looked up by its
+  // indexed lookup part and compared in constant time, whatever its address has failed.
   const row = await findKey(app, rawKey);
   if (!row) throw await failedCredential(app, clientAddress, now);
   const headers = await countCall(app, `key:${row.id}`, now);

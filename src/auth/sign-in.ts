@@ -4,31 +4,46 @@ import { effectivePlan, runningTrial } from './effective-plan.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 const WINDOW_MS = 60_000;
-/** Failed sign-ins for one email per minute, from anywhere. */
+/** Failed sign-ins for one email from one client address per minute. */
 const SIGN_INS_PER_EMAIL_PER_MINUTE = 10;
 
+/** One sign-in attempt, counted until it is known to have succeeded. */
+export interface SignInAttempt {
+  /** Whether the password may be checked now; false answers 429. */
+  allowed: boolean;
+  buckets: string[];
+}
+
 /**
- * Whether a sign-in may be tried now: every attempt counts against the address, and an
- * email that failed 10 times this minute waits, so no account is guessed at speed. Only
- * failures count against an email (recordFailedSignIn), so nobody locks a person out by
- * asking for their password reset. The portal and the OAuth sign-in page share the
- * counters.
+ * Counts a sign-in attempt against its client address (AUTH_FAILURES_PER_MINUTE) and
+ * against the (address, email) pair (10), up front, so a burst of parallel guesses cannot
+ * slip past either limit together; a success gives its count back (forgiveSignIn), so the
+ * counters hold failures. Nothing counts per email alone: a stranger failing for someone's
+ * email from their own address locks only that address out of that email, and the person
+ * still signs in from theirs. From the failing address even the right password waits out
+ * the window, which is what keeps guessing slow. The portal and the OAuth sign-in page
+ * share the counters.
  */
 export async function countSignInAttempt(
   app: AppContext,
   address: string,
   email: string,
-): Promise<boolean> {
-  const byAddress = await app.limiter.hit(`signin:ip:${address}`, WINDOW_MS);
-  const failures = await app.limiter.peek(`signin:fail:${email}`);
-  return (
-    byAddress.count <= app.config.authFailuresPerMinute &&
-    (failures?.count ?? 0) < SIGN_INS_PER_EMAIL_PER_MINUTE
-  );
+): Promise<SignInAttempt> {
+  const byAddress = `signin:ip:${address}`;
+  const seen = await app.limiter.hit(byAddress, WINDOW_MS);
+  // An address past its budget adds no bucket per email it tries (memory stays bounded).
+  if (seen.count > app.config.authFailuresPerMinute) {
+    return { allowed: false, buckets: [byAddress] };
+  }
+  // No address is longer than 254 characters: a longer one is only ever a failure.
+  const byPair = `signin:ip-email:${address}:${email.slice(0, 254)}`;
+  const pair = await app.limiter.hit(byPair, WINDOW_MS);
+  return { allowed: pair.count <= SIGN_INS_PER_EMAIL_PER_MINUTE, buckets: [byAddress, byPair] };
 }
 
-export async function recordFailedSignIn(app: AppContext, email: string): Promise<void> {
-  await app.limiter.hit(`signin:fail:${email}`, WINDOW_MS);
+/** The attempt succeeded: it does not count against the address or the email. */
+export async function forgiveSignIn(app: AppContext, attempt: SignInAttempt): Promise<void> {
+  await Promise.all(attempt.buckets.map((b) => app.limiter.release(b)));
 }
 
 /** Emails the service sends on request (reset, sign-up): a few per address and minute. */

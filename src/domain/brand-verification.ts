@@ -4,14 +4,21 @@ import { withTransaction } from '../db/database.js';
 import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { writeAudit } from './audit.js';
-import { emailOnBrandDomain, FREE_MAIL_HOSTS } from './onboarding.js';
+import {
+  brandHostProblem,
+  emailOnBrandDomain,
+  isMailProviderDomain,
+  registrableDomain,
+  requireBrandHost,
+} from './brand-host.js';
 
 const VERIFY_TTL_MS = 48 * 3600_000;
 
 /**
  * Ownership of a brand is shown by a mailbox on its domain: a link is sent to an address
- * at the brand's host (or a subdomain), and whoever opens it verifies the brand. It can
- * be asked again as often as needed; each link works until it expires.
+ * on the brand's registrable domain (brand-host.ts: ops@mail.acme.co.uk speaks for
+ * shop.acme.co.uk), and whoever opens it verifies the brand. It can be asked again as
+ * often as needed; each link works until it expires.
  */
 export async function requestBrandVerification(
   app: AppContext,
@@ -21,11 +28,13 @@ export async function requestBrandVerification(
 ): Promise<{ email: string }> {
   const email = rawEmail.trim().toLowerCase();
   if (brand.verified === 1) throw conflict('brand: already verified');
+  // A brand added before hosts were checked may be a suffix (co.uk): no mailbox proves it.
+  requireBrandHost(brand.host, 'brand');
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !emailOnBrandDomain(email, brand.host)) {
-    throw invalid(`email: must be an address on ${brand.host}`);
+    throw invalid(`email: must be an address on ${registrableDomain(brand.host)}`);
   }
   // A mailbox at a mail provider proves nothing about owning the provider's brand.
-  if (FREE_MAIL_HOSTS.has(brand.host)) {
+  if (isMailProviderDomain(brand.host)) {
     throw invalid(
       `brand: ${brand.host} is a mail provider; its owner verifies it with us directly`,
     );
@@ -71,14 +80,21 @@ export async function readBrandVerification(
   token: string,
 ): Promise<string | null> {
   const data = await verifyLink(app, 'brand-verify', token);
-  if (!data || typeof data.b !== 'string') return null;
+  if (!data || typeof data.b !== 'string' || typeof data.e !== 'string') return null;
   const brand = await app.db
     .selectFrom('brands')
     .select('host')
     .where('id', '=', data.b)
     .executeTakeFirst();
-  return brand?.host ?? null;
+  return brand && mailboxSpeaksFor(data.e, brand.host) ? brand.host : null;
 }
+
+/**
+ * The rules hold when the link is opened too, so a link sent under older ones (a suffix
+ * such as co.uk, a mailbox off the registrable domain) verifies nothing.
+ */
+const mailboxSpeaksFor = (email: string, host: string) =>
+  !brandHostProblem(host) && !isMailProviderDomain(host) && emailOnBrandDomain(email, host);
 
 /** Verifies the brand of a valid link; answers its host, or null for a bad link. */
 export async function confirmBrandVerification(
@@ -95,6 +111,7 @@ export async function confirmBrandVerification(
       .where('id', '=', data.b as string)
       .executeTakeFirst();
     if (!brand) return null;
+    if (!mailboxSpeaksFor(data.e as string, brand.host)) return null;
     if (brand.verified !== 1) {
       await trx
         .updateTable('brands')

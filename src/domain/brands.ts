@@ -4,6 +4,7 @@ import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
+import { requireBrandHost } from './brand-host.js';
 
 /** A brand host is monitored by exactly one account; others reach it through delegations. */
 export async function addBrand(
@@ -14,6 +15,7 @@ export async function addBrand(
   verified: boolean,
   actor = 'operator',
 ): Promise<string> {
+  requireBrandHost(host);
   await requireAccount(app, accountId);
   const id = newId('brd');
   const now = app.clock.now().toISOString();

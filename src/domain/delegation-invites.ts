@@ -6,6 +6,7 @@ import type { DelegationInvitesTable } from '../db/schema.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeAudit } from './audit.js';
+import { requireBrandHost } from './brand-host.js';
 
 export type InviteStatus = 'pending' | 'used' | 'declined' | 'expired' | 'revoked';
 
@@ -46,6 +47,8 @@ export async function createInvite(
   returnUrl: string,
   actor: string,
 ): Promise<InviteAnswer> {
+  // The invite becomes a brand when the client accepts: refuse what could never be one.
+  requireBrandHost(host, 'brand');
   const now = app.clock.now();
   const at = now.toISOString();
   const brand = await app.db

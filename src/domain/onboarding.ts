@@ -6,54 +6,23 @@ import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeAudit } from './audit.js';
+import {
+  emailOnBrandDomain,
+  isMailProviderDomain,
+  registrableDomain,
+  requireBrandHost,
+} from './brand-host.js';
 import { findInvite } from './delegation-invites.js';
 import { activateDelegation } from './delegations.js';
 
 /** How long the email confirmation link of onboarding works. */
 const CONFIRM_TTL_MS = 24 * 3_600_000;
 
-/**
- * Mailbox providers: an address there proves nothing about owning the provider's brand,
- * so their hosts cannot be claimed through onboarding (their owners sign up directly).
- */
-export const FREE_MAIL_HOSTS = new Set([
-  'gmail.com',
-  'googlemail.com',
-  'outlook.com',
-  'hotmail.com',
-  'live.com',
-  'msn.com',
-  'yahoo.com',
-  'ymail.com',
-  'icloud.com',
-  'me.com',
-  'aol.com',
-  'proton.me',
-  'protonmail.com',
-  'gmx.com',
-  'gmx.de',
-  'gmx.net',
-  'web.de',
-  'mail.com',
-  'yandex.com',
-  'yandex.ru',
-  'zoho.com',
-  'fastmail.com',
-  'qq.com',
-  '163.com',
-]);
-
 export type Invite = NonNullable<Awaited<ReturnType<typeof findInvite>>>;
 
 /** The invite behind an onboarding token, whatever its state, or undefined. */
 export const loadInvite = (app: AppContext, token: string) =>
   findInvite(app.db, token, app.clock.now().toISOString());
-
-/** The email proves the brand: it must be on the brand's own domain or a subdomain of it. */
-export function emailOnBrandDomain(email: string, host: string): boolean {
-  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  return domain === host || domain.endsWith(`.${host}`);
-}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -70,13 +39,17 @@ export async function startOnboarding(
   form: { email: string },
 ): Promise<{ email: string }> {
   if (invite.status !== 'pending') throw conflict(`invite is ${invite.status}`);
-  if (FREE_MAIL_HOSTS.has(invite.brand_host)) {
+  // Invites made before hosts were checked may name a suffix such as co.uk: never a brand.
+  requireBrandHost(invite.brand_host, 'brand');
+  if (isMailProviderDomain(invite.brand_host)) {
     throw invalid(`brand: ${invite.brand_host} is a mailbox provider; its addresses prove nothing`);
   }
   const email = form.email.trim().toLowerCase();
   if (!EMAIL.test(email) || email.length > 254) throw invalid('email: must be an email address');
   if (!emailOnBrandDomain(email, invite.brand_host)) {
-    throw invalid(`email: must be an address at ${invite.brand_host} (or one of its subdomains)`);
+    throw invalid(
+      `email: must be an address at ${registrableDomain(invite.brand_host)} (or one of its subdomains)`,
+    );
   }
   const now = app.clock.now();
   const at = now.toISOString();
@@ -178,6 +151,16 @@ export async function decideOnboarding(
   const { approve } = decision;
   const at = app.clock.now().toISOString();
   const { invite, signup } = c;
+  // Approving creates or verifies the brand: the same rules as every other way in.
+  if (approve) {
+    requireBrandHost(invite.brand_host, 'brand');
+    if (
+      isMailProviderDomain(invite.brand_host) ||
+      !emailOnBrandDomain(signup.email, invite.brand_host)
+    ) {
+      throw invalid(`email: ${signup.email} does not speak for ${invite.brand_host}`);
+    }
+  }
   const passwordHash =
     approve && !c.hasAccount ? await hashPassword(checkPassword(decision.password)) : null;
   await withTransaction(app.db, async (trx) => {

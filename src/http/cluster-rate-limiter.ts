@@ -11,7 +11,7 @@ const ANSWER_TIMEOUT_MS = 5000;
  * event-loop turn travel as one message each way, so a busy worker pays one IPC round trip
  * per turn, not per request.
  */
-type Call = [id: number, op: 'hit' | 'peek', bucket: string, windowMs: number];
+type Call = [id: number, op: 'hit' | 'peek' | 'release', bucket: string, windowMs: number];
 type Answer = [id: number, window: RateWindow | null];
 interface Batch {
   brsRateLimit: Call[] | Answer[];
@@ -25,12 +25,12 @@ export function serveRateLimitToWorkers(limiter: RateLimiter): void {
   cluster.on('message', async (worker: Worker, message: unknown) => {
     if (!isBatch(message)) return;
     const answers = await Promise.all(
-      (message.brsRateLimit as Call[]).map(
-        async ([id, op, bucket, windowMs]): Promise<Answer> => [
-          id,
-          op === 'hit' ? await limiter.hit(bucket, windowMs) : await limiter.peek(bucket),
-        ],
-      ),
+      (message.brsRateLimit as Call[]).map(async ([id, op, bucket, windowMs]): Promise<Answer> => {
+        if (op === 'hit') return [id, await limiter.hit(bucket, windowMs)];
+        if (op === 'peek') return [id, await limiter.peek(bucket)];
+        await limiter.release(bucket);
+        return [id, null];
+      }),
     );
     if (worker.isConnected()) worker.send({ brsRateLimit: answers });
   });
@@ -95,6 +95,10 @@ export class ClusterRateLimiter implements RateLimiter {
 
   peek(bucket: string): Promise<RateWindow | null> {
     return this.call('peek', bucket, 0);
+  }
+
+  async release(bucket: string): Promise<void> {
+    await this.call('release', bucket, 0);
   }
 
   async close(): Promise<void> {

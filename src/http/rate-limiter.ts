@@ -12,6 +12,12 @@ export interface RateLimiter {
   hit(bucket: string, windowMs: number): Promise<RateWindow>;
   /** The bucket's current window without counting, or null when it has none. */
   peek(bucket: string): Promise<RateWindow | null>;
+  /**
+   * Takes one hit back from the bucket's current window (none when it has no window): an
+   * attempt counted up front, so parallel attempts cannot slip past the limit together,
+   * turned out to be one that should not count (a sign-in that succeeded).
+   */
+  release(bucket: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,6 +47,11 @@ export class MemoryRateLimiter implements RateLimiter {
     return w && w.resetAt > this.now() ? { ...w } : null;
   }
 
+  async release(bucket: string): Promise<void> {
+    const w = this.windows.get(bucket);
+    if (w && w.resetAt > this.now() && w.count > 0) w.count -= 1;
+  }
+
   private sweep(): void {
     const t = this.now();
     for (const [k, w] of this.windows) if (w.resetAt <= t) this.windows.delete(k);
@@ -63,6 +74,12 @@ if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local t = redis.call('PTTL', KEYS[1])
 if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) t = tonumber(ARGV[1]) end
 return {c, t}`;
+
+/** DECR only a window that exists and holds hits: a release never starts a window. */
+const RELEASE = `
+local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
 
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
@@ -108,6 +125,10 @@ export class RedisRateLimiter implements RateLimiter {
       .then((r) => [r?.[0]?.[1], r?.[1]?.[1]] as [string | null, number]);
     if (count === null || ttl < 0) return null;
     return { count: Number(count), resetAt: Date.now() + ttl };
+  }
+
+  async release(bucket: string): Promise<void> {
+    await this.redis.eval(RELEASE, 1, this.prefix + bucket).catch(outage);
   }
 
   async close(): Promise<void> {

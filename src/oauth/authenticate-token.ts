@@ -1,10 +1,5 @@
 import type Provider from 'oidc-provider';
-import {
-  countCall,
-  failedCredential,
-  type RateHeaders,
-  refuseFailingAddress,
-} from '../auth/authenticate-key.js';
+import { countCall, failedCredential, type RateHeaders } from '../auth/authenticate-key.js';
 import { effectivePlan } from '../auth/effective-plan.js';
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
@@ -18,8 +13,9 @@ export const TOKEN_REFUSED = 'invalid, expired or revoked access token';
  * Resolves an OAuth access token presented to /mcp into the signed-in user's actor. The
  * token and its grant are looked up in the store on every call (a revoked token fails at
  * once), it must be bound to this /mcp resource with the mcp scope, and the membership it
- * names is read again, so a member removed from the team loses access with their next call. Failures
- * count toward the client address's limit, like bad API keys.
+ * names is read again, so a member removed from the team loses access with their next call.
+ * Failures count toward the client address's limit, like bad API keys: a valid token is
+ * never refused for its address's failures.
  */
 export async function authenticateToken(
   app: AppContext,
@@ -28,7 +24,6 @@ export async function authenticateToken(
   clientAddress: string,
 ): Promise<{ actor: Actor; headers: RateHeaders }> {
   const now = app.clock.now().getTime();
-  await refuseFailingAddress(app, clientAddress, now);
   const member = await findMember(app, provider, token);
   if (!member) throw await failedCredential(app, clientAddress, now, TOKEN_REFUSED);
   const headers = await countCall(app, `user:${member.user_id}:${member.account_id}`, now);

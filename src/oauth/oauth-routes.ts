@@ -1,11 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Provider } from 'oidc-provider';
-import {
-  checkPassword,
-  countSignInAttempt,
-  recordFailedSignIn,
-  workspacesOf,
-} from '../auth/sign-in.js';
+import { checkPassword, countSignInAttempt, forgiveSignIn, workspacesOf } from '../auth/sign-in.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
@@ -97,7 +92,8 @@ function mountInteractionPages(
     if (!details) return;
     const client = await clientLabel(provider, details.params);
     const email = formField(req, 'email').trim().toLowerCase();
-    if (!(await countSignInAttempt(app, req.ip, email))) {
+    const attempt = await countSignInAttempt(app, req.ip, email);
+    if (!attempt.allowed) {
       return reply
         .code(429)
         .header('retry-after', '60')
@@ -105,11 +101,12 @@ function mountInteractionPages(
     }
     const userId = await checkPassword(app, email, formField(req, 'password'));
     if (!userId) {
-      await recordFailedSignIn(app, email);
       return reply
         .code(401)
         .send(signInPage(details.uid, client, 'That email and password do not match.'));
     }
+    // The right password: this attempt does not count against the address or email.
+    await forgiveSignIn(app, attempt);
     const workspaces = await workspacesOf(app, userId);
     if (workspaces.length === 0) {
       return reply.code(403).send(errorPage('This user is not an active member of any team.'));

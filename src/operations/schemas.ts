@@ -1,18 +1,17 @@
 import { z } from 'zod';
+import { HOST_PATTERN } from '../domain/brand-host.js';
 
 /**
  * Parameters shared by every operation, each with the description that becomes the
  * OpenAPI text and the MCP tool's parameter documentation.
  */
-const HOST =
-  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export const BrandHost = z
   .string()
   .trim()
   .toLowerCase()
   .min(1, 'is required')
-  .regex(HOST, 'must be a brand host such as acme.com')
+  .regex(HOST_PATTERN, 'must be a brand host such as acme.com')
   .describe('Brand host, e.g. acme.com (as listed by v1_list_brands)');
 
 export const EventUri = z

@@ -106,6 +106,25 @@ describe('brs, the operator command line', () => {
     expect(dup.out).toEqual({ error: 'host: this brand is already monitored' });
   });
 
+  it('brand add refuses public suffixes, single labels and IP addresses, by name', async () => {
+    const refused = {
+      com: "host: com is a public suffix, not a brand's domain",
+      'co.uk': "host: co.uk is a public suffix, not a brand's domain",
+      'github.io': "host: github.io is a public suffix, not a brand's domain",
+      intranet: "host: intranet is a single-label name, not a brand's domain",
+      '10.0.0.1': "host: 10.0.0.1 is an IP address, not a brand's domain",
+    };
+    for (const [host, error] of Object.entries(refused)) {
+      const r = await brs(env, 'brand', 'add', '--account', client, '--host', host, '--verified');
+      expect(r.code, host).toBe(1);
+      expect(r.out, host).toEqual({ error });
+    }
+    // A name registered under a private suffix is somebody's own.
+    expect(
+      (await brs(env, 'brand', 'add', '--account', client, '--host', 'acme.github.io')).out,
+    ).toEqual({ brand: 'acme.github.io' });
+  });
+
   it('brand aliases: shown, set, refused when bad, cleared', async () => {
     const show = () => brs(env, 'brand', 'aliases', '--host', 'acme.com');
     expect((await show()).out).toEqual({ brand: 'acme.com', aliases: [] });

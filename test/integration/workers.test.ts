@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brs, brsServe } from '../support/cli.js';
 import { freshDatabase } from '../support/databases.js';
+import { PortalClient } from '../support/portal-client.js';
 
 /** WORKERS=2: several server processes on one port, without Redis. */
 let env: Record<string, string>;
@@ -62,6 +63,31 @@ describe('WORKERS=2', () => {
     const r = await get('/v1/brands');
     expect(r.status).toBe(429);
     expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+
+  it('gives successful sign-ins back through the primary: the same person keeps signing in', async () => {
+    const account = (await brs(env, 'account', 'create', '--name', 'S', '--plan', 'pro')).out
+      .account;
+    const email = 'busy@workers.example';
+    await brs(
+      env,
+      'user',
+      'create',
+      '--account',
+      account,
+      '--email',
+      email,
+      '--password',
+      'correct horse battery',
+      '--role',
+      'owner',
+    );
+    // Past the 10 failures an (address, email) may have in a minute, all of them right.
+    for (let i = 0; i < 12; i++) {
+      const c = new PortalClient(server.url);
+      expect((await c.signIn(email, 'correct horse battery')).status).toBe(303);
+    }
+    expect((await new PortalClient(server.url).signIn(email, 'wrong password')).status).toBe(401);
   });
 
   it('replaces a worker that dies and keeps answering', async () => {

@@ -13,6 +13,8 @@ export class OAuthBrowser {
   constructor(
     private readonly login: { email: string; password: string; team?: string },
     private readonly decision: 'allow' | 'deny' = 'allow',
+    /** Sent with every request, e.g. X-Forwarded-For to be another client address. */
+    private readonly headers: Record<string, string> = {},
   ) {}
 
   async authorize(authorizationUrl: string, redirectUri: string): Promise<URL> {
@@ -53,7 +55,11 @@ export class OAuthBrowser {
     const res = await fetch(url, {
       ...init,
       redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), cookie: this.cookieHeader() },
+      headers: {
+        ...this.headers,
+        ...(init.headers as Record<string, string>),
+        cookie: this.cookieHeader(),
+      },
     });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';');

@@ -7,7 +7,11 @@ export class PortalClient {
   readonly cookies = new Map<string, string>();
   private csrf = '';
 
-  constructor(readonly base: string) {}
+  /** `headers` go with every request, e.g. X-Forwarded-For to be another client address. */
+  constructor(
+    readonly base: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
 
   private cookieHeader() {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -27,7 +31,7 @@ export class PortalClient {
   async get(path: string) {
     const res = await fetch(new URL(path, this.base), {
       redirect: 'manual',
-      headers: { cookie: this.cookieHeader() },
+      headers: { ...this.headers, cookie: this.cookieHeader() },
     });
     this.keep(res);
     const html = await res.text();
@@ -53,6 +57,7 @@ export class PortalClient {
       method: 'POST',
       redirect: 'manual',
       headers: {
+        ...this.headers,
         cookie: this.cookieHeader(),
         'content-type': 'application/x-www-form-urlencoded',
         ...(opts.origin && { origin: opts.origin }),

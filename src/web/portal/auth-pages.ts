@@ -3,7 +3,7 @@ import {
   checkPassword,
   countEmailRequest,
   countSignInAttempt,
-  recordFailedSignIn,
+  forgiveSignIn,
   workspacesOf,
 } from '../../auth/sign-in.js';
 import type { AppContext } from '../../context.js';
@@ -82,7 +82,8 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
     '/signin',
     guarded(async (req, reply) => {
       const email = formField(req, 'email').trim().toLowerCase();
-      if (!(await countSignInAttempt(app, req.ip, email))) {
+      const attempt = await countSignInAttempt(app, req.ip, email);
+      if (!attempt.allowed) {
         return reply
           .code(429)
           .header('retry-after', '60')
@@ -90,11 +91,12 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
       }
       const userId = await checkPassword(app, email, formField(req, 'password'));
       if (!userId) {
-        await recordFailedSignIn(app, email);
         return reply
           .code(401)
           .send(await signInForm(req, reply, 'That email and password do not match.'));
       }
+      // The right password: this attempt does not count against the address or email.
+      await forgiveSignIn(app, attempt);
       const [first] = await workspacesOf(app, userId);
       if (!first) {
         return reply
