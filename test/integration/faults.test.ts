@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { migrate } from '../../src/db/database.js';
 import { buildServer } from '../../src/http/server.js';
+import { enqueue, JobRunner } from '../../src/jobs/queue.js';
 import { freshDatabase, REDIS_URL, testDialect } from '../support/databases.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -44,8 +45,9 @@ afterEach(async () => {
 async function startFaulty(
   databaseUrl: string,
   env: Record<string, string>,
-  stories = 30,
+  opts: { stories?: number; runJobs?: boolean } = {},
 ): Promise<Faulty> {
+  const stories = opts.stories ?? 30;
   const app = await createContext(
     loadConfig({ LOG_LEVEL: 'fatal', JOB_POLL_MS: '200', ...env, DATABASE_URL: databaseUrl }),
   );
@@ -54,7 +56,7 @@ async function startFaulty(
   const w = await seedWorld(app);
   const uris: string[] = [];
   for (let n = 1; n <= stories; n++) uris[n] = await w.story('northwind.example', n + 1);
-  const server = await buildServer(app);
+  const server = await buildServer(app, { runJobs: opts.runJobs });
   cleanups.push(() => server.close());
   const url = await server.listen({ port: 0, host: '127.0.0.1' });
   const acknowledged = new Map<number, string>();
@@ -134,14 +136,17 @@ if (postgres) {
     const env = { DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_STATEMENT_TIMEOUT_MS: '1000' };
     const BOUND_MS = 3500;
 
-    async function behindProxy(): Promise<{ svc: Faulty; proxy: TcpProxy }> {
+    async function behindProxy(
+      more: Record<string, string> = {},
+      opts: { runJobs?: boolean } = {},
+    ): Promise<{ svc: Faulty; proxy: TcpProxy }> {
       const db = await freshDatabase();
       cleanups.push(db.drop);
       const target = new URL(db.url);
       const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
       cleanups.push(() => proxy.close());
       target.port = String(proxy.port);
-      return { svc: await startFaulty(target.toString(), env), proxy };
+      return { svc: await startFaulty(target.toString(), { ...env, ...more }, opts), proxy };
     }
 
     it('black-holed: every request, read or write, and /readyz answer 503 within the timeouts; it recovers without a restart and loses nothing acknowledged', async () => {
@@ -191,6 +196,30 @@ if (postgres) {
       await expectNothingLost(svc);
     });
 
+    it('while the database fails, the job runner backs off instead of hammering it, and runs due jobs once it is back', async () => {
+      const { svc, proxy } = await behindProxy({ JOB_POLL_MS: '50' }, { runJobs: false });
+      const ran: string[] = [];
+      const runner = new JobRunner(svc.app, {
+        'fault.mark': async (_app, payload: { n: number }) => ran.push(`job ${payload.n}`),
+      });
+      runner.start();
+      cleanups.push(() => runner.stop());
+      proxy.reset();
+      const before = proxy.accepted;
+      await new Promise((r) => setTimeout(r, 3000));
+      // Polling every 50 ms without backoff would try about 60 times in these 3 s.
+      expect(proxy.accepted - before).toBeLessThan(15);
+      proxy.restore();
+      const now = new Date().toISOString();
+      await enqueue(svc.app.db, 'fault.mark', { n: 1 }, { now });
+      // The backoff reached at most 3.2 s (50 ms doubled six times).
+      const t0 = performance.now();
+      while (ran.length === 0 && performance.now() - t0 < 8000) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(ran).toEqual(['job 1']);
+    });
+
     it('unreachable from the start: the API, OAuth, /mcp and /readyz answer 503, never a 500', async () => {
       // Nothing listens on port 1: every query fails to connect.
       const app = await createContext(
@@ -235,13 +264,21 @@ if (sqlite) {
       return { svc, file: db.url.slice('sqlite:'.length) };
     }
 
-    it('locked: a write waits the busy timeout for another process’s write transaction, then answers 503; reads go on; it recovers when the lock is gone', async () => {
+    it('locked: a write waits the busy timeout for another process’s write transaction, then answers 503; reads and idle job polls go on; it recovers when the lock is gone', async () => {
       const { svc, file } = await onFile();
       expect((await svc.note(1)).status).toBe(200);
       const other = new SQLite(file);
       cleanups.push(async () => other.close());
       other.pragma('busy_timeout = 0');
+      await svc.app.jobs.drain();
       other.exec('BEGIN IMMEDIATE');
+      // With no job due, the job runner's polls only read, which a writer does not block:
+      // the lock does not freeze this process (SQLite's busy wait is synchronous).
+      let slowest = 0;
+      for (const t0 = performance.now(); performance.now() - t0 < 1500; ) {
+        slowest = Math.max(slowest, (await svc.get('/healthz')).ms);
+      }
+      expect(slowest).toBeLessThan(250);
       for (let n = 2; n <= 3; n++) expectUnavailableWithin(await svc.note(n), BUSY_MS + 1500);
       // WAL: readers are not blocked by a writer.
       expect((await svc.get('/v1/brands')).status).toBe(200);
@@ -296,7 +333,7 @@ describe('Redis faults', () => {
     const svc = await startFaulty(
       db.url,
       { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, ...env },
-      6,
+      { stories: 6 },
     );
     return { svc, proxy };
   }

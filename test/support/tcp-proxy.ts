@@ -7,6 +7,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
  * - `blackHole()`: connections are accepted and kept open, but nothing passes either way;
  *   the connections caught in it stay silent for good (their state is lost, as after a
  *   failover), so a client that keeps using one never gets an answer;
+ * - `reset()`: every connection is cut, and each new one cut as soon as it is accepted (a
+ *   database restarting, or a middlebox resetting connections);
  * - `restore()`: connections made from now on are forwarded again;
  * - `stop()`: the port is closed and every connection through it cut (connection refused);
  *   `start()` listens again on the same port.
@@ -16,6 +18,7 @@ export interface TcpProxy {
   /** Connections accepted since the proxy was made. */
   accepted: number;
   blackHole(): void;
+  reset(): void;
   restore(): void;
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -24,11 +27,16 @@ export interface TcpProxy {
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let holed = false;
+  let resetting = false;
   const pipes = new Set<{ dead: boolean; destroy(): void }>();
   let server: Server | undefined;
 
   const onConnection = (client: Socket) => {
     proxy.accepted++;
+    if (resetting) {
+      client.resetAndDestroy();
+      return;
+    }
     const upstream = createConnection(target);
     const pipe = {
       dead: holed,
@@ -67,8 +75,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       holed = true;
       for (const p of pipes) p.dead = true;
     },
+    reset() {
+      resetting = true;
+      for (const p of pipes) p.destroy();
+      pipes.clear();
+    },
     restore() {
       holed = false;
+      resetting = false;
     },
     async stop() {
       const closed = new Promise((r) => server?.close(r));
@@ -79,6 +93,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     async start() {
       holed = false;
+      resetting = false;
       await listen(proxy.port);
     },
     async close() {
