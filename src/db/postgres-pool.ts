@@ -41,8 +41,6 @@ export function openPostgresPool(url: string, timeouts: DatabaseTimeouts): pg.Po
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
     query_timeout: timeouts.statementMs + READ_GRACE_MS,
-    // A transaction left open by a lost client must not hold its locks for ever.
-    idle_in_transaction_session_timeout: timeouts.statementMs * 2,
     keepAlive: true,
   });
   // An idle client's network error must not crash the process; the next query reports it.

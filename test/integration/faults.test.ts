@@ -1,9 +1,11 @@
 import { linkSync, renameSync, unlinkSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { migrate } from '../../src/db/database.js';
+import { isDatabaseOutage } from '../../src/http/render-error.js';
 import { buildServer } from '../../src/http/server.js';
 import { enqueue, JobRunner } from '../../src/jobs/queue.js';
 import { freshDatabase, REDIS_URL, testDialect } from '../support/databases.js';
@@ -194,6 +196,20 @@ if (postgres) {
       await recovers(() => svc.get('/readyz'), 2000);
       for (let n = 5; n <= 8; n++) expect((await svc.note(n)).status).toBe(200);
       await expectNothingLost(svc);
+    });
+
+    it('a statement running longer than DATABASE_STATEMENT_TIMEOUT_MS is cancelled by PostgreSQL, and classed as an outage (503)', async () => {
+      const { svc } = await behindProxy();
+      const shown = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(
+        svc.app.db,
+      );
+      expect(shown.rows[0]?.statement_timeout).toBe('1s');
+      const t0 = performance.now();
+      const err = await sql`select pg_sleep(5)`.execute(svc.app.db).catch((e: unknown) => e);
+      expect((err as { code?: string }).code).toBe('57014');
+      expect(isDatabaseOutage(err)).toBe(true);
+      expect(performance.now() - t0).toBeLessThan(1900); // the server's cancel, not the client's
+      expect((await svc.get('/readyz')).status).toBe(200);
     });
 
     it('while the database fails, the job runner backs off instead of hammering it, and runs due jobs once it is back', async () => {
