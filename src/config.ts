@@ -76,7 +76,24 @@ const Env = z.object({
   SEAT_CAP_PRO: z.coerce.number().int().min(1).default(10),
   SEAT_CAP_PARTNER: z.coerce.number().int().min(1).default(25),
   SEAT_CAP_AGENCY: z.coerce.number().int().min(1).default(50),
+  // Bounds on every wait for a dependency, so a database or Redis that stops answering
+  // costs a request a 503 within seconds instead of a hang.
+  /** PostgreSQL: opening a connection, or waiting for a free one of the pool. */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000),
+  /** PostgreSQL's statement_timeout; the client gives up 1 s later if no answer comes at all. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  /** SQLite: how long a write waits for another process's write transaction. */
+  DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
+  /** Redis: how long a rate-limit command waits for its answer. */
+  REDIS_TIMEOUT_MS: z.coerce.number().int().min(100).default(2000),
 });
+
+/** Bounds on waits for the database (DATABASE_*_TIMEOUT_MS). */
+export interface DatabaseTimeouts {
+  connectMs: number;
+  statementMs: number;
+  busyMs: number;
+}
 
 export type Database = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
 
@@ -85,7 +102,9 @@ export interface Config {
   host: string;
   baseUrl: string;
   database: Database;
+  databaseTimeouts: DatabaseTimeouts;
   redisUrl: string | undefined;
+  redisTimeoutMs: number;
   workers: number;
   fetchAllowHosts: string[];
   rateLimitPerMinute: number;
@@ -184,7 +203,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     database: parseDatabaseUrl(e.DATABASE_URL),
+    databaseTimeouts: {
+      connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      busyMs: e.DATABASE_BUSY_TIMEOUT_MS,
+    },
     redisUrl: e.REDIS_URL,
+    redisTimeoutMs: e.REDIS_TIMEOUT_MS,
     workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS),
     fetchAllowHosts: e.FETCH_ALLOW_HOSTS.split(',')
       .map((s) => s.trim())

@@ -28,11 +28,11 @@ export async function createContext(
   config: Config,
   overrides: Partial<Pick<AppContext, 'clock' | 'limiter'>> = {},
 ): Promise<AppContext> {
-  const db = openDatabase(config.database);
+  const db = openDatabase(config.database, config.databaseTimeouts);
   let limiter = overrides.limiter;
   if (!limiter) {
     if (config.redisUrl) {
-      const redis = new RedisRateLimiter(config.redisUrl);
+      const redis = new RedisRateLimiter(config.redisUrl, { timeoutMs: config.redisTimeoutMs });
       await redis.ready();
       limiter = redis;
     } else {

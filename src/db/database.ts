@@ -2,8 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
-import type { Database } from '../config.js';
+import type { Database, DatabaseTimeouts } from '../config.js';
 import * as initial from './migrations/0001-initial.js';
 import * as teamwork from './migrations/0002-teamwork-and-billing.js';
 import * as oauth from './migrations/0003-oauth.js';
@@ -12,15 +11,15 @@ import * as webhooks from './migrations/0005-webhooks.js';
 import * as monitoring from './migrations/0006-monitoring.js';
 import * as reclaimTrial from './migrations/0007-reclaim-trial.js';
 import * as brandKit from './migrations/0008-brand-kit.js';
+import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
+import { sqliteFileGuard } from './sqlite-file-guard.js';
 
 export type Db = Kysely<DB>;
 
-export function openDatabase(database: Database): Db {
+export function openDatabase(database: Database, timeouts: DatabaseTimeouts): Db {
   if (database.dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: database.url, max: 10 });
-    // An idle client's network error must not crash the process; the next query reports it.
-    pool.on('error', () => {});
+    const pool = openPostgresPool(database.url, timeouts);
     return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   }
   if (database.file !== ':memory:') mkdirSync(dirname(database.file), { recursive: true });
@@ -28,12 +27,13 @@ export function openDatabase(database: Database): Db {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${timeouts.busyMs}`);
   // Reads of a working set larger than SQLite's default 16 MB page cache go to the kernel
   // on every miss; a larger cache and memory-mapped reads keep hot pages in the process.
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 268435456');
-  const cached = withStatementCache(sqlite);
+  const guard = sqliteFileGuard(database.file);
+  const cached = withStatementCache(sqlite, guard);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
   sqliteHandles.set(db, cached);
   return db;
@@ -52,9 +52,11 @@ const STATEMENT_CACHE_SIZE = 500;
  * a request's CPU in the benchmark. The SQL text of a query is stable (values are bound
  * parameters), so statements are kept by text, in a bounded map.
  */
-function withStatementCache(sqlite: SQLite.Database) {
+function withStatementCache(sqlite: SQLite.Database, guard: { check(): void }) {
   const cache = new Map<string, SQLite.Statement>();
   return {
+    /** Throws while the database file is not at its path (see sqlite-file-guard.ts). */
+    checkFile: () => guard.check(),
     get inTransaction() {
       return sqlite.inTransaction;
     },
@@ -68,6 +70,9 @@ function withStatementCache(sqlite: SQLite.Database) {
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
         cache.set(sql, statement);
       }
+      // Kysely prepares every statement it runs: a write is refused here while the file
+      // was moved, so no write is acknowledged into a file a restart would not open.
+      if (!statement.readonly) guard.check();
       return statement;
     },
   };
@@ -101,7 +106,9 @@ export async function migrate(db: Db): Promise<void> {
   if (error) throw error;
 }
 
+/** Whether the database answers and, on SQLite, is still the file at its path. */
 export async function ping(db: Db): Promise<void> {
+  sqliteHandle(db)?.checkFile();
   await sql`select 1`.execute(db);
 }
 

@@ -101,6 +101,11 @@ export class ClusterRateLimiter implements RateLimiter {
     await this.call('release', bucket, 0);
   }
 
+  /** A round trip to the primary, which keeps the windows. */
+  async ping(): Promise<void> {
+    await this.call('peek', 'ping', 0);
+  }
+
   async close(): Promise<void> {
     process.off('message', this.onMessage);
   }

@@ -18,6 +18,8 @@ export interface RateLimiter {
    * turned out to be one that should not count (a sign-in that succeeded).
    */
   release(bucket: string): Promise<void>;
+  /** Resolves when the windows can be read and counted now; rejects otherwise (/readyz). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,8 @@ export class MemoryRateLimiter implements RateLimiter {
     if (w && w.resetAt > this.now() && w.count > 0) w.count -= 1;
   }
 
+  async ping(): Promise<void> {}
+
   private sweep(): void {
     const t = this.now();
     for (const [k, w] of this.windows) if (w.resetAt <= t) this.windows.delete(k);
@@ -84,12 +88,20 @@ return 0`;
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
 
+  private readonly prefix: string;
+
   constructor(
     private readonly url: string,
-    private readonly prefix = 'brs:rl:',
+    opts: { prefix?: string; timeoutMs?: number } = {},
   ) {
-    // Fail fast instead of queueing while Redis is away; the caller decides what to do.
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    this.prefix = opts.prefix ?? 'brs:rl:';
+    // Fail fast instead of queueing while Redis is away, and give up on a command whose
+    // answer does not come (a Redis that stopped answering): the caller answers 503.
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      commandTimeout: opts.timeoutMs ?? 2000,
+    });
     this.redis.on('error', () => {});
   }
 
@@ -108,10 +120,19 @@ export class RedisRateLimiter implements RateLimiter {
     });
   }
 
+  /**
+   * A command with no answer in time leaves a connection that may never answer again
+   * (its peer is gone without closing it): it is dropped and a new one made, then 503.
+   */
+  private readonly failed = (err: Error): never => {
+    if (err?.message === 'Command timed out') this.redis.disconnect(true);
+    return outage();
+  };
+
   async hit(bucket: string, windowMs: number): Promise<RateWindow> {
     const [count, ttl] = (await this.redis
       .eval(HIT, 1, this.prefix + bucket, windowMs)
-      .catch(outage)) as [number, number];
+      .catch(this.failed)) as [number, number];
     return { count, resetAt: Date.now() + ttl };
   }
 
@@ -121,14 +142,18 @@ export class RedisRateLimiter implements RateLimiter {
       .get(this.prefix + bucket)
       .pttl(this.prefix + bucket)
       .exec()
-      .catch(outage)
+      .catch(this.failed)
       .then((r) => [r?.[0]?.[1], r?.[1]?.[1]] as [string | null, number]);
     if (count === null || ttl < 0) return null;
     return { count: Number(count), resetAt: Date.now() + ttl };
   }
 
   async release(bucket: string): Promise<void> {
-    await this.redis.eval(RELEASE, 1, this.prefix + bucket).catch(outage);
+    await this.redis.eval(RELEASE, 1, this.prefix + bucket).catch(this.failed);
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping().catch(this.failed);
   }
 
   async close(): Promise<void> {

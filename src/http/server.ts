@@ -75,11 +75,14 @@ export async function buildServer(
   fastify.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
 
   fastify.get('/healthz', async () => ({ ok: true }));
-  fastify.get('/readyz', async (_req, reply) => {
+  // Ready means every request could be served now: the database answers (and, on SQLite,
+  // is still the file at its path) and the rate-limit windows (Redis) can be counted.
+  fastify.get('/readyz', async (req, reply) => {
     try {
-      await ping(app.db);
+      await Promise.all([ping(app.db), app.limiter.ping()]);
       return { ok: true };
-    } catch {
+    } catch (err) {
+      req.log.warn({ err }, 'not ready');
       return reply.code(503).send({ error: 'service unavailable' });
     }
   });

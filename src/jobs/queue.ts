@@ -68,6 +68,21 @@ export async function enqueue(
 async function claim(app: AppContext, worker: string): Promise<JobRow | undefined> {
   const now = app.clock.now();
   const at = now.toISOString();
+  // Looked for first with a read, which never waits: an UPDATE takes SQLite's write lock
+  // even when it changes nothing, and while another process holds that lock every idle
+  // poll would block this process for the whole busy timeout.
+  const due = await app.db
+    .selectFrom('jobs')
+    .select('id')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', at)]),
+        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
+      ]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  if (!due) return undefined;
   // A job whose process died on its last attempt is not run again: it failed.
   await app.db
     .updateTable('jobs')
@@ -219,13 +234,28 @@ export class JobRunner implements JobQueue {
     }
   }
 
-  /** Polls for due jobs every JOB_POLL_MS until stopped. */
+  /**
+   * Polls for due jobs every JOB_POLL_MS until stopped. While the database fails, the
+   * delay doubles with each failed poll, up to 30 s (or JOB_POLL_MS if longer), so an
+   * outage costs a log line now and then, not a loop hammering the database.
+   */
   start(): void {
+    let failures = 0;
     const tick = () => {
       this.drain()
-        .catch((e) => this.app.log?.error({ err: e }, 'job runner'))
+        .then(
+          () => {
+            failures = 0;
+          },
+          (e) => {
+            failures++;
+            this.app.log?.error({ err: e, failures }, 'job runner');
+          },
+        )
         .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.app.config.jobPollMs);
+          const poll = this.app.config.jobPollMs;
+          const delay = Math.min(poll * 2 ** Math.min(failures, 20), Math.max(poll, 30_000));
+          if (!this.stopped) this.timer = setTimeout(tick, delay);
         });
     };
     this.timer = setTimeout(tick, this.app.config.jobPollMs);

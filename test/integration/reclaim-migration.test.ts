@@ -1,6 +1,6 @@
 import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { type Db, migrate, openDatabase } from '../../src/db/database.js';
 import * as initial from '../../src/db/migrations/0001-initial.js';
 import * as teamwork from '../../src/db/migrations/0002-teamwork-and-billing.js';
@@ -23,7 +23,8 @@ const FUTURE = '2099-01-01T00:00:00.000Z';
 beforeAll(async () => {
   const fresh = await freshDatabase();
   drop = fresh.drop;
-  db = openDatabase(parseDatabaseUrl(fresh.url));
+  const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'fatal' });
+  db = openDatabase(config.database, config.databaseTimeouts);
   const migrator = new Migrator({
     db,
     provider: {

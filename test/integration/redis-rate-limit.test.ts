@@ -101,34 +101,4 @@ describe('failed credentials counted through Redis', () => {
     }
   });
 });
-
-describe('Redis outage', () => {
-  it('answers 503 service unavailable, never a 500', async () => {
-    const { loadConfig } = await import('../../src/config.js');
-    const { createContext } = await import('../../src/context.js');
-    const { migrate } = await import('../../src/db/database.js');
-    const { buildServer } = await import('../../src/http/server.js');
-    const { RedisRateLimiter } = await import('../../src/http/rate-limiter.js');
-    const { seedWorld } = await import('../support/world.js');
-    const db = await freshDatabase();
-    const limiter = new RedisRateLimiter(REDIS_URL);
-    await limiter.ready();
-    const app = await createContext(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'fatal' }), {
-      limiter,
-    });
-    await migrate(app.db);
-    const w = await seedWorld(app);
-    const server = await buildServer(app);
-    await limiter.close(); // Redis goes away under a running server
-    const r = await server.inject({
-      method: 'GET',
-      url: '/v1/brands',
-      headers: { 'x-api-key': w.keys.owner },
-    });
-    expect(r.statusCode).toBe(503);
-    expect(r.json()).toEqual({ error: 'service unavailable' });
-    await server.close();
-    await app.close();
-    await db.drop();
-  });
-});
+// Redis going away or going silent under a running server: test/integration/faults.test.ts.

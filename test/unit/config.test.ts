@@ -32,6 +32,23 @@ describe('configuration', () => {
     );
   });
 
+  it('bounds every wait for the database and Redis, each configurable', () => {
+    const d = loadConfig({});
+    expect(d.databaseTimeouts).toEqual({ connectMs: 3000, statementMs: 5000, busyMs: 5000 });
+    expect(d.redisTimeoutMs).toBe(2000);
+    const c = loadConfig({
+      DATABASE_CONNECT_TIMEOUT_MS: '1000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '2500',
+      DATABASE_BUSY_TIMEOUT_MS: '0',
+      REDIS_TIMEOUT_MS: '750',
+    });
+    expect(c.databaseTimeouts).toEqual({ connectMs: 1000, statementMs: 2500, busyMs: 0 });
+    expect(c.redisTimeoutMs).toBe(750);
+    expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '0' })).toThrow(
+      /DATABASE_STATEMENT_TIMEOUT_MS/,
+    );
+  });
+
   it('reads TRUST_PROXY as false, a hop count, or trusted addresses', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
