@@ -91,6 +91,18 @@ export function mountMcp(
       if (r.status === 401) reply.header('www-authenticate', challenge);
       return reply.code(r.status).headers(r.headers).send(r.body);
     }
+    // MCP 2025-06-18 removed JSON-RPC batches, and a batch would run many calls on one
+    // count of the key's window: refused whole, nothing in it run.
+    if (Array.isArray(req.body)) {
+      return reply.code(400).send({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: ErrorCode.InvalidRequest,
+          message: 'batches are not supported: send one request per POST',
+        },
+      });
+    }
     await serveMcp(app, actor, req, reply);
   });
 
