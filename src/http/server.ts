@@ -13,6 +13,7 @@ import { mountOnboarding } from '../web/onboarding-routes.js';
 import { mountPortal } from '../web/portal/portal.js';
 import { mountShares } from '../web/share-routes.js';
 import { mountBilling } from './billing-routes.js';
+import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { sweepExpiredIdempotency } from './idempotency.js';
 import { buildOpenApi } from './openapi.js';
 import { renderError } from './render-error.js';
@@ -60,6 +61,19 @@ export async function buildServer(
     },
     trustProxy: trustProxyOption(app.config.trustProxy),
     bodyLimit: 1024 * 1024,
+    // Time limits (a body that never finishes is a 408), checked often enough to hold.
+    requestTimeout: app.config.http.requestTimeoutMs,
+    connectionTimeout: app.config.http.connectionTimeoutMs,
+    http: {
+      headersTimeout: app.config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(
+        25,
+        Math.min(1000, Math.floor(app.config.http.headersTimeoutMs / 4)),
+      ),
+    },
+    // Refusals by node's parser and Fastify's router carry {"error"} like every answer.
+    clientErrorHandler,
+    frameworkErrors,
     requestIdHeader: 'x-request-id',
     // Signed links carry their payload in the path (/action/<payload>.<signature>).
     routerOptions: { maxParamLength: 512 },

@@ -1,0 +1,53 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { renderError } from './render-error.js';
+
+/**
+ * What node's HTTP parser and timers refuse before any route runs (Fastify's
+ * `clientErrorHandler`): a request too slow to arrive, headers too large, bytes that are
+ * not HTTP. There is no request object yet, so the answer is written on the socket, in
+ * the same `{"error": …}` shape as every other error.
+ */
+function clientErrorAnswer(code: string | undefined): [number, string] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'request: not received in time'];
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'request: headers too large'];
+  return [400, 'request: malformed HTTP'];
+}
+
+/** Fastify calls it with the instance as `this`, for its logger. */
+export function clientErrorHandler(
+  this: { log: FastifyBaseLogger },
+  err: NodeJS.ErrnoException,
+  socket: Socket,
+) {
+  // A reset socket has nobody left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, error] = clientErrorAnswer(err.code);
+  this.log.debug({ err, status }, 'client error');
+  // An answer already under way (headers sent) cannot be replaced: the socket just ends.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+  // end() only half-closes; a client that never closes its side must not keep the socket.
+  socket.once('finish', () => socket.destroy());
+}
+
+/**
+ * Errors Fastify's router raises itself (a malformed URL, an over-long path parameter):
+ * answered like the errors of every route, instead of Fastify's own body.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const r = renderError(err, req.log);
+  return reply.code(r.status).headers(r.headers).send(r.body);
+}
