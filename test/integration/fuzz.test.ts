@@ -109,6 +109,15 @@ const HOSTILE_BODIES: [string, (valid: string) => string][] = [
   ['a bare string', () => '"text"'],
 ];
 
+/** Whole query strings (GET and DELETE), beside the per-field values. */
+const HOSTILE_QUERIES: [string, (valid: string) => string][] = [
+  ['a __proto__ parameter', (v) => `__proto__=x&__proto__[polluted]=yes&${v}`],
+  ['constructor[prototype]', (v) => `constructor[prototype][polluted]=yes&${v}`],
+  ['broken percent-encoding', (v) => `${v}&${v.split('=')[0] || 'brand'}=%E0%A4%A&%zz=1`],
+  ['a parameter repeated 1000 times', (v) => `${v}${'&limit=1'.repeat(1000)}`],
+  ['a NUL in a parameter name', (v) => `${v}&a%00b=1`],
+];
+
 /** A nested value has no JSON.stringify in node (the stack ends first); it is kept as text. */
 const tooDeep = (raw: string) => raw.startsWith('[['.repeat(100)) || raw.startsWith('{"a":{"a":');
 
@@ -329,6 +338,13 @@ describe('REST: hostile values in every field of every operation', () => {
         for (const [name, make] of HOSTILE_BODIES) {
           await expectRestRefusalOrSuccess(`${label} body = ${name}`, () =>
             svc.request('POST', op.path, { key: w.keys.owner, rawBody: make(valid) }),
+          );
+        }
+      } else {
+        const valid = new URLSearchParams(baseline(op.input) as Record<string, string>).toString();
+        for (const [name, make] of HOSTILE_QUERIES) {
+          await expectRestRefusalOrSuccess(`${label} query = ${name}`, () =>
+            svc.request(op.method, `${op.path}?${make(valid)}`, { key: w.keys.owner }),
           );
         }
       }

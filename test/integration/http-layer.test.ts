@@ -191,6 +191,21 @@ describe('errors from the HTTP layer carry {error}', () => {
     expect(r.closed).toBe(true);
   });
 
+  it('400 for an HTTP/1.1 request without Host; HTTP/1.0 needs none', async () => {
+    const r = await rawExchange([head(['GET /v1/brands HTTP/1.1', 'Connection: close'])]);
+    expectErrorBody(r, 400, 'request: Host header required');
+    const old = await rawExchange([head(['GET /healthz HTTP/1.0'])]);
+    expect(old.status).toBe(200);
+  });
+
+  it('405 for CONNECT: the service is no proxy', async () => {
+    const r = await rawExchange([
+      head(['CONNECT evil.example:443 HTTP/1.1', 'Host: evil.example:443']),
+    ]);
+    expectErrorBody(r, 405, 'method not allowed: CONNECT');
+    expect(r.closed).toBe(true);
+  });
+
   it('413 for a body over the limit, declared or sent', async () => {
     const declared = await rawExchange([
       head([
