@@ -137,7 +137,8 @@ async function serveMcp(app: AppContext, actor: Actor, req: FastifyRequest, repl
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list }));
   server.setRequestHandler(ToolsCallRequest, async (request) => {
-    // The SDK's own check (above) has passed: arguments are an object or absent.
+    // The SDK's tools/call wrapper has checked the full schema before this runs:
+    // arguments are an object or absent.
     const { name, arguments: args } = request.params as {
       name: string;
       arguments?: Record<string, unknown>;
