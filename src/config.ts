@@ -86,6 +86,13 @@ const Env = z.object({
   DATABASE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).default(5000),
   /** Redis: how long a rate-limit command waits for its answer. */
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(100).default(2000),
+  // HTTP time limits: a client that sends slowly, or stops, holds a socket only this long.
+  /** The request line and headers must arrive within this (slowloris). */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  /** The whole request, body included, must arrive within this; then 408. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** A socket silent both ways this long is closed (0: never; a keep-alive one sooner). */
+  CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(120_000),
 });
 
 /** Bounds on waits for the database (DATABASE_*_TIMEOUT_MS). */
@@ -146,6 +153,7 @@ export interface Config {
   jobLeaseMs: number;
   feedPollMs: number;
   seatCaps: Record<Plan, number>;
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; connectionTimeoutMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -188,6 +196,20 @@ function llmConfig(e: z.infer<typeof Env>): Config['llm'] {
     model: e.LLM_MODEL,
     timeoutMs: e.LLM_TIMEOUT_MS,
     retries: e.LLM_RETRIES,
+  };
+}
+
+function httpConfig(e: z.infer<typeof Env>): Config['http'] {
+  // Node refuses a headers timeout longer than the whole request's.
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(
+      'invalid configuration:\n  HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS',
+    );
+  }
+  return {
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    connectionTimeoutMs: e.CONNECTION_TIMEOUT_MS,
   };
 }
 
@@ -246,5 +268,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       partner: e.SEAT_CAP_PARTNER,
       agency: e.SEAT_CAP_AGENCY,
     },
+    http: httpConfig(e),
   };
 }

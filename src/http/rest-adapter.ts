@@ -3,7 +3,7 @@ import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
 import { executeOperation } from '../operations/execute.js';
 import type { Operation } from '../operations/operation.js';
-import type { Actor } from '../policy.js';
+import { type Actor, checkAccess } from '../policy.js';
 import {
   beginIdempotent,
   fingerprint,
@@ -29,9 +29,12 @@ export function mountRest(fastify: FastifyInstance, app: AppContext, ops: readon
       url: op.path,
       // Authenticate before the body is read: a bad key is a 401 whatever the body, and a
       // malformed body from a good key still counts against its window, with the headers.
+      // The access bar depends on the caller only, so it comes before the body too: an
+      // operation a key can never perform is a 403 whatever is sent (type, size, JSON).
       onRequest: async (req, reply) => {
         const { actor, headers } = await authenticateKey(app, presentedKey(req.headers), req.ip);
         reply.headers(headers);
+        checkAccess(actor, op.access);
         actors.set(req, actor);
       },
       handler: async (req, reply) => {

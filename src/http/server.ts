@@ -13,6 +13,12 @@ import { mountOnboarding } from '../web/onboarding-routes.js';
 import { mountPortal } from '../web/portal/portal.js';
 import { mountShares } from '../web/share-routes.js';
 import { mountBilling } from './billing-routes.js';
+import {
+  clientErrorHandler,
+  frameworkErrors,
+  refuseConnect,
+  requireHost,
+} from './client-errors.js';
 import { sweepExpiredIdempotency } from './idempotency.js';
 import { buildOpenApi } from './openapi.js';
 import { renderError } from './render-error.js';
@@ -60,11 +66,28 @@ export async function buildServer(
     },
     trustProxy: trustProxyOption(app.config.trustProxy),
     bodyLimit: 1024 * 1024,
+    // Time limits (a body that never finishes is a 408), checked often enough to hold.
+    requestTimeout: app.config.http.requestTimeoutMs,
+    connectionTimeout: app.config.http.connectionTimeoutMs,
+    http: {
+      headersTimeout: app.config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(
+        25,
+        Math.min(1000, Math.floor(app.config.http.headersTimeoutMs / 4)),
+      ),
+      // Node would answer a missing Host with an empty 400; `requireHost` answers it.
+      requireHostHeader: false,
+    },
+    // Refusals by node's parser and Fastify's router carry {"error"} like every answer.
+    clientErrorHandler,
+    frameworkErrors,
     requestIdHeader: 'x-request-id',
     // Signed links carry their payload in the path (/action/<payload>.<signature>).
     routerOptions: { maxParamLength: 512 },
   });
   app.log = fastify.log;
+  fastify.addHook('onRequest', requireHost);
+  fastify.server.on('connect', refuseConnect);
   // Bodies are JSON only; anything else is answered as a wrong media type, not parsed.
   fastify.removeContentTypeParser('text/plain');
 

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
+  CallToolRequestParamsSchema,
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
@@ -9,6 +10,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
+import { z } from 'zod';
 import { apiKeyLookup } from '../auth/api-keys.js';
 import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
@@ -22,6 +24,16 @@ import { callTool, type ToolEntry } from './tool-call.js';
 import { userTools } from './user-tools.js';
 
 const SERVER_INFO = { name: 'stories', title: 'Stories', version: '1.0.0' };
+
+/**
+ * tools/call with its `arguments` unchecked at registration. The SDK parses a request
+ * with the registered schema first, and a failure there is an InternalError (-32603);
+ * its tools/call wrapper then checks the full schema and answers InvalidParams (-32602),
+ * which is what `arguments` that are not an object (a string, an array) deserve.
+ */
+const ToolsCallRequest = CallToolRequestSchema.extend({
+  params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
+});
 
 /**
  * The tools a caller sees, computed once per process: a partner API key gets the v1_
@@ -91,6 +103,18 @@ export function mountMcp(
       if (r.status === 401) reply.header('www-authenticate', challenge);
       return reply.code(r.status).headers(r.headers).send(r.body);
     }
+    // MCP 2025-06-18 removed JSON-RPC batches, and a batch would run many calls on one
+    // count of the key's window: refused whole, nothing in it run.
+    if (Array.isArray(req.body)) {
+      return reply.code(400).send({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: ErrorCode.InvalidRequest,
+          message: 'batches are not supported: send one request per POST',
+        },
+      });
+    }
     await serveMcp(app, actor, req, reply);
   });
 
@@ -112,8 +136,13 @@ async function serveMcp(app: AppContext, actor: Actor, req: FastifyRequest, repl
         : 'Stories: brand-reputation stories with advisories. Start with list_brands, then list_stories and get_story.',
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: args } = request.params;
+  server.setRequestHandler(ToolsCallRequest, async (request) => {
+    // The SDK's tools/call wrapper has checked the full schema before this runs:
+    // arguments are an object or absent.
+    const { name, arguments: args } = request.params as {
+      name: string;
+      arguments?: Record<string, unknown>;
+    };
     const tool = tools.byName.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
     return callTool(app, actor, tool, args);

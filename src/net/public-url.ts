@@ -13,15 +13,48 @@ export function hostPort(url: URL): string {
 export const isAllowlisted = (config: Config, url: URL) =>
   config.fetchAllowHosts.includes(hostPort(url));
 
-/** Only ordinary public unicast addresses: no loopback, private, link-local, reserved, … */
+/**
+ * IPv6 prefixes that lead to an IPv4 host through a translator or a tunnel: NAT64
+ * (RFC 6052, and RFC 8215's local-use prefix), SIIT (RFC 6145), 6to4 (RFC 3056) and
+ * Teredo (RFC 4380, whose client address is stored inverted). The host reached is an IPv4
+ * one behind a relay the service does not control, so these are refused whatever they
+ * carry, public or not.
+ */
+const TRANSLATED_PREFIXES = (
+  [
+    ['64:ff9b::', 96],
+    ['64:ff9b:1::', 48],
+    ['::ffff:0:0:0', 96],
+    ['2002::', 16],
+    ['2001::', 32],
+  ] as const
+).map(([prefix, bits]) => [ipaddr.IPv6.parse(prefix), bits] as const);
+
+/** The IPv4 address in the low 32 bits of an IPv6 address. */
+const low32 = (ip: ipaddr.IPv6) =>
+  new ipaddr.IPv4([ip.parts[6]! >> 8, ip.parts[6]! & 0xff, ip.parts[7]! >> 8, ip.parts[7]! & 0xff]);
+
+/**
+ * Only ordinary public unicast addresses: no loopback, private, link-local, reserved, …,
+ * and no IPv6 spelling of a non-public IPv4 address. IPv4-mapped (`::ffff:a.b.c.d`),
+ * IPv4-compatible (`::a.b.c.d`, deprecated but still routed to the IPv4 host by some
+ * stacks) and ISATAP (`…:0:5efe:a.b.c.d`) addresses are judged by the IPv4 address they
+ * carry; translated and tunnelled prefixes are refused (above).
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let ip = ipaddr.parse(address);
-  // ::ffff:10.0.0.1 is 10.0.0.1.
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) {
-    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') return ip.range() === 'unicast';
+  const v6 = ip as ipaddr.IPv6;
+  const [a, b, c, d, e, f] = v6.parts;
+  // ::/96 and ::ffff:0:0/96 (:: and ::1 included: they carry 0.0.0.0 and 0.0.0.1).
+  if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && (f === 0 || f === 0xffff)) {
+    return low32(v6).range() === 'unicast';
   }
-  return ip.range() === 'unicast';
+  if (TRANSLATED_PREFIXES.some(([prefix, bits]) => v6.match(prefix, bits))) return false;
+  // ISATAP: the interface identifier 0:5efe or 200:5efe (u/g bits aside) names the IPv4 host.
+  if ((e! & 0xfcff) === 0 && f === 0x5efe && low32(v6).range() !== 'unicast') return false;
+  return v6.range() === 'unicast';
 }
 
 /**

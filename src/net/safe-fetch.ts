@@ -36,27 +36,29 @@ type LookupCallback = (
 
 /**
  * The DNS lookup of every connection the guarded agent makes: it resolves as the system
- * does, then refuses unless every address is public. Being the connection's own lookup,
- * it checks the address actually dialled: a name that resolves differently the second
- * time (DNS rebinding) gains nothing.
+ * does (`resolve`, node's own lookup but for tests), then refuses unless every address is
+ * public. Being the connection's own lookup, it checks the address actually dialled: a
+ * name that resolves differently the second time (DNS rebinding) gains nothing.
  */
-function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback) {
-  lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused || addresses.length === 0) {
-      const e = new FetchRefused(
-        `${hostname} resolves to a non-public address`,
-      ) as NodeJS.ErrnoException;
-      e.code = 'EREFUSED_PRIVATE';
-      return callback(e, []);
-    }
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
+export function publicOnlyLookup(resolve: typeof lookup = lookup) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const refused = addresses.find((a) => !isPublicAddress(a.address));
+      if (refused || addresses.length === 0) {
+        const e = new FetchRefused(
+          `${hostname} resolves to a non-public address`,
+        ) as NodeJS.ErrnoException;
+        e.code = 'EREFUSED_PRIVATE';
+        return callback(e, []);
+      }
+      if (options.all) return callback(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
 }
 
-const guarded = new Agent({ connect: { lookup: publicOnlyLookup } });
+const guarded = new Agent({ connect: { lookup: publicOnlyLookup() } });
 const plain = new Agent();
 
 /**

@@ -109,8 +109,24 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
   };
   const provider = new Provider(issuerOf(app), configuration);
   provider.proxy = app.config.trustProxy !== false;
+  pinOrigin(provider, issuerOf(app));
   provider.on('server_error', (_ctx, err) => app.log?.error({ err }, 'oauth server error'));
   return provider;
+}
+
+/**
+ * Koa, under oidc-provider, builds every URL it answers (discovery endpoints, redirects)
+ * from the request's Host or X-Forwarded-Host and scheme, which any client can set. The
+ * service lives at BASE_URL, so this app's requests say so whatever their headers say
+ * (the address, `ctx.ip`, still follows TRUST_PROXY).
+ */
+function pinOrigin(provider: Provider, base: string) {
+  const url = new URL(base);
+  Object.defineProperties(provider.request, {
+    host: { get: () => url.host },
+    hostname: { get: () => url.hostname },
+    protocol: { get: () => url.protocol.slice(0, -1) },
+  });
 }
 
 /**

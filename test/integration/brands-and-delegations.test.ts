@@ -103,5 +103,26 @@ describe('operations a key can never perform', () => {
         before.length,
       );
     });
+
+    it(`POST ${path} is 403 before the body is read: malformed, wrong type, oversized`, async () => {
+      const bodies: { rawBody: string; headers?: Record<string, string> }[] = [
+        { rawBody: 'xx' },
+        { rawBody: '{"brand": ' },
+        { rawBody: '' },
+        { rawBody: 'brand=acme.com', headers: { 'content-type': 'text/plain' } },
+        { rawBody: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+        { rawBody: `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}` },
+      ];
+      for (const b of bodies) {
+        const r = await svc.request('POST', path, { key: w.keys.owner, ...b });
+        expect(r.status, b.rawBody.slice(0, 20)).toBe(403);
+        expect(r.body).toEqual({ error: "outside this key's brand scope" });
+      }
+      // A bad key is still a 401, whatever the body.
+      const bad = await svc.request('POST', path, { key: 'brs_nope', rawBody: 'xx' });
+      expect(bad.status).toBe(401);
+      const none = await svc.request('POST', path, { rawBody: 'xx' });
+      expect(none.status).toBe(401);
+    });
   }
 });

@@ -74,10 +74,10 @@ describe('Idempotency-Key', () => {
     const other = await post('reuse-1', 'Different');
     expect(other.status).toBe(422);
     expect(other.body).toEqual({ error: 'Idempotency-Key was used with a different request' });
-    const otherPath = await svc.request('POST', '/v1/api-keys', {
+    const otherPath = await svc.request('POST', '/v1/story/context', {
       key: w.keys.owner,
       headers: { 'idempotency-key': 'reuse-1' },
-      body: {},
+      body: { brand: 'northwind.example', event_uri: w.stories.northwind, context: 'Other' },
     });
     expect(otherPath.status).toBe(422);
   });

@@ -139,6 +139,17 @@ describe('story from URL', () => {
     const local = await fromUrl('http://169.254.169.254/latest/meta-data/');
     expect(local.status).toBe(400);
     expect(local.body.error).toMatch(/^url: /);
+    // IPv6 spellings of loopback and of the metadata address are the same refusal.
+    for (const url of [
+      'http://[::127.0.0.1]/',
+      'http://[::a9fe:a9fe]/latest/meta-data/',
+      'http://[64:ff9b:1::a9fe:a9fe]/',
+      'http://[2002:a9fe:a9fe::1]/',
+    ]) {
+      const r = await fromUrl(url);
+      expect(r.status, url).toBe(400);
+      expect(r.body.error, url).toMatch(/^url: /);
+    }
     const ftp = await fromUrl('ftp://example.com/a');
     expect(ftp.status).toBe(400);
   });

@@ -59,6 +59,25 @@ describe('configuration', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY/);
   });
 
+  it('reads the HTTP time limits, with defaults; headers cannot outlast the request', () => {
+    expect(loadConfig({}).http).toEqual({
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 30_000,
+      connectionTimeoutMs: 120_000,
+    });
+    expect(
+      loadConfig({
+        REQUEST_TIMEOUT_MS: '5000',
+        HEADERS_TIMEOUT_MS: '2000',
+        CONNECTION_TIMEOUT_MS: '0',
+      }).http,
+    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000, connectionTimeoutMs: 0 });
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '1000' })).toThrow(
+      /HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' })).toThrow(/REQUEST_TIMEOUT_MS/);
+  });
+
   it('reads WORKERS as a process count or auto (one per CPU)', () => {
     expect(loadConfig({}).workers).toBe(1);
     expect(loadConfig({ WORKERS: '4' }).workers).toBe(4);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
-import { FetchRefused, safeFetch } from '../../src/net/safe-fetch.js';
+import { FetchRefused, publicOnlyLookup, safeFetch } from '../../src/net/safe-fetch.js';
 
 /**
  * The SSRF table: hostile URLs and redirect chains, all refused. A local server stands in
@@ -79,6 +79,21 @@ const HOSTILE = [
   'http://[64:ff9b::7f00:1]/',
   'http://[2002:7f00:1::]/',
   'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+  // IPv6 spellings of a non-public IPv4 address (the parser keeps them as IPv6 hex).
+  'http://[::127.0.0.1]/',
+  'http://[::7f00:1]/',
+  'http://[::a9fe:a9fe]/latest/meta-data/',
+  'http://[::10.0.0.1]/',
+  'http://[::ffff:a9fe:a9fe]/',
+  'http://[::ffff:0:a9fe:a9fe]/',
+  'http://[64:ff9b::a9fe:a9fe]/',
+  'http://[64:ff9b:1::a9fe:a9fe]/',
+  'http://[2002:a9fe:a9fe::1]/',
+  // Teredo whose (inverted) client address is 127.0.0.1.
+  'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+  // ISATAP interface identifiers carrying the metadata address, under a public prefix.
+  'http://[2606:2800:220:1:0:5efe:a9fe:a9fe]/',
+  'http://[2606:2800:220:1:200:5efe:7f00:1]/',
   'http://10.0.0.1/',
   'http://172.16.0.1/',
   'http://192.168.1.1/',
@@ -112,6 +127,54 @@ describe('SSRF: hostile URLs', () => {
 
   it(`counts at least 30 (${HOSTILE.length})`, () => {
     expect(HOSTILE.length).toBeGreaterThanOrEqual(30);
+  });
+});
+
+/**
+ * The resolved-address path: a public-looking name whose DNS answer is an IPv6 spelling
+ * of a non-public address. The system resolver is replaced by one that answers what a
+ * hostile DNS server would; the guard under test is the agent's real lookup.
+ */
+describe('SSRF: names resolving to hostile addresses', () => {
+  const resolvingTo =
+    (addresses: string[]) =>
+    (
+      _host: string,
+      _opts: unknown,
+      cb: (e: null, a: { address: string; family: number }[]) => void,
+    ) =>
+      cb(
+        null,
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+  const resolveWith = (addresses: string[], all: boolean) =>
+    new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((done) =>
+      publicOnlyLookup(resolvingTo(addresses) as never)('evil.example', { all }, (err, address) =>
+        done({ err, address }),
+      ),
+    );
+
+  it.each([
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '::ffff:7f00:1',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::a00:1',
+    '64:ff9b:1::a9fe:a9fe',
+    '2002:a9fe:a9fe::1',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '2606:2800:220:1:0:5efe:a9fe:a9fe',
+  ])('a name resolving to %s is refused at connect', async (address) => {
+    for (const all of [false, true]) {
+      const r = await resolveWith(['93.184.216.34', address], all);
+      expect(r.err).toBeInstanceOf(FetchRefused);
+      expect(r.err?.code).toBe('EREFUSED_PRIVATE');
+    }
+  });
+
+  it('a name resolving to public addresses only is dialled', async () => {
+    const r = await resolveWith(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'], false);
+    expect(r).toEqual({ err: null, address: '93.184.216.34' });
   });
 });
 
