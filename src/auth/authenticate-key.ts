@@ -5,6 +5,7 @@ import { AppError, forbidden } from '../errors.js';
 import type { RateWindow } from '../http/rate-limiter.js';
 import { type Actor, hasApiAccess } from '../policy.js';
 import { apiKeyLookup, apiKeyMatches } from './api-keys.js';
+import { addressBucket } from './client-address.js';
 import { effectivePlan } from './effective-plan.js';
 
 const WINDOW_MS = 60_000;
@@ -60,7 +61,7 @@ export async function failedCredential(
   text?: string,
 ): Promise<AppError> {
   const limit = app.config.authFailuresPerMinute;
-  const w = await app.limiter.hit(`authfail:${clientAddress}`, WINDOW_MS);
+  const w = await app.limiter.hit(`authfail:${addressBucket(clientAddress)}`, WINDOW_MS);
   if (w.count > limit) return tooMany(limit, w, now);
   return new AppError('unauthenticated', text, rateHeaders(limit, w, now));
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
+import { addressBucket } from './client-address.js';
 import { effectivePlan, runningTrial } from './effective-plan.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
@@ -26,9 +27,10 @@ export interface SignInAttempt {
  */
 export async function countSignInAttempt(
   app: AppContext,
-  address: string,
+  clientAddress: string,
   email: string,
 ): Promise<SignInAttempt> {
+  const address = addressBucket(clientAddress);
   const byAddress = `signin:ip:${address}`;
   const seen = await app.limiter.hit(byAddress, WINDOW_MS);
   // An address past its budget adds no bucket per email it tries (memory stays bounded).
@@ -50,9 +52,10 @@ export async function forgiveSignIn(app: AppContext, attempt: SignInAttempt): Pr
 export async function countEmailRequest(
   app: AppContext,
   kind: 'reset' | 'signup',
-  address: string,
+  clientAddress: string,
   email: string,
 ): Promise<boolean> {
+  const address = addressBucket(clientAddress);
   const byAddress = await app.limiter.hit(`${kind}:ip:${address}`, WINDOW_MS);
   const byEmail = await app.limiter.hit(`${kind}:email:${email}`, WINDOW_MS);
   return byAddress.count <= app.config.authFailuresPerMinute && byEmail.count <= 3;

@@ -376,7 +376,14 @@ export function buildCli(): Command {
         async (app, o: { brand: string; event: string; email: string }) => {
           const brand = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
           const email = parse(TeammateEmail, o.email, 'email');
-          await addShareGuest(app, { brand, relation: 'own' }, o.event, email, 'operator');
+          await addShareGuest(
+            app,
+            { brand, relation: 'own' },
+            o.event,
+            email,
+            'operator',
+            brand.account_id,
+          );
           return { ok: true, email };
         },
         (o) => `guest ${o.email} added`,

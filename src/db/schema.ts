@@ -170,8 +170,11 @@ export interface SharesTable {
   access: string;
   mode: string;
   listed: Bool;
-  /** The account whose key or user created it: a partner's share stops with its delegation. */
-  created_by_account_id: string | null;
+  /**
+   * The account whose key or user last set its settings (created or retuned it): a
+   * partner's share stops with its delegation.
+   */
+  set_by_account_id: string | null;
   /** Set when the creating partner's delegation ended; the page answers 404 until re-enabled. */
   suspended_at: string | null;
   created_at: string;
@@ -181,6 +184,8 @@ export interface SharesTable {
 export interface ShareGuestsTable {
   share_id: string;
   email: string;
+  /** The account that invited the guest: a partner's guests leave with its delegation. */
+  added_by_account_id: string | null;
   created_at: string;
 }
 

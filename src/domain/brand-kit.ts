@@ -21,7 +21,8 @@ export const KitDisplayName = z
   .string()
   .trim()
   .refine((s) => codePoints(s) <= 80, 'must be 1 to 80 characters (empty clears it)')
-  .refine((s) => !/\p{Cc}/u.test(s), 'must not contain control characters')
+  // Format characters (bidi overrides, zero-width) would let a name read as another.
+  .refine((s) => !/[\p{Cc}\p{Cf}]/u.test(s), 'must not contain control or format characters')
   .transform((s) => s || null);
 
 /**

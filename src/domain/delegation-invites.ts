@@ -158,6 +158,8 @@ export async function revokeInvite(
 /** The partner's name and look on the onboarding of its invites (from its brand kit). */
 export interface PartnerLook {
   partner_name: string;
+  /** The partner's account name: named at the consent step, where a display name alone could pose as another. */
+  partner_account_name: string;
   partner_logo_url: string | null;
   partner_accent: string | null;
 }
@@ -175,6 +177,7 @@ export async function findInvite(db: Db, token: string, at: string) {
     .select((eb) => [
       // The partner as its clients see it: its brand kit's name, else its account's.
       eb.fn.coalesce('k.display_name', 'p.name').as('partner_name'),
+      'p.name as partner_account_name',
       'k.logo_url as partner_logo_url',
       'k.accent_color as partner_accent',
     ])

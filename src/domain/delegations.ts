@@ -1,3 +1,4 @@
+import { effectivePlan } from '../auth/effective-plan.js';
 import type { AppContext } from '../context.js';
 import { type Db, withTransaction } from '../db/database.js';
 import type { Plan } from '../db/schema.js';
@@ -23,7 +24,9 @@ export async function grantDelegation(
   const brand = await requireBrandByHost(app, opts.host);
   if (brand.account_id !== opts.clientId) throw invalid('brand: not a brand of the client account');
   if (partner.id === opts.clientId) throw invalid('partner: must differ from the client');
-  if (partner.plan !== 'agency') throw invalid('partner: client delegation needs the agency plan');
+  if (effectivePlan(partner, app.clock.now()) !== 'agency') {
+    throw invalid('partner: client delegation needs the agency plan');
+  }
   const now = app.clock.now().toISOString();
   await withTransaction(app.db, (trx) =>
     activateDelegation(trx, {
@@ -170,6 +173,9 @@ export async function revokeDelegation(
 ): Promise<'revoked'> {
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
+    // The same lock as a drop and an activation: a revoke and a drop at once end the
+    // delegation once, and a share or guest the partner writes meanwhile waits for it.
+    await lockAccount(trx, clientId);
     const d = await trx
       .selectFrom('delegations as d')
       .innerJoin('brands as b', 'b.id', 'd.brand_id')
@@ -180,11 +186,13 @@ export async function revokeDelegation(
       .where('d.status', 'in', ['active', 'pending'])
       .executeTakeFirst();
     if (!d) throw notFound();
-    await trx
+    const r = await trx
       .updateTable('delegations')
       .set({ status: 'revoked', ended_at: at })
       .where('id', '=', d.id)
-      .execute();
+      .where('status', 'in', ['active', 'pending'])
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) throw notFound();
     await suspendPartnerShares(trx, { partnerId, brandId: d.brand_id, actor, at });
     await writeAudit(trx, {
       accountId: clientId,
@@ -210,6 +218,29 @@ export async function lockAccount(trx: Db, accountId: string) {
     .set((eb) => ({ state: eb.ref('state') }))
     .where('id', '=', accountId)
     .execute();
+}
+
+/**
+ * Inside a transaction that writes on a brand the caller reached through a delegation:
+ * takes the client account's lock (the one a drop or revoke takes first) and checks the
+ * delegation is still active, so nothing the partner writes slips past the end of its
+ * delegation unseen by it. A brand of the caller's own is left alone.
+ */
+export async function holdDelegation(
+  trx: Db,
+  access: { brand: { id: string; account_id: string }; relation: 'own' | 'delegated' },
+  partnerId: string,
+): Promise<void> {
+  if (access.relation === 'own') return;
+  await lockAccount(trx, access.brand.account_id);
+  const active = await trx
+    .selectFrom('delegations')
+    .select('id')
+    .where('brand_id', '=', access.brand.id)
+    .where('partner_account_id', '=', partnerId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  if (!active) throw notFound();
 }
 
 /**

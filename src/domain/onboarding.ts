@@ -114,6 +114,7 @@ export async function readConfirmation(
     .selectAll('i')
     .select((eb) => [
       eb.fn.coalesce('k.display_name', 'p.name').as('partner_name'),
+      'p.name as partner_account_name',
       'k.logo_url as partner_logo_url',
       'k.accent_color as partner_accent',
       'o.id as signup_id',

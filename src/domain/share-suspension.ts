@@ -6,9 +6,10 @@ import { writeAudit } from './audit.js';
 
 /**
  * When a partner's delegation of a brand ends (its drop or the client's revocation), in
- * that same transaction: the shares the partner created on the brand stop. Their pages
- * and guest links answer 404 like an unknown share; the rows, settings and guest lists
- * stay, so the client can see them on the story page and re-enable any.
+ * that same transaction: the shares whose settings the partner set (created or retuned)
+ * on the brand stop, and the guests it invited to the client's own shares leave. Stopped
+ * pages and guest links answer 404 like an unknown share; their rows, settings and guest
+ * lists stay, so the client can see them on the story page and re-enable any.
  */
 export async function suspendPartnerShares(
   trx: Db,
@@ -20,9 +21,41 @@ export async function suspendPartnerShares(
     .innerJoin('brands as b', 'b.id', 's.brand_id')
     .select(['sh.id', 's.id as story_id', 'b.account_id'])
     .where('s.brand_id', '=', d.brandId)
-    .where('sh.created_by_account_id', '=', d.partnerId)
+    .where('sh.set_by_account_id', '=', d.partnerId)
     .where('sh.suspended_at', 'is', null)
     .execute();
+  const guests = await trx
+    .selectFrom('share_guests as g')
+    .innerJoin('shares as sh', 'sh.id', 'g.share_id')
+    .innerJoin('stories as s', 's.id', 'sh.story_id')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .select(['g.share_id', 'g.email', 's.id as story_id', 'b.account_id'])
+    .where('s.brand_id', '=', d.brandId)
+    .where('g.added_by_account_id', '=', d.partnerId)
+    .where((eb) =>
+      eb.or([
+        eb('sh.set_by_account_id', 'is', null),
+        eb('sh.set_by_account_id', '!=', d.partnerId),
+      ]),
+    )
+    .where('sh.suspended_at', 'is', null)
+    .execute();
+  for (const g of guests) {
+    await trx
+      .deleteFrom('share_guests')
+      .where('share_id', '=', g.share_id)
+      .where('email', '=', g.email)
+      .execute();
+    await writeAudit(trx, {
+      accountId: g.account_id,
+      brandId: d.brandId,
+      storyId: g.story_id,
+      actor: d.actor,
+      action: 'share.guest_removed',
+      details: { email: g.email, partner: d.partnerId },
+      at: d.at,
+    });
+  }
   for (const share of shares) {
     await trx
       .updateTable('shares')
@@ -68,7 +101,7 @@ export async function reenableShare(
     // Conditional: of two concurrent re-enables, one records it.
     const r = await trx
       .updateTable('shares')
-      .set({ suspended_at: null, created_by_account_id: access.brand.account_id, updated_at: at })
+      .set({ suspended_at: null, set_by_account_id: access.brand.account_id, updated_at: at })
       .where('id', '=', share.id)
       .where('suspended_at', 'is not', null)
       .executeTakeFirst();

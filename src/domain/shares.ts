@@ -5,6 +5,7 @@ import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
+import { holdDelegation } from './delegations.js';
 import { lockStory } from './story-lock.js';
 
 export type ShareAccess = 'public' | 'guests';
@@ -50,9 +51,10 @@ export function resolveShareSettings(
 /**
  * Creates the one share of a story, or retunes it: the URL stays the same, and what the
  * page shows follows the new settings from the next request (a share retuned to guests
- * is out of public view at once). `byAccount` (the caller's account) is recorded at
- * creation: a partner's share stops with its delegation (share-suspension.ts), and a
- * stopped share is only re-enabled, never retuned back into view.
+ * is out of public view at once). `byAccount` (the caller's account) is recorded as the
+ * account that set the share: a share a partner created or retuned stops with its
+ * delegation (share-suspension.ts), and a stopped share is only re-enabled, never
+ * retuned back into view.
  */
 export async function upsertShare(
   app: AppContext,
@@ -64,6 +66,7 @@ export async function upsertShare(
 ): Promise<{ url: string } & ShareSettings> {
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
+    await holdDelegation(trx, access, byAccount);
     const storyId = await lockStory(trx, { brandId: access.brand.id, eventUri }, at);
     const existing = await trx
       .selectFrom('shares')
@@ -86,6 +89,7 @@ export async function upsertShare(
       access: settings.access,
       mode: settings.mode,
       listed: settings.listed ? (1 as const) : (0 as const),
+      set_by_account_id: byAccount,
       updated_at: at,
     };
     let token = existing?.token;
@@ -99,7 +103,6 @@ export async function upsertShare(
           id: newId('shr'),
           story_id: storyId,
           token,
-          created_by_account_id: byAccount,
           suspended_at: null,
           created_at: at,
           ...values,
@@ -158,17 +161,22 @@ export function listedShares(app: AppContext, limit: number) {
     .execute();
 }
 
-/** Invites a guest to a guests share (the portal manages them; the operator can too). */
+/**
+ * Invites a guest to a guests share (the portal manages them; the operator can too). The
+ * account that last invited them is kept: a partner's guests leave with its delegation.
+ */
 export async function addShareGuest(
   app: AppContext,
   access: BrandAccess,
   eventUri: string,
   email: string,
   actor: string,
+  byAccount: string,
 ): Promise<void> {
   const at = app.clock.now().toISOString();
   const normalized = email.trim().toLowerCase();
   await withTransaction(app.db, async (trx) => {
+    await holdDelegation(trx, access, byAccount);
     const share = await trx
       .selectFrom('shares as sh')
       .innerJoin('stories as s', 's.id', 'sh.story_id')
@@ -179,8 +187,15 @@ export async function addShareGuest(
     if (!share) throw notFound();
     await trx
       .insertInto('share_guests')
-      .values({ share_id: share.id, email: normalized, created_at: at })
-      .onConflict((oc) => oc.columns(['share_id', 'email']).doNothing())
+      .values({
+        share_id: share.id,
+        email: normalized,
+        added_by_account_id: byAccount,
+        created_at: at,
+      })
+      .onConflict((oc) =>
+        oc.columns(['share_id', 'email']).doUpdateSet({ added_by_account_id: byAccount }),
+      )
       .execute();
     await writeAudit(trx, {
       accountId: access.brand.account_id,

@@ -92,6 +92,7 @@ export function mountOnboarding(fastify: FastifyInstance, app: AppContext) {
           `Connect ${c.invite.brand_host}`,
           html`<p class="muted">Signing up as ${c.signup.email}. Allowing confirms your email and verifies ${c.invite.brand_host}.</p>
 <h1>Allow ${c.invite.partner_name} to act on ${c.invite.brand_host}?</h1>
+${c.invite.partner_account_name !== c.invite.partner_name ? html`<p class="muted">${c.invite.partner_name} is the display name of the account ${c.invite.partner_account_name}.</p>` : ''}
 <div class="card"><p>${c.invite.partner_name} will see the stories and advisories of ${c.invite.brand_host}, unlock advisories (billed to ${c.invite.partner_name}), publish Brand Notes and act on response plans. You can revoke this at any time.</p></div>
 <form method="post" action="/onboard/confirm/${c.link}">
 ${

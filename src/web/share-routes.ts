@@ -98,6 +98,9 @@ ${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
         if (!share || !data || data.s !== share.id || typeof data.e !== 'string') {
           return missing(reply);
         }
+        // A guest removed since the link was sent (by the team, or with the partner that
+        // invited them) opens nothing.
+        if (!(await isShareGuest(app, share.id, data.e))) return missing(reply);
         const session = await signLink(
           app,
           'share-guest',

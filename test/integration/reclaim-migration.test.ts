@@ -200,13 +200,13 @@ describe('migration 0007', () => {
     ]);
     const shares = await db
       .selectFrom('shares')
-      .select(['id', 'created_by_account_id', 'suspended_at'])
+      .select(['id', 'set_by_account_id', 'suspended_at'])
       .orderBy('id')
       .execute();
     expect(shares).toEqual([
-      { id: 'sh_gone', created_by_account_id: 'partner', suspended_at: expect.any(String) },
-      { id: 'sh_kept', created_by_account_id: 'other_partner', suspended_at: null },
-      { id: 'sh_own', created_by_account_id: 'managed', suspended_at: null },
+      { id: 'sh_gone', set_by_account_id: 'partner', suspended_at: expect.any(String) },
+      { id: 'sh_kept', set_by_account_id: 'other_partner', suspended_at: null },
+      { id: 'sh_own', set_by_account_id: 'managed', suspended_at: null },
     ]);
   });
 });

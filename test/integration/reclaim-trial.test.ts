@@ -23,7 +23,8 @@ const PASSWORD = 'correct horse battery';
 const DAY = 86_400_000;
 
 beforeAll(async () => {
-  svc = await startService({}, { runJobs: false, clock });
+  // The client's own plan includes no unlock: one during the trial is the partner plan's.
+  svc = await startService({ INCLUDED_UNITS_PRO: '0' }, { runJobs: false, clock });
   w = await seedWorld(svc.app);
 });
 afterAll(() => svc.close());

@@ -52,7 +52,14 @@ const partnerShare = (brand: string, event_uri: string, settings: Record<string,
 /** Invites a guest to a guests share and signs them in: the cookie of their session. */
 async function signedInGuest(host: string, event_uri: string, url: string, email: string) {
   const brand = await requireBrandByHost(svc.app, host);
-  await addShareGuest(svc.app, { brand, relation: 'delegated' }, event_uri, email, 'test');
+  await addShareGuest(
+    svc.app,
+    { brand, relation: 'delegated' },
+    event_uri,
+    email,
+    'test',
+    w.accounts.agency,
+  );
   await fetch(`${url}/signin`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -156,10 +163,10 @@ describe("a partner's shares when its delegation ends", () => {
       expect((await page(pub.body.url)).status).toBe(200);
       const row = await svc.app.db
         .selectFrom('shares')
-        .select(['created_by_account_id', 'suspended_at'])
+        .select(['set_by_account_id', 'suspended_at'])
         .where('token', '=', pub.body.url.split('/s/')[1])
         .executeTakeFirstOrThrow();
-      expect(row).toEqual({ created_by_account_id: c.id, suspended_at: null });
+      expect(row).toEqual({ set_by_account_id: c.id, suspended_at: null });
     },
   );
 
@@ -195,5 +202,83 @@ describe("a partner's shares when its delegation ends", () => {
     expect((await page(pub.body.url)).status).toBe(200);
     const retuned = await partnerShare(c.host, x, { access: 'public', mode: 'compact' });
     expect(retuned.body).toMatchObject({ url: pub.body.url, mode: 'compact' });
+  });
+
+  it.each(Object.keys(ENDINGS))(
+    "%s: a client's share the partner retuned stops, and the guests the partner invited to the client's own share leave",
+    async (ending) => {
+      const c = await client();
+      const [x, y] = c.stories as [string, string];
+      // The client shares two stories; the partner retunes one and adds a guest to the other.
+      const clientShare = async (event: string, fields: Record<string, string>) => {
+        const path = `/app/stories/${c.host}/${event}`;
+        await c.portal.get(path);
+        await c.portal.post(`${path}/share`, fields);
+        return /Shared at <a href="([^"]+)">/.exec((await c.portal.get(path)).html)![1]!;
+      };
+      const retunedUrl = await clientShare(x, { access: 'public', mode: 'compact' });
+      const ownUrl = await clientShare(y, { access: 'guests', mode: 'full' });
+      const retune = await partnerShare(c.host, x, { access: 'public', listed: true });
+      expect(retune.body).toMatchObject({ url: retunedUrl, listed: true });
+      const spy = await signedInGuest(c.host, y, ownUrl, `spy${clients}@press.example`);
+      // A guest the client invited itself stays.
+      const friend = `friend${clients}@press.example`;
+      const brand = await requireBrandByHost(svc.app, c.host);
+      await addShareGuest(svc.app, { brand, relation: 'own' }, y, friend, 'test', c.id);
+      expect((await page(ownUrl, spy.cookie)).text).toContain('Shared story number 2');
+
+      await ENDINGS[ending as keyof typeof ENDINGS](c);
+
+      // The retuned share served the partner's settings: it stops like a share it made.
+      expect((await page(retunedUrl)).status).toBe(404);
+      expect((await page(`${svc.url}/shares`)).text).not.toContain(retunedUrl.split('/s/')[1]);
+      // The client's own guests share goes on serving, to the client's guests only.
+      const own = await page(ownUrl, spy.cookie);
+      expect(own.status).toBe(200);
+      expect(own.text).not.toContain('Shared story number 2');
+      expect(own.text).toContain('shared with invited guests');
+      expect((await page(spy.link)).status).not.toBe(303);
+      const guests = await svc.app.db
+        .selectFrom('share_guests')
+        .innerJoin('shares', 'shares.id', 'share_guests.share_id')
+        .select('share_guests.email')
+        .where('shares.token', '=', ownUrl.split('/s/')[1]!)
+        .execute();
+      expect(guests.map((g) => g.email)).toEqual([friend]);
+    },
+  );
+
+  it('a share or guest the partner writes as its delegation ends is refused, never left serving', async () => {
+    const c = await client();
+    const [x, y] = c.stories as [string, string];
+    await partnerShare(c.host, y, { access: 'guests' });
+    // The partner's request passed the brand check before the drop committed.
+    const { brandFor } = await import('../../src/policy.js');
+    const { upsertShare } = await import('../../src/domain/shares.js');
+    const { dropDelegation } = await import('../../src/domain/delegations.js');
+    const actor = {
+      kind: 'key' as const,
+      keyId: 'key_test',
+      accountId: w.accounts.agency,
+      plan: 'agency' as const,
+      role: 'owner' as const,
+      scope: null,
+    };
+    const access = await brandFor(svc.app, actor, c.host);
+    expect(access.relation).toBe('delegated');
+    await dropDelegation(svc.app, w.accounts.agency, c.host, 'test');
+    await expect(
+      upsertShare(svc.app, access, x, { listed: true }, 'key:key_test', w.accounts.agency),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      addShareGuest(svc.app, access, y, 'late@press.example', 'test', w.accounts.agency),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    const shares = await svc.app.db
+      .selectFrom('shares')
+      .innerJoin('stories', 'stories.id', 'shares.story_id')
+      .select(['stories.event_uri', 'shares.suspended_at'])
+      .where('stories.event_uri', 'in', [x, y])
+      .execute();
+    expect(shares).toEqual([{ event_uri: y, suspended_at: expect.any(String) }]);
   });
 });

@@ -184,6 +184,7 @@ describe('share pages', () => {
       event_uri,
       'Guest@Example.org',
       'test',
+      brand.account_id,
     );
     const signin = (email: string) =>
       fetch(`${created.body.url}/signin`, {

@@ -130,9 +130,10 @@ describe('brand kit in the portal', () => {
 
     const consent = await fetch(`${svc.url}/onboard/confirm/${link}`);
     expect(consent.status).toBe(200);
-    expect(await expectWhiteLabel(consent, LOOK)).toContain(
-      `<h1>Allow ${LOOK.name} to act on client.example?</h1>`,
-    );
+    const consentHtml = await expectWhiteLabel(consent, LOOK);
+    expect(consentHtml).toContain(`<h1>Allow ${LOOK.name} to act on client.example?</h1>`);
+    // A display name alone could pose as another company: the account behind it is named.
+    expect(consentHtml).toContain('is the display name of the account Northwind Agency.');
     const short = await form(svc.url, `/onboard/confirm/${link}`, {
       decision: 'approve',
       password: 'short',
@@ -179,7 +180,14 @@ describe('brand kit in the portal', () => {
       [{ logo_url: 'https://me:secret@cdn.example/logo.png' }, 'Logo_url: must not contain'],
       [{ logo_url: `https://cdn.example/${'a'.repeat(2040)}` }, 'Logo_url: must be at most 2048'],
       [{ display_name: 'N'.repeat(81) }, 'Display_name: must be 1 to 80 characters'],
-      [{ display_name: 'Line\nbreak' }, 'Display_name: must not contain control characters'],
+      [
+        { display_name: 'Line\nbreak' },
+        'Display_name: must not contain control or format characters',
+      ],
+      [
+        { display_name: 'Acme\u202eevil' },
+        'Display_name: must not contain control or format characters',
+      ],
     ];
     for (const [bad, error] of cases) {
       await owner.get('/app/partners');

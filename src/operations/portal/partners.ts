@@ -3,6 +3,7 @@ import { expirePending, revokeInvite, tokenOf } from '../../domain/delegation-in
 import { revokeDelegation } from '../../domain/delegations.js';
 import { notFound } from '../../errors.js';
 import { actorLabel } from '../../policy.js';
+import { revokeDelegationInvite } from '../delegations/revoke-delegation-invite.js';
 import { BrandHost } from '../schemas.js';
 import { definePortalOperation } from './define.js';
 
@@ -63,7 +64,7 @@ export const listInvites = definePortalOperation({
 
 /** Revokes a pending invitation of this partner by its id (the portal never shows tokens twice). */
 export const revokeInviteInApp = definePortalOperation({
-  access: { minRole: 'admin' },
+  access: revokeDelegationInvite.access,
   input: z.strictObject({ id: z.string().min(1).max(100) }),
   async handler({ app, actor }, input) {
     const invite = await app.db

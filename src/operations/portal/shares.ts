@@ -65,7 +65,14 @@ export const addGuest = definePortalOperation({
   input: z.strictObject({ ...StoryRef, email: TeammateEmail }),
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    await addShareGuest(app, access, input.event_uri, input.email, actorLabel(actor));
+    await addShareGuest(
+      app,
+      access,
+      input.event_uri,
+      input.email,
+      actorLabel(actor),
+      actor.accountId,
+    );
     return { ok: true };
   },
 });

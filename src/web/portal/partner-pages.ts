@@ -11,7 +11,7 @@ import {
   revokeInviteInApp,
   revokePartner,
 } from '../../operations/portal/partners.js';
-import { hasRole } from '../../policy.js';
+import { allows, hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html } from '../html.js';
 import { brandKitForm } from './brand-kit-form.js';
@@ -103,7 +103,7 @@ ${
     : ''
 }
 ${
-  admin && v.session.account.plan === 'agency'
+  allows(actorOf(v.session), createDelegationInvite.access)
     ? html`<h2>Invite a client</h2><form method="post" action="/app/partners/invite" class="card">${csrfField(v.csrf)}
 <label for="invite-brand">Client brand host</label><input id="invite-brand" name="brand" type="text" required placeholder="client.com">
 <label for="invite-return">Return URL <span class="muted small">(your product, https)</span></label><input id="invite-return" name="return_url" type="url" required placeholder="https://app.youragency.com/clients">
