@@ -24,12 +24,17 @@ import { buildOpenApi } from './openapi.js';
 import { renderError } from './render-error.js';
 import { mountRest } from './rest-adapter.js';
 
-/** Path segments after these prefixes are secrets; the query string may hold tokens too. */
+/**
+ * The path segment after each of these prefixes is a secret (a token that is the key to
+ * an account, a share or a purchase); the query string may hold tokens too.
+ */
 const SECRET_PATHS =
-  /^(\/(?:onboard(?:\/confirm)?|action|s\/[^/?]+\/g|oauth\/interaction))\/[^/?]+/;
+  /^(\/(?:onboard\/confirm|onboard|action|s|reset|signup\/confirm|verify-brand|oauth\/interaction|billing\/checkout))\/[^/?]+/;
+/** A share's guest link holds a second one. */
+const GUEST_LINK = /^(\/s\/…\/g)\/[^/?]+/;
 
 export function redactUrl(url: string): string {
-  const path = url.split('?')[0]!.replace(SECRET_PATHS, '$1/…');
+  const path = url.split('?')[0]!.replace(SECRET_PATHS, '$1/…').replace(GUEST_LINK, '$1/…');
   return url.includes('?') ? `${path}?…` : path;
 }
 

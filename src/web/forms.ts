@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { invalid } from '../errors.js';
 import { renderError } from '../http/render-error.js';
 import { html, PAGE_HEADERS, page } from './html.js';
 
@@ -30,9 +31,7 @@ export function mountFormPages(
       (_req, body, done) => {
         // PostgreSQL cannot store NUL, and no form has a use for it.
         if ((body as string).includes('%00') || (body as string).includes('\0')) {
-          done(
-            Object.assign(new Error('body: NUL characters are not allowed'), { statusCode: 400 }),
-          );
+          done(invalid('body: NUL characters are not allowed'));
           return;
         }
         done(null, parseForm(body as string));

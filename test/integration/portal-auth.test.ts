@@ -61,6 +61,18 @@ describe('portal sign-in', () => {
     expect(unknown.html).toContain('That email and password do not match.');
   });
 
+  it('answers a NUL in any form field with a 400 page, on every form, signed in or not', async () => {
+    for (const path of ['/signin', '/reset', '/signup']) {
+      const r = await fetch(`${svc.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'email=a%00b%40example.org&password=x',
+      });
+      expect(r.status, path).toBe(400);
+      expect(await r.text()).toContain('NUL characters are not allowed');
+    }
+  });
+
   it('goes only to paths of this site after sign-in (no open redirect)', async () => {
     for (const next of [
       '//evil.example/x',
