@@ -22,14 +22,22 @@ export interface SignInAttempt {
  * counters hold failures. Nothing counts per email alone: a stranger failing for someone's
  * email from their own address locks only that address out of that email, and the person
  * still signs in from theirs. From the failing address even the right password waits out
- * the window, which is what keeps guessing slow. The portal and the OAuth sign-in page
- * share the counters.
+ * the window, which is what keeps guessing slow. A browser where the person signed in
+ * before (its device cookie for this email, device-cookie.ts) is counted by itself
+ * instead, so strangers failing behind the same address do not keep it out. The portal
+ * and the OAuth sign-in page share the counters.
  */
 export async function countSignInAttempt(
   app: AppContext,
   clientAddress: string,
   email: string,
+  device: string | null = null,
 ): Promise<SignInAttempt> {
+  if (device !== null) {
+    const byDevice = `signin:device:${device}`;
+    const seen = await app.limiter.hit(byDevice, WINDOW_MS);
+    return { allowed: seen.count <= SIGN_INS_PER_EMAIL_PER_MINUTE, buckets: [byDevice] };
+  }
   const address = addressBucket(clientAddress);
   const byAddress = `signin:ip:${address}`;
   const seen = await app.limiter.hit(byAddress, WINDOW_MS);

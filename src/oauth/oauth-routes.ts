@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Provider } from 'oidc-provider';
+import { knownDevice, rememberDevice } from '../auth/device-cookie.js';
 import { checkPassword, countSignInAttempt, forgiveSignIn, workspacesOf } from '../auth/sign-in.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
@@ -92,7 +93,8 @@ function mountInteractionPages(
     if (!details) return;
     const client = await clientLabel(provider, details.params);
     const email = formField(req, 'email').trim().toLowerCase();
-    const attempt = await countSignInAttempt(app, req.ip, email);
+    const device = await knownDevice(app, req, email);
+    const attempt = await countSignInAttempt(app, req.ip, email, device);
     if (!attempt.allowed) {
       return reply
         .code(429)
@@ -107,6 +109,7 @@ function mountInteractionPages(
     }
     // The right password: this attempt does not count against the address or email.
     await forgiveSignIn(app, attempt);
+    await rememberDevice(app, reply, email);
     const workspaces = await workspacesOf(app, userId);
     if (workspaces.length === 0) {
       return reply.code(403).send(errorPage('This user is not an active member of any team.'));

@@ -67,6 +67,33 @@ describe('portal sign-in', () => {
     expect((await sprayer.signIn(await newUser(), PASSWORD)).status).toBe(429);
   });
 
+  it('strangers exhausting a shared address do not keep out a browser the person signed in with before', async () => {
+    const office = address();
+    const email = await newUser();
+    const laptop = new PortalClient(svc.url, office);
+    expect((await laptop.signIn(email, PASSWORD)).status).toBe(303);
+    expect(laptop.cookies.has('brs_device')).toBe(true);
+    // Strangers behind the same NAT spray wrong passwords until the address is over budget.
+    const sprayer = new PortalClient(svc.url, office);
+    for (let i = 0; i < PER_ADDRESS; i++) {
+      expect((await sprayer.signIn(`nobody${i}@office.example`, 'Winter2026!')).status).toBe(401);
+    }
+    expect((await sprayer.signIn(`nobody@office.example`, 'Winter2026!')).status).toBe(429);
+    // A browser that never signed in waits out the minute, right password or not.
+    expect((await new PortalClient(svc.url, office).signIn(email, PASSWORD)).status).toBe(429);
+    // The person's own browser is counted by itself and gets in.
+    expect((await laptop.signIn(email, PASSWORD)).status).toBe(303);
+    // Its cookie names that email only: as someone else it is a stranger's browser again.
+    expect((await laptop.signIn(await newUser(), PASSWORD)).status).toBe(429);
+    // And it is no way to guess faster: ten failures in a minute stop the device too.
+    const stolen = new PortalClient(svc.url, address());
+    stolen.cookies.set('brs_device', laptop.cookies.get('brs_device')!);
+    for (let i = 0; i < 10; i++) {
+      expect((await stolen.signIn(email, `guess ${i}`)).status).toBe(401);
+    }
+    expect((await stolen.signIn(email, PASSWORD)).status).toBe(429);
+  });
+
   it('successful sign-ins do not count: a busy shared address keeps signing in', async () => {
     const office = address();
     const email = await newUser();

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { knownDevice, rememberDevice } from '../../auth/device-cookie.js';
 import {
   checkPassword,
   countEmailRequest,
@@ -82,7 +83,8 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
     '/signin',
     guarded(async (req, reply) => {
       const email = formField(req, 'email').trim().toLowerCase();
-      const attempt = await countSignInAttempt(app, req.ip, email);
+      const device = await knownDevice(app, req, email);
+      const attempt = await countSignInAttempt(app, req.ip, email, device);
       if (!attempt.allowed) {
         return reply
           .code(429)
@@ -106,6 +108,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
       // A new session every time: a token planted before sign-in never becomes one.
       await endSession(app, reply, await readSession(app, req));
       await startSession(app, reply, userId, first.id);
+      await rememberDevice(app, reply, email);
       return reply.redirect(safeNext(formField(req, 'next')), 303);
     }),
   );
