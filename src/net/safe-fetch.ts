@@ -4,7 +4,10 @@ import { Agent, fetch } from 'undici';
 import type { Config } from '../config.js';
 import { hostPort, isAllowlisted, isPublicAddress } from './public-url.js';
 
-export class FetchRefused extends Error {}
+export class FetchRefused extends Error {
+  /** Worth trying again later (a DNS server that did not answer), not the URL's fault. */
+  transient = false;
+}
 
 export interface FetchLimits {
   /** Largest body accepted, counted after decompression (so a gzip bomb stops here). */
@@ -43,13 +46,16 @@ type LookupCallback = (
 export function publicOnlyLookup(resolve: typeof lookup = lookup) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const refused = addresses.find((a) => !isPublicAddress(a.address));
-      if (refused || addresses.length === 0) {
+      const refused = err ? undefined : addresses.find((a) => !isPublicAddress(a.address));
+      if (err || refused || addresses.length === 0) {
+        // One answer whether the name is unknown or resolves inside: a caller must not
+        // learn which internal names exist. Only a DNS server that did not answer is
+        // worth another try.
         const e = new FetchRefused(
-          `${hostname} resolves to a non-public address`,
-        ) as NodeJS.ErrnoException;
+          `${hostname} does not resolve to a public address`,
+        ) as FetchRefused & NodeJS.ErrnoException;
         e.code = 'EREFUSED_PRIVATE';
+        e.transient = err?.code === 'EAI_AGAIN';
         return callback(e, []);
       }
       if (options.all) return callback(null, addresses);

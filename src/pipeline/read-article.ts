@@ -24,7 +24,11 @@ export async function readArticle(
     page = await safeFetch(config, url, { headers: { accept: 'text/html' } });
   } catch (e) {
     if (e instanceof FetchRefused) {
-      return { ok: false, reason: e.message, transient: TRANSIENT_FETCH.test(e.message) };
+      return {
+        ok: false,
+        reason: e.message,
+        transient: e.transient || TRANSIENT_FETCH.test(e.message),
+      };
     }
     throw e;
   }

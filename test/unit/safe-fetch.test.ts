@@ -172,6 +172,26 @@ describe('SSRF: names resolving to hostile addresses', () => {
     }
   });
 
+  it('an unknown name and one resolving inside answer alike: no probing of internal names', async () => {
+    const failing =
+      (code: string) =>
+      (_host: string, _opts: unknown, cb: (e: NodeJS.ErrnoException, a: never[]) => void) =>
+        cb(Object.assign(new Error(`getaddrinfo ${code} evil.example`), { code }), []);
+    const answer = (resolve: unknown) =>
+      new Promise<NodeJS.ErrnoException & FetchRefused>((done) =>
+        publicOnlyLookup(resolve as never)('evil.example', { all: true }, (err) =>
+          done(err as never),
+        ),
+      );
+    const unknown = await answer(failing('ENOTFOUND'));
+    const inside = await answer(resolvingTo(['10.1.2.3']));
+    expect(unknown.message).toBe('evil.example does not resolve to a public address');
+    expect(inside.message).toBe(unknown.message);
+    expect([unknown.transient, inside.transient]).toEqual([false, false]);
+    // A DNS server that did not answer is worth another try later.
+    expect((await answer(failing('EAI_AGAIN'))).transient).toBe(true);
+  });
+
   it('a name resolving to public addresses only is dialled', async () => {
     const r = await resolveWith(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'], false);
     expect(r).toEqual({ err: null, address: '93.184.216.34' });
