@@ -54,9 +54,27 @@ export function registrableDomain(host: string): string | null {
   return p.isIp ? null : p.domain;
 }
 
+/**
+ * Special-use names (RFC 6761, 6762, 7686, 8375, 9476) that never reach the public DNS, so
+ * nobody's brand lives there. `example` and `test` stay allowed: they name documentation
+ * and test brands (the demo data is `acme.example`).
+ */
+const SPECIAL_USE_TLDS = new Set([
+  'localhost',
+  'invalid',
+  'local',
+  'onion',
+  'internal',
+  'alt',
+  'arpa',
+]);
+
 /** Why a host cannot be a brand's, or null when it can. */
 export function brandHostProblem(host: string): string | null {
   if (!HOST_PATTERN.test(host)) return 'must be a domain name such as acme.com';
+  if (SPECIAL_USE_TLDS.has(host.slice(host.lastIndexOf('.') + 1))) {
+    return `${host} is a special-use name that no public site has, not a brand's domain`;
+  }
   // An all-digit last label is an IPv4 address (or a shortened one, 127.1): never a TLD.
   if (/^\d+$/.test(host.slice(host.lastIndexOf('.') + 1))) {
     return `${host} is an IP address, not a brand's domain`;

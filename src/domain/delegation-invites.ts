@@ -6,7 +6,7 @@ import type { DelegationInvitesTable } from '../db/schema.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { writeAudit } from './audit.js';
-import { requireBrandHost } from './brand-host.js';
+import { isMailProviderDomain, requireBrandHost } from './brand-host.js';
 
 export type InviteStatus = 'pending' | 'used' | 'declined' | 'expired' | 'revoked';
 
@@ -49,6 +49,10 @@ export async function createInvite(
 ): Promise<InviteAnswer> {
   // The invite becomes a brand when the client accepts: refuse what could never be one.
   requireBrandHost(host, 'brand');
+  // Onboarding could never prove it (an address there proves nothing about the provider).
+  if (isMailProviderDomain(host)) {
+    throw invalid(`brand: ${host} is a mailbox provider; its owner verifies with us directly`);
+  }
   const now = app.clock.now();
   const at = now.toISOString();
   const brand = await app.db

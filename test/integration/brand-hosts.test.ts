@@ -112,12 +112,17 @@ describe('delegation invites and onboarding', () => {
       body: { brand, return_url: RETURN },
     });
 
-  it('an invite for a suffix, a single label or an IP address is a 400 naming it', async () => {
+  it('an invite for a suffix, a single label, a special-use name, an IP address or a mailbox provider is a 400 naming it', async () => {
     for (const [brand, error] of [
       ['co.uk', "brand: co.uk is a public suffix, not a brand's domain"],
       ['blogspot.com', "brand: blogspot.com is a public suffix, not a brand's domain"],
-      ['localhost', "brand: localhost is a single-label name, not a brand's domain"],
+      ['intranet', "brand: intranet is a single-label name, not a brand's domain"],
+      [
+        'acme.local',
+        "brand: acme.local is a special-use name that no public site has, not a brand's domain",
+      ],
       ['10.1.2.3', "brand: 10.1.2.3 is an IP address, not a brand's domain"],
+      ['gmail.com', 'brand: gmail.com is a mailbox provider; its owner verifies with us directly'],
     ]) {
       const r = await invite(brand!);
       expect(r.status, brand).toBe(400);

@@ -14,9 +14,15 @@ describe('brand hosts', () => {
       "github.io is a public suffix, not a brand's domain",
     );
     expect(brandHostProblem('s3.amazonaws.com')).toMatch(/is a public suffix/);
-    expect(brandHostProblem('localhost')).toBe(
-      "localhost is a single-label name, not a brand's domain",
+    expect(brandHostProblem('intranet')).toBe(
+      "intranet is a single-label name, not a brand's domain",
     );
+    for (const special of ['localhost', 'acme.invalid', 'acme.local', 'x.localhost', 'a.onion']) {
+      expect(brandHostProblem(special), special).toBe(
+        `${special} is a special-use name that no public site has, not a brand's domain`,
+      );
+    }
+    expect(brandHostProblem('corp.internal')).toMatch(/special-use/);
     expect(brandHostProblem('127.0.0.1')).toBe("127.0.0.1 is an IP address, not a brand's domain");
     expect(brandHostProblem('127.1')).toMatch(/is an IP address/);
     for (const bad of ['', '-acme.com', 'acme-.com', 'a..com', 'acme.com.', 'a_b.com', '[::1]']) {
