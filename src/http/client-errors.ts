@@ -1,4 +1,4 @@
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -63,6 +63,20 @@ export async function requireHost(req: FastifyRequest, reply: FastifyReply) {
   if (req.raw.httpVersion === '1.1' && req.headers.host === undefined) {
     return reply.code(400).send({ error: 'request: Host header required' });
   }
+}
+
+/**
+ * An `Expect` other than 100-continue, which node answers 417 itself with an empty body
+ * unless someone listens: answered in the `{"error"}` shape too.
+ */
+export function refuseExpectation(_req: IncomingMessage, res: ServerResponse) {
+  const body = JSON.stringify({ error: 'expect: only 100-continue is supported' });
+  res.writeHead(417, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(body);
 }
 
 /** The service is no proxy: CONNECT, which node hands to no route, is refused, not dropped. */

@@ -17,6 +17,7 @@ import {
   clientErrorHandler,
   frameworkErrors,
   refuseConnect,
+  refuseExpectation,
   requireHost,
 } from './client-errors.js';
 import { sweepExpiredIdempotency } from './idempotency.js';
@@ -93,6 +94,7 @@ export async function buildServer(
   app.log = fastify.log;
   fastify.addHook('onRequest', requireHost);
   fastify.server.on('connect', refuseConnect);
+  fastify.server.on('checkExpectation', refuseExpectation);
   // Bodies are JSON only; anything else is answered as a wrong media type, not parsed.
   fastify.removeContentTypeParser('text/plain');
 

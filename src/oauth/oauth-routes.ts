@@ -13,9 +13,17 @@ import { parseSubject, subjectOf } from './subject.js';
 const TICKET_TTL_MS = 10 * 60_000;
 
 /** Paths oidc-provider answers itself (the interaction pages are ours). */
+/**
+ * The endpoints oidc-provider serves (provider.ts `routes`, with their sub-paths: resuming
+ * an authorization, a registered client, the end-session steps); any other path under
+ * /oauth is ours, so an unknown one gets the service's own `{"error"}` 404.
+ */
+const PROVIDER_PATHS =
+  /^\/oauth\/(?:(?:authorize|register|session\/end)(?:\/[^/]+)?|token|revoke|jwks)$/;
+
 function providerPath(path: string): boolean {
   return (
-    (path.startsWith('/oauth/') && !path.startsWith('/oauth/interaction/')) ||
+    PROVIDER_PATHS.test(path) ||
     path === '/.well-known/openid-configuration' ||
     path === '/.well-known/oauth-authorization-server'
   );

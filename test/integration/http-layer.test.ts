@@ -206,6 +206,13 @@ describe('errors from the HTTP layer carry {error}', () => {
     expect(r.closed).toBe(true);
   });
 
+  it('417 for an expectation the service cannot meet', async () => {
+    const r = await rawExchange([
+      head(['GET /v1/brands HTTP/1.1', 'Host: x', 'Expect: foo', 'Connection: close']),
+    ]);
+    expectErrorBody(r, 417, 'expect: only 100-continue is supported');
+  });
+
   it('413 for a body over the limit, declared or sent', async () => {
     const declared = await rawExchange([
       head([
@@ -254,6 +261,9 @@ describe('errors from the HTTP layer carry {error}', () => {
       'GET /nowhere HTTP/1.1',
       'PUT /v1/brands HTTP/1.1',
       'PATCH /v1/story HTTP/1.1',
+      // Not one of the authorization server's endpoints: the service's 404, not the library's.
+      'GET /oauth/reg HTTP/1.1',
+      'GET /oauth/me HTTP/1.1',
     ]) {
       const r = await rawExchange([head([line, 'Host: x', 'Connection: close'])]);
       expectErrorBody(r, 404, 'not found');
