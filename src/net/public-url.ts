@@ -41,6 +41,8 @@ const low32 = (ip: ipaddr.IPv6) =>
  * stacks) and ISATAP (`…:0:5efe:a.b.c.d`) addresses are judged by the IPv4 address they
  * carry; translated and tunnelled prefixes are refused (above).
  */
+const GLOBAL_UNICAST = ipaddr.IPv6.parse('2000::');
+
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   const ip = ipaddr.parse(address);
@@ -54,7 +56,9 @@ export function isPublicAddress(address: string): boolean {
   if (TRANSLATED_PREFIXES.some(([prefix, bits]) => v6.match(prefix, bits))) return false;
   // ISATAP: the interface identifier 0:5efe or 200:5efe (u/g bits aside) names the IPv4 host.
   if ((e! & 0xfcff) === 0 && f === 0x5efe && low32(v6).range() !== 'unicast') return false;
-  return v6.range() === 'unicast';
+  // Only global unicast (2000::/3) is routed on the internet; anything else ipaddr.js
+  // calls unicast (::1:7f00:1, 1::…) is unassigned space no public site lives in.
+  return v6.match(GLOBAL_UNICAST, 3) && v6.range() === 'unicast';
 }
 
 /**

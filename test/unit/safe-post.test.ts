@@ -84,6 +84,11 @@ describe('isPublicAddress', () => {
     ['2001:0:4136:e378:8000:63bf:80ff:fffe', false],
     ['2606:2800:220:1:0:5efe:a9fe:a9fe', false],
     ['2606:2800:220:1:200:5efe:a00:1', false],
+    // Outside global unicast (2000::/3): unassigned space, whatever IPv4 it seems to hold.
+    ['::1:7f00:1', false],
+    ['1::7f00:1', false],
+    ['::ffff:ffff:7f00:1', false],
+    ['4000::1', false],
     ['93.184.216.34', true],
     ['::ffff:93.184.216.34', true],
     ['::5db8:d822', true],
