@@ -275,8 +275,18 @@ describe('delegation lifecycle', () => {
     });
     expect(ok.status).toBe(303);
 
+    // A mailbox provider's domain is refused when the invite is made, and at onboarding
+    // for an invite made before that rule.
     const gmail = await invite('gmail.com');
-    const refused = await form(`/onboard/${gmail.body.token}/signup`, {
+    expect(gmail.status).toBe(400);
+    expect(gmail.body.error).toContain('mailbox provider');
+    const old = await invite('old-invite.example');
+    await svc.app.db
+      .updateTable('delegation_invites')
+      .set({ brand_host: 'gmail.com' })
+      .where('brand_host', '=', 'old-invite.example')
+      .execute();
+    const refused = await form(`/onboard/${old.body.token}/signup`, {
       email: 'anyone@gmail.com',
     });
     expect(refused.status).toBe(400);
