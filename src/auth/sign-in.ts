@@ -56,13 +56,22 @@ export async function forgiveSignIn(app: AppContext, attempt: SignInAttempt): Pr
   await Promise.all(attempt.buckets.map((b) => app.limiter.release(b)));
 }
 
-/** Emails the service sends on request (reset, sign-up): a few per address and minute. */
+/**
+ * Emails the service sends on request (reset, sign-up): a few per address and minute, and
+ * three per email so the form cannot flood an inbox. The person's own browser (its device
+ * cookie for the email) is counted by itself instead, so strangers asking for someone's
+ * reset cannot hold back the one that person asks for.
+ */
 export async function countEmailRequest(
   app: AppContext,
   kind: 'reset' | 'signup',
   clientAddress: string,
   email: string,
+  device: string | null = null,
 ): Promise<boolean> {
+  if (device !== null) {
+    return (await app.limiter.hit(`${kind}:device:${device}`, WINDOW_MS)).count <= 3;
+  }
   const address = addressBucket(clientAddress);
   const byAddress = await app.limiter.hit(`${kind}:ip:${address}`, WINDOW_MS);
   const byEmail = await app.limiter.hit(`${kind}:email:${email}`, WINDOW_MS);

@@ -272,7 +272,14 @@ describe('sign-up, confirmation and password reset', () => {
     }
     // The reset form has its own limit, and the person still signs in.
     expect((await stranger.post('/reset', { email })).status).toBe(429);
-    expect((await new PortalClient(svc.url).signIn(email, PASSWORD)).status).toBe(303);
+    const person = new PortalClient(svc.url);
+    expect((await person.signIn(email, PASSWORD)).status).toBe(303);
+    // Nor hold back the reset the person asks for from a browser they signed in with.
+    const before = (await listOutbox(svc.app, 200)).filter((m) => m.to === email).length;
+    await person.get('/reset');
+    expect((await person.post('/reset', { email })).status).toBe(200);
+    const after = (await listOutbox(svc.app, 200)).filter((m) => m.to === email).length;
+    expect(after).toBe(before + 1);
   });
 
   it('resets a password by emailed link, once, ending the other sessions', async () => {

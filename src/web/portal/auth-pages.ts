@@ -208,8 +208,10 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
     '/reset',
     guarded(async (req, reply) => {
       const email = formField(req, 'email');
+      const normalized = email.trim().toLowerCase();
       // A few per address and minute: the form must not become a way to flood an inbox.
-      if (!(await countEmailRequest(app, 'reset', req.ip, email.trim().toLowerCase()))) {
+      const device = await knownDevice(app, req, normalized);
+      if (!(await countEmailRequest(app, 'reset', req.ip, normalized, device))) {
         return reply
           .code(429)
           .header('retry-after', '60')
