@@ -126,7 +126,7 @@ describe('portal journeys in a browser', () => {
     await page.getByLabel('Article URL').fill(`${siteBase}/news/acme-kettles`);
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     const storyLink = page.getByRole('link', {
-      name: 'Acme recalls kettles',
+      name: 'Acme recalls 40,000 kettles over a fire risk',
     });
     for (let i = 0; i < 50 && !(await storyLink.isVisible()); i++) {
       await page.waitForTimeout(100);
