@@ -242,7 +242,7 @@ export async function pollFeedJob(
   }
   let items: FeedItem[];
   try {
-    items = parseFeed(res.body.toString('utf8'), res.url).slice(0, FEED_WINDOW);
+    items = parseFeed(res.body.toString('utf8'), res.url, new Date(at)).slice(0, FEED_WINDOW);
   } catch (e) {
     await record({ last_status: 'unreadable', last_error: (e as Error).message });
     return { status: 'unreadable' };
