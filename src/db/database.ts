@@ -86,8 +86,9 @@ export function withTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }
 
-export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({
+/** The service's migrations, in order; `migrate` takes them all, a test may stop earlier. */
+export function migrator(db: Db): Migrator {
+  return new Migrator({
     db,
     provider: {
       getMigrations: async () => ({
@@ -102,7 +103,10 @@ export async function migrate(db: Db): Promise<void> {
       }),
     },
   });
-  const { error } = await migrator.migrateToLatest();
+}
+
+export async function migrate(db: Db): Promise<void> {
+  const { error } = await migrator(db).migrateToLatest();
   if (error) throw error;
 }
 

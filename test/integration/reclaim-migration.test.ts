@@ -1,13 +1,6 @@
-import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { type Db, migrate, openDatabase } from '../../src/db/database.js';
-import * as initial from '../../src/db/migrations/0001-initial.js';
-import * as teamwork from '../../src/db/migrations/0002-teamwork-and-billing.js';
-import * as oauth from '../../src/db/migrations/0003-oauth.js';
-import * as partners from '../../src/db/migrations/0004-partners.js';
-import * as webhooks from '../../src/db/migrations/0005-webhooks.js';
-import * as monitoring from '../../src/db/migrations/0006-monitoring.js';
+import { type Db, migrate, migrator, openDatabase } from '../../src/db/database.js';
 import { freshDatabase } from '../support/databases.js';
 
 /**
@@ -25,20 +18,7 @@ beforeAll(async () => {
   drop = fresh.drop;
   const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'fatal' });
   db = openDatabase(config.database, config.databaseTimeouts);
-  const migrator = new Migrator({
-    db,
-    provider: {
-      getMigrations: async () => ({
-        '0001-initial': initial,
-        '0002-teamwork-and-billing': teamwork,
-        '0003-oauth': oauth,
-        '0004-partners': partners,
-        '0005-webhooks': webhooks,
-        '0006-monitoring': monitoring,
-      }),
-    },
-  });
-  const { error } = await migrator.migrateTo('0006-monitoring');
+  const { error } = await migrator(db).migrateTo('0006-monitoring');
   if (error) throw error;
 });
 afterAll(async () => {
