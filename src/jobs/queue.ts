@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import type { JobsTable } from '../db/schema.js';
+import type { DB, JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
 
 /**
@@ -64,6 +64,13 @@ export async function enqueue(
   return id;
 }
 
+/** A job that may be claimed at `at`: queued and due, or running with its lease run out. */
+const due = (at: string) => (eb: ExpressionBuilder<DB, 'jobs'>) =>
+  eb.or([
+    eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', at)]),
+    eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
+  ]);
+
 /** Takes the next due job (or one whose lease ran out) for this worker, or undefined. */
 async function claim(app: AppContext, worker: string): Promise<JobRow | undefined> {
   const now = app.clock.now();
@@ -71,18 +78,13 @@ async function claim(app: AppContext, worker: string): Promise<JobRow | undefine
   // Looked for first with a read, which never waits: an UPDATE takes SQLite's write lock
   // even when it changes nothing, and while another process holds that lock every idle
   // poll would block this process for the whole busy timeout.
-  const due = await app.db
+  const any = await app.db
     .selectFrom('jobs')
     .select('id')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', at)]),
-        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
-      ]),
-    )
+    .where(due(at))
     .limit(1)
     .executeTakeFirst();
-  if (!due) return undefined;
+  if (!any) return undefined;
   // A job whose process died on its last attempt is not run again: it failed.
   await app.db
     .updateTable('jobs')
@@ -97,17 +99,7 @@ async function claim(app: AppContext, worker: string): Promise<JobRow | undefine
     .whereRef('attempts', '>=', 'max_attempts')
     .execute();
   const postgres = app.config.database.dialect === 'postgres';
-  let next = app.db
-    .selectFrom('jobs')
-    .select('id')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', at)]),
-        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
-      ]),
-    )
-    .orderBy('run_at')
-    .limit(1);
+  let next = app.db.selectFrom('jobs').select('id').where(due(at)).orderBy('run_at').limit(1);
   if (postgres) next = next.forUpdate().skipLocked();
   return app.db
     .updateTable('jobs')
