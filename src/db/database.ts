@@ -11,6 +11,7 @@ import * as webhooks from './migrations/0005-webhooks.js';
 import * as monitoring from './migrations/0006-monitoring.js';
 import * as reclaimTrial from './migrations/0007-reclaim-trial.js';
 import * as brandKit from './migrations/0008-brand-kit.js';
+import * as articleLanguage from './migrations/0009-article-language.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -100,6 +101,7 @@ export function migrator(db: Db): Migrator {
         '0006-monitoring': monitoring,
         '0007-reclaim-trial': reclaimTrial,
         '0008-brand-kit': brandKit,
+        '0009-article-language': articleLanguage,
       }),
     },
   });

@@ -114,6 +114,10 @@ export interface ArticlesTable {
   published_at: string;
   type: string;
   text: string;
+  /** ISO 639-1 code of the article's language; null when unknown. */
+  language: string | null;
+  /** WHATWG name of the encoding its page was decoded from; null when not read from a page. */
+  charset: string | null;
   created_at: string;
 }
 

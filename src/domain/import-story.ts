@@ -59,6 +59,8 @@ export function buildStoryRows(
     published_at: article.published_at,
     type: article.type ?? 'news',
     text: article.text,
+    language: article.language ?? null,
+    charset: article.charset ?? null,
     created_at: now,
   };
   const advisories: Insertable<DB['advisories']> = {

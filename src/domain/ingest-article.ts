@@ -156,6 +156,8 @@ async function joinStory(
         published_at: article.published_at,
         type: article.type ?? 'news',
         text: article.text,
+        language: article.language ?? null,
+        charset: article.charset ?? null,
         created_at: at,
       })
       .execute();

@@ -104,7 +104,7 @@ const storyWithLiveAdvisory = prepared<
 const sourcesOfStory = prepared<{ storyId: string }, z.input<typeof Source>>((db, p) =>
   db
     .selectFrom('articles')
-    .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type'])
+    .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type', 'language'])
     .where('story_id', '=', p('storyId'))
     .orderBy('created_at')
     .orderBy('source_key'),

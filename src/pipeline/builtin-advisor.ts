@@ -16,6 +16,10 @@ export interface ArticleInput {
   published_at: string;
   text: string;
   type?: string;
+  /** ISO 639-1 code of the article's language, when detected. */
+  language?: string | null;
+  /** WHATWG name of the encoding the page was decoded from, when read from a page. */
+  charset?: string | null;
 }
 
 export interface GeneratedAdvisory {
