@@ -4,6 +4,7 @@ import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueue } from '../jobs/queue.js';
 import { dispatcherFor, FetchRefused, safeFetch } from '../net/safe-fetch.js';
+import { decodeBody } from '../pipeline/charset.js';
 import { type FeedItem, parseFeed } from '../pipeline/feed.js';
 import { readArticle } from '../pipeline/read-article.js';
 import { writeAudit } from './audit.js';
@@ -242,7 +243,11 @@ export async function pollFeedJob(
   }
   let items: FeedItem[];
   try {
-    items = parseFeed(res.body.toString('utf8'), res.url, new Date(at)).slice(0, FEED_WINDOW);
+    items = parseFeed(
+      decodeBody(res.body, res.headers.get('content-type'), 'xml').text,
+      res.url,
+      new Date(at),
+    ).slice(0, FEED_WINDOW);
   } catch (e) {
     await record({ last_status: 'unreadable', last_error: (e as Error).message });
     return { status: 'unreadable' };

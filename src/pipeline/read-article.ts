@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { FetchRefused, safeFetch } from '../net/safe-fetch.js';
 import type { ArticleInput } from './builtin-advisor.js';
+import { decodeBody } from './charset.js';
 import { extractArticle } from './extract.js';
 
 export type ReadOutcome =
@@ -47,9 +48,10 @@ export async function readArticle(
       transient: false,
     };
   }
+  const { text: html, charset } = decodeBody(page.body, type, 'html');
   let article: ReturnType<typeof extractArticle>;
   try {
-    article = extractArticle(page.body.toString('utf8'), page.url);
+    article = extractArticle(html, page.url);
   } catch {
     // A page the parser chokes on is the page's problem, not a reason to retry forever.
     return { ok: false, reason: 'the page could not be read', transient: false };
@@ -64,6 +66,7 @@ export async function readArticle(
       publisher: article.publisher,
       published_at: (article.published_at ?? today).slice(0, 10),
       text: article.text,
+      charset,
     },
   };
 }

@@ -100,6 +100,16 @@ beforeAll(async () => {
         .end(`<rss version="2.0"><channel><title>Big</title>${entries.join('')}</channel></rss>`);
       return;
     }
+    if (url === '/latin1.xml') {
+      // ISO-8859-1 bytes, declared only in the XML declaration; the link has an accent.
+      const xml = `<?xml version="1.0" encoding="ISO-8859-1"?><rss version="2.0"><channel><title>Le Journal</title><item><title>Nestlé et Acme</title><link>${base}/news/nestlé-acme</link><guid>café-1</guid></item></channel></rss>`;
+      res.writeHead(200, { 'content-type': 'application/rss+xml' }).end(Buffer.from(xml, 'latin1'));
+      return;
+    }
+    if (url === '/news/nestl%C3%A9-acme') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(PAGES['/news/acme-recall']);
+      return;
+    }
     if (url === '/news/flaky') {
       if (flaky) res.writeHead(503).end();
       else res.writeHead(200, { 'content-type': 'text/html' }).end(PAGES['/news/weather']);
@@ -326,6 +336,26 @@ describe('feed monitoring', () => {
       'old-5',
     ]);
     await removeFeed(svc.app, brand, big.id, 'operator');
+  });
+
+  it('a feed in a legacy charset is read in it: its accented link and guid survive', async () => {
+    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    const feed = await addFeed(svc.app, brand, `${base}/latin1.xml`, 'operator');
+    await svc.app.jobs.drain();
+    await pollOnly(feed.id);
+    const items = await svc.app.db
+      .selectFrom('feed_items')
+      .select(['item_key', 'url', 'outcome'])
+      .where('feed_id', '=', feed.id)
+      .execute();
+    expect(items).toEqual([
+      {
+        item_key: 'café-1',
+        url: `${base}/news/nestl%C3%A9-acme`,
+        outcome: expect.stringMatching(/^(created|joined|exists)$/),
+      },
+    ]);
+    await removeFeed(svc.app, brand, feed.id, 'operator');
   });
 
   it('a removed feed is no longer polled', async () => {

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -38,7 +39,17 @@ beforeAll(async () => {
       '/business/other-company': article('Globex in contract dispute', 'Globex Corporation'),
     };
     const page = pages[req.url ?? ''];
-    if (req.url === '/feed.json') {
+    if (req.url === '/legacy/northwind') {
+      // An older CMS: windows-1252 bytes, declared only in the page's <meta>.
+      const legacy = article(
+        'Northwind’s “green” claims questioned – €2m at stake',
+        'Northwind',
+      ).replace(
+        '<head>',
+        '<head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">',
+      );
+      res.writeHead(200, { 'content-type': 'text/html' }).end(iconv.encode(legacy, 'windows-1252'));
+    } else if (req.url === '/feed.json') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     } else if (page) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
@@ -113,6 +124,21 @@ describe('story from URL', () => {
       status: 'done',
       event_uri: first.body.event_uri,
     });
+  });
+
+  it('a page in a legacy charset is read in it, and the charset is kept with the article', async () => {
+    const queued = await fromUrl(`${base}/legacy/northwind`);
+    await svc.app.jobs.drain();
+    const done = await jobOf(queued.body.job);
+    expect(done.body).toMatchObject({ status: 'done' });
+    const row = await svc.app.db
+      .selectFrom('articles')
+      .select(['title', 'text', 'charset'])
+      .where('url', '=', `${base}/legacy/northwind`)
+      .executeTakeFirstOrThrow();
+    expect(row.title).toBe('Northwind’s “green” claims questioned – €2m at stake');
+    expect(row.charset).toBe('windows-1252');
+    expect(row.text).not.toContain('\uFFFD');
   });
 
   it('a page that does not mention the brand fails with a reason', async () => {
