@@ -3,7 +3,7 @@ import { withTransaction } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueue } from '../jobs/queue.js';
-import { type BrandTerms, mentionsBrand } from '../pipeline/brand-matcher.js';
+import type { BrandTerms } from '../pipeline/brand-matcher.js';
 import {
   type ArticleInput,
   assessStory,
@@ -16,6 +16,7 @@ import {
   findEvent,
   terms as termsOfText,
 } from '../pipeline/cluster.js';
+import { mentionOf } from '../pipeline/mentions.js';
 import { writeAudit } from './audit.js';
 import { importStory } from './import-story.js';
 import { storyHolding } from './stories.js';
@@ -51,7 +52,8 @@ export async function ingestArticle(
   actor: string,
 ): Promise<IngestOutcome> {
   const terms = termsOf(brand);
-  if (!mentionsBrand(`${article.title}\n${article.text}`, terms)) {
+  // Named only in the page's furniture, or the page is the brand's own: no story.
+  if (!mentionOf(article, terms)) {
     throw invalid('article: brand not mentioned');
   }
   const urls = [article.url, article.canonical_url ?? article.url];

@@ -37,6 +37,13 @@ type CaseRule = 'any' | 'proper' | 'capital';
 const WORD = /[\p{L}\p{N}]+/gu;
 const normalizeSep = (s: string) => s.replace(/\s+/g, ' ');
 
+/** Where a brand is named: text.slice(start, end). */
+export interface Occurrence<T> {
+  brand: T;
+  start: number;
+  end: number;
+}
+
 interface Token {
   word: string;
   start: number;
@@ -104,6 +111,32 @@ export class BrandMatcher<T> {
       }
     }
     return [...found];
+  }
+
+  /**
+   * Every place the text names a brand, in order: where a brand's terms overlap (`Acme`
+   * inside `Acme Corp`), the longest counts once.
+   */
+  occurrences(text: string): Occurrence<T>[] {
+    const tokens = tokenize(text);
+    const out: Occurrence<T>[] = [];
+    for (let i = 0; i < tokens.length; i++) {
+      const terms = this.byFirstWord.get(tokens[i]!.word.toLowerCase());
+      if (!terms) continue;
+      const seen = new Map<T, number>();
+      for (const term of terms) {
+        if (!this.matchesAt(text, tokens, i, term)) continue;
+        const last = i + term.words.length - 1;
+        seen.set(term.brand, Math.max(seen.get(term.brand) ?? i, last));
+      }
+      for (const [brand, last] of seen) {
+        const prev = out.findLast((o) => o.brand === brand);
+        // A shorter term starting inside an occurrence already counted is part of it.
+        if (prev && prev.end > tokens[i]!.start) continue;
+        out.push({ brand, start: tokens[i]!.start, end: tokens[last]!.end });
+      }
+    }
+    return out;
   }
 
   private matchesAt(text: string, tokens: Token[], i: number, term: Term<T>): boolean {

@@ -37,6 +37,11 @@ beforeAll(async () => {
         '/business/northwind-dispute',
       ),
       '/business/other-company': article('Globex in contract dispute', 'Globex Corporation'),
+      // Northwind is named only in the share links inside the article.
+      '/business/share-links': article('Globex in contract dispute', 'Globex Corporation').replace(
+        '</article>',
+        '<p>Share this article on Twitter | Facebook | Northwind</p></article>',
+      ),
     };
     const page = pages[req.url ?? ''];
     if (req.url === '/legacy/northwind') {
@@ -145,6 +150,13 @@ describe('story from URL', () => {
     const queued = await fromUrl(`${base}/business/other-company`);
     await svc.app.jobs.drain();
     expect((await jobOf(queued.body.job)).body).toMatchObject({
+      status: 'failed',
+      reason: 'brand not mentioned',
+    });
+    // Named only in the page's share links is not a mention either.
+    const shared = await fromUrl(`${base}/business/share-links`);
+    await svc.app.jobs.drain();
+    expect((await jobOf(shared.body.job)).body).toMatchObject({
       status: 'failed',
       reason: 'brand not mentioned',
     });

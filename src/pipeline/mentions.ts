@@ -1,0 +1,173 @@
+import { getDomain } from 'tldts';
+import { BrandMatcher, type BrandTerms, type Occurrence } from './brand-matcher.js';
+
+/**
+ * Which brands an article really talks about (docs/pipeline.md, "Detection"): a brand
+ * named only in the page's furniture (share and follow links, photo credits, embed
+ * labels, bylines, source lists, the copyright line) is not a mention, nor is the
+ * publisher naming itself. Extraction already drops menus, footers and sidebars; these
+ * are the lines that survive it inside the article's own box.
+ */
+export interface MentionArticle {
+  title: string;
+  text: string;
+  url: string;
+  publisher: string;
+}
+
+export interface Mention<T> {
+  brand: T;
+  /** Times the title and text name the brand outside boilerplate. */
+  count: number;
+  /** Up to three sentences naming it, whole: the title first when it does. */
+  evidence: string[];
+}
+
+const EVIDENCE = 3;
+const SOCIAL =
+  'twitter|x|facebook|instagram|linkedin|youtube|tiktok|threads|bluesky|mastodon|pinterest|reddit|whatsapp|telegram|snapchat|flipboard|google news|rss|email|e-mail';
+const NETWORK = new RegExp(`^(?:${SOCIAL})$`, 'i');
+
+/** A row of short links, two of them networks at least: "Twitter | Facebook | Acme". */
+function isLinkRow(line: string): boolean {
+  const parts = line.split(/\s*[|·•]\s*/).filter(Boolean);
+  return (
+    parts.length >= 3 &&
+    parts.every((p) => p.length <= 30) &&
+    parts.filter((p) => NETWORK.test(p)).length >= 2
+  );
+}
+
+/**
+ * Lines that are the page's furniture, each with the reason it is not the article
+ * speaking. Short lines only, so that a real sentence starting the same way stays.
+ */
+const BOILERPLATE: readonly { why: string; test: (line: string) => boolean }[] = [
+  {
+    why: 'share and follow links: "Follow us on Twitter | Facebook", "Share on LinkedIn"',
+    test: (l) =>
+      l.length <= 160 &&
+      (isLinkRow(l) ||
+        new RegExp(
+          `^(?:follow|share|like|subscribe|join|connect with|find)\\b.{0,60}\\b(?:${SOCIAL})\\b`,
+          'i',
+        ).test(l)),
+  },
+  {
+    why: 'photo and video credits: "Photo: Acme", "(Image credit: Acme)", "… / Getty Images"',
+    test: (l) =>
+      l.length <= 200 &&
+      (/^\(?(?:photo(?:graph)?s?|images?|pictures?|illustrations?|videos?|graphics?|credits?|fotos?|bild)(?: credit| by| courtesy(?: of)?)?\s*[:(©]/i.test(
+        l,
+      ) ||
+        /^\(?(?:photo|image|picture)\s+(?:by|courtesy of)\s/i.test(l) ||
+        /[/|]\s*(?:getty images|reuters|ap(?: photo)?|afp|epa|shutterstock|alamy|unsplash)\)?\.?$/i.test(
+          l,
+        ) ||
+        /^\(?(?:credit|©)\s*[:\s]/i.test(l)),
+  },
+  {
+    why: 'embed labels: "Embed from Getty Images", "View this post on Instagram"',
+    test: (l) =>
+      l.length <= 200 &&
+      /^(?:embed from|watch on|view this post on|a post shared by|listen on|click to (?:play|expand|enlarge)|open in)\b/i.test(
+        l,
+      ),
+  },
+  {
+    why: 'bylines and reporting credits: "By Jane Doe, Acme News", "Reporting by …; Editing by …"',
+    test: (l) =>
+      // "By Tuesday, Acme had recalled the vans." is a sentence: a byline has no full stop.
+      (l.length <= 120 &&
+        /^(?:[Bb]y|[Vv]on|[Pp]ar|[Pp]or|[Dd]oor|[Dd]i)\s+\p{Lu}/u.test(l) &&
+        !/[.!?]["”’)]?(?:\s|$)/.test(l)) ||
+      (l.length <= 300 &&
+        /^(?:\(?(?:additional )?(?:reporting|writing|editing|compiled|written|produced) by)\b/i.test(
+          l,
+        )),
+  },
+  {
+    why: 'source and reference lists: "Source: acme.com", "Read more: …"',
+    test: (l) =>
+      l.length <= 300 &&
+      /^(?:sources?|via|references?|read more|related|more from|see also|further reading|related articles?)\s*:/i.test(
+        l,
+      ),
+  },
+  {
+    why: 'copyright lines: "© 2026 Acme Media", "All rights reserved"',
+    test: (l) =>
+      l.length <= 200 && (/^(?:©|\(c\)\s|copyright\b)/i.test(l) || /all rights reserved/i.test(l)),
+  },
+];
+
+/** Why a line is furniture, or null when it is the article's. */
+export function boilerplateOf(line: string): string | null {
+  const l = line.trim();
+  return BOILERPLATE.find((b) => b.test(l))?.why ?? null;
+}
+
+/** A wire dateline's credit: "LONDON (Reuters) - ", "(AP) —". */
+const DATELINE = /^[\p{Lu}\p{P}\s]{0,60}\([^()\n]{2,40}\)\s*[-–—]\s/u;
+
+/** Whether the brand is the page's own publisher: its site, or its name. */
+function isPublisher(article: MentionArticle, brand: { host: string; name: string }): boolean {
+  let pageDomain: string | null = null;
+  try {
+    pageDomain = getDomain(new URL(article.url).hostname);
+  } catch {
+    pageDomain = null;
+  }
+  if (pageDomain && pageDomain === getDomain(brand.host)) return true;
+  const publisher = article.publisher.trim().toLowerCase();
+  return publisher !== '' && publisher === brand.name.trim().toLowerCase();
+}
+
+/** The sentence of the line around an occurrence, whole and trimmed. */
+function sentenceAround(line: string, start: number, end: number): string {
+  const before = line.slice(0, start);
+  const from = Math.max(
+    0,
+    ...[...before.matchAll(/[.!?…]["”’)]*\s+/g)].map((m) => m.index + m[0].length),
+  );
+  const rest = /[.!?…]["”’)]*(?=\s|$)/.exec(line.slice(end));
+  const to = rest ? end + rest.index + rest[0].length : line.length;
+  return line.slice(from, to).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The brands the article mentions, in order of first mention, each with how often and
+ * where. A brand that is the page's publisher is never mentioned by its own page: what a
+ * site says of itself is not coverage.
+ */
+export function findMentions<T extends { host: string; name: string }>(
+  article: MentionArticle,
+  matcher: BrandMatcher<T>,
+): Mention<T>[] {
+  const found = new Map<T, Mention<T>>();
+  const add = (o: Occurrence<T>, sentence: string) => {
+    const m = found.get(o.brand) ?? { brand: o.brand, count: 0, evidence: [] };
+    found.set(o.brand, m);
+    m.count += 1;
+    if (m.evidence.length < EVIDENCE && !m.evidence.includes(sentence)) m.evidence.push(sentence);
+  };
+  const title = article.title.replace(/\s+/g, ' ').trim();
+  for (const o of matcher.occurrences(title)) add(o, title);
+
+  const text = article.text;
+  const dateline = DATELINE.exec(text)?.[0].length ?? 0;
+  for (const o of matcher.occurrences(text)) {
+    if (o.start < dateline) continue;
+    const lineStart = text.lastIndexOf('\n', o.start) + 1;
+    const next = text.indexOf('\n', o.end);
+    const line = text.slice(lineStart, next < 0 ? text.length : next);
+    if (boilerplateOf(line)) continue;
+    add(o, sentenceAround(line, o.start - lineStart, o.end - lineStart));
+  }
+  return [...found.values()].filter((m) => !isPublisher(article, m.brand));
+}
+
+/** How the article mentions this one brand; null when it does not (see findMentions). */
+export function mentionOf(article: MentionArticle, brand: BrandTerms): Mention<BrandTerms> | null {
+  return findMentions(article, new BrandMatcher([{ brand, terms: brand }]))[0] ?? null;
+}
