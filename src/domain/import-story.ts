@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import type { Generated } from '../pipeline/advisor.js';
 import { mentionsBrand } from '../pipeline/brand-matcher.js';
 import { type ArticleInput, firstSource, generateAdvisory } from '../pipeline/builtin-advisor.js';
+import { languageOf } from '../pipeline/language.js';
 import { queueEvent } from '../webhooks/events.js';
 import { type AuditEntry, auditRow } from './audit.js';
 import { storyHolding } from './stories.js';
@@ -59,7 +60,7 @@ export function buildStoryRows(
     published_at: article.published_at,
     type: article.type ?? 'news',
     text: article.text,
-    language: article.language ?? null,
+    language: languageOf(article),
     charset: article.charset ?? null,
     created_at: now,
   };

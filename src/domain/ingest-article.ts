@@ -16,6 +16,7 @@ import {
   findEvent,
   terms as termsOfText,
 } from '../pipeline/cluster.js';
+import { languageOf } from '../pipeline/language.js';
 import { mentionOf } from '../pipeline/mentions.js';
 import { writeAudit } from './audit.js';
 import { importStory } from './import-story.js';
@@ -48,10 +49,12 @@ const shiftDays = (date: string, days: number) =>
 export async function ingestArticle(
   app: AppContext,
   brand: BrandRow,
-  article: ArticleInput,
+  input: ArticleInput,
   actor: string,
 ): Promise<IngestOutcome> {
   const terms = termsOf(brand);
+  // Detected once, for clustering and for the row.
+  const article = { ...input, language: languageOf(input) };
   // Named only in the page's furniture, or the page is the brand's own: no story.
   if (!mentionOf(article, terms)) {
     throw invalid('article: brand not mentioned');
@@ -64,7 +67,7 @@ export async function ingestArticle(
   const nearby = await app.db
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select(['a.story_id', 'a.title', 'a.text', 'a.published_at'])
+    .select(['a.story_id', 'a.title', 'a.text', 'a.language', 'a.published_at'])
     .where('s.brand_id', '=', brand.id)
     .where('s.status', '!=', 'closed')
     .where('a.published_at', '>=', shiftDays(article.published_at, -EVENT_WINDOW_DAYS))
@@ -158,7 +161,7 @@ async function joinStory(
         published_at: article.published_at,
         type: article.type ?? 'news',
         text: article.text,
-        language: article.language ?? null,
+        language: languageOf(article),
         charset: article.charset ?? null,
         created_at: at,
       })

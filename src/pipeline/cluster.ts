@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
  * Whether two articles report the same event (docs/pipeline.md, "Clustering"). Two
  * newsrooms rarely share sentences, but they share the facts: names, numbers, the
  * product, the place. So an article is reduced to the counts of its content words (the
- * title's counting three times; function words of English, French and German and the
- * brand's own words left out, since every article of the brand has them), and two
+ * title's counting three times; function words of its language and the brand's own
+ * words left out, since every article of the brand has them), and two
  * articles are the same event when the cosine of those counts is high enough and they
  * were published within a few days of each other.
  */
@@ -22,12 +22,27 @@ export const SAME_EVENT_SIMILARITY = 0.28;
 const TERMS = 100;
 
 const stopwords = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
-/** Function words of the languages we see most, which say nothing about the event. */
-const STOPWORDS = new Set([
+/**
+ * Function words, which say nothing about the event: those of the article's language,
+ * plus English, which news in every language quotes; for an article whose language is
+ * unknown, those of the languages we see most.
+ */
+const STOPWORDS_BY_LANGUAGE = new Map<string, ReadonlySet<string>>();
+const UNKNOWN_LANGUAGE = new Set([
   ...(stopwords.en ?? []),
   ...(stopwords.fr ?? []),
   ...(stopwords.de ?? []),
 ]);
+export function stopwordsFor(language: string | null | undefined): ReadonlySet<string> {
+  const own = language ? stopwords[language] : undefined;
+  if (!language || !own) return UNKNOWN_LANGUAGE;
+  let set = STOPWORDS_BY_LANGUAGE.get(language);
+  if (!set) {
+    set = new Set([...(stopwords.en ?? []), ...own]);
+    STOPWORDS_BY_LANGUAGE.set(language, set);
+  }
+  return set;
+}
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
@@ -35,10 +50,11 @@ export type Terms = ReadonlyMap<string, number>;
 
 /** The article's content words with their counts (the title's count three times). */
 export function terms(
-  article: { title: string; text: string },
+  article: { title: string; text: string; language?: string | null },
   ignore: ReadonlySet<string> = new Set(),
 ): Terms {
   const counts = new Map<string, number>();
+  const STOPWORDS = stopwordsFor(article.language);
   const count = (text: string, weight: number) => {
     for (const m of text.matchAll(WORD)) {
       const w = m[0].toLowerCase();

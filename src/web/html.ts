@@ -20,6 +20,14 @@ const ESCAPES: Record<string, string> = {
 /** A link target from stored data: only http(s) URLs, anything else goes nowhere. */
 export const safeHref = (url: string) => (/^https?:\/\//i.test(url) ? url : '#');
 
+const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/** ", French" after a source, for readers who will open it; nothing when unknown. */
+export const languageTag = (language: string | null): Html | null =>
+  language
+    ? html`, <span title="language">${LANGUAGE_NAMES.of(language) ?? language}</span>`
+    : null;
+
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 type Value = Html | string | number | null | undefined | false | readonly Value[];

@@ -7,7 +7,7 @@ import { loadStoryDetail } from '../domain/story-view.js';
 import { queueEmail } from '../email/outbox.js';
 import type { StoryDetail } from '../operations/shapes.js';
 import { formField, mountFormPages } from './forms.js';
-import { html, PAGE_HEADERS, page, safeHref } from './html.js';
+import { html, languageTag, PAGE_HEADERS, page, safeHref } from './html.js';
 
 const WINDOW_MS = 60_000;
 /** The emailed sign-in link of a guest, and the session it opens. */
@@ -174,7 +174,7 @@ ${
   a.sources.length
     ? html`<div class="card"><h2>Sources</h2><ol>${a.sources.map(
         (s) =>
-          html`<li id="${s.id}"><a href="${safeHref(s.url)}" rel="noopener nofollow">${s.title}</a> <span class="muted">· ${s.publisher} · ${s.published_at}</span></li>`,
+          html`<li id="${s.id}"><a href="${safeHref(s.url)}" rel="noopener nofollow" lang="${s.language ?? ''}">${s.title}</a> <span class="muted">· ${s.publisher} · ${s.published_at}${languageTag(s.language)}</span></li>`,
       )}</ol></div>`
     : ''
 }`;

@@ -138,11 +138,12 @@ describe('story from URL', () => {
     expect(done.body).toMatchObject({ status: 'done' });
     const row = await svc.app.db
       .selectFrom('articles')
-      .select(['title', 'text', 'charset'])
+      .select(['title', 'text', 'charset', 'language'])
       .where('url', '=', `${base}/legacy/northwind`)
       .executeTakeFirstOrThrow();
     expect(row.title).toBe('Northwind’s “green” claims questioned – €2m at stake');
     expect(row.charset).toBe('windows-1252');
+    expect(row.language).toBe('en');
     expect(row.text).not.toContain('\uFFFD');
   });
 

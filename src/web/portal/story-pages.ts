@@ -24,7 +24,7 @@ import { unassignPhase } from '../../operations/teamwork/unassign-phase.js';
 import { unassignStory } from '../../operations/teamwork/unassign-story.js';
 import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
-import { type Html, html, safeHref } from '../html.js';
+import { type Html, html, languageTag, safeHref } from '../html.js';
 import { activityTable, type Entry } from './activity-pages.js';
 import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
@@ -228,6 +228,7 @@ interface StoryView {
         publisher: string;
         title: string;
         published_at: string;
+        language: string | null;
       }[];
       spread?: string;
       phases?: {
@@ -342,7 +343,7 @@ ${
   a.sources
     ? html`<h2>Sources</h2><ol class="card">${a.sources.map(
         (s) =>
-          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}</span></li>`,
+          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${s.language ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}${languageTag(s.language)}</span></li>`,
       )}</ol>`
     : ''
 }
