@@ -118,10 +118,12 @@ export function buildStoryRows(
 export async function importStory(
   app: AppContext,
   brand: BrandRef & { host: string; name: string; aliases?: string | null },
-  article: ArticleInput,
+  input: ArticleInput,
   actor: string,
   detectedAt = app.clock.now().toISOString(),
 ): Promise<{ event_uri: string; existing?: true }> {
+  // Its language chooses the signal lists it is scored with (docs/pipeline.md, "Language").
+  const article = { ...input, language: languageOf(input) };
   const aliases = brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [];
   if (!mentionsBrand(`${article.title}\n${article.text}`, { ...brand, aliases })) {
     throw invalid('article: brand not mentioned');

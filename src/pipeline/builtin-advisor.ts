@@ -49,7 +49,7 @@ const SUMMARY_ITEMS = 6;
  * its publishers.
  */
 export function assessStory(sources: readonly ArticleInput[]) {
-  const scored = sources.map((s) => scoreText(`${s.title}\n${s.text}`));
+  const scored = sources.map((s) => scoreText(`${s.title}\n${s.text}`, s.language));
   const spread = spreadOf(sources);
   const base = maxSeverity(scored.map((s) => s.severity));
   const severity = spread === 'widespread' || spread === 'viral' ? raise(base) : base;

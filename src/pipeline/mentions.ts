@@ -110,17 +110,16 @@ export function boilerplateOf(line: string): string | null {
 /** A wire dateline's credit: "LONDON (Reuters) - ", "(AP) —". */
 const DATELINE = /^[\p{Lu}\p{P}\s]{0,60}\([^()\n]{2,40}\)\s*[-–—]\s/u;
 
-/** Whether the brand is the page's own publisher: its site, or its name. */
-function isPublisher(article: MentionArticle, brand: { host: string; name: string }): boolean {
-  let pageDomain: string | null = null;
+/** The brands that are the page's own publisher: its site's, or named in its publisher's name. */
+function publishers<T extends { host: string }>(article: MentionArticle, matcher: BrandMatcher<T>) {
+  const own = new Set(matcher.occurrences(article.publisher).map((o) => o.brand));
+  let site: string | null = null;
   try {
-    pageDomain = getDomain(new URL(article.url).hostname);
+    site = getDomain(new URL(article.url).hostname);
   } catch {
-    pageDomain = null;
+    site = null;
   }
-  if (pageDomain && pageDomain === getDomain(brand.host)) return true;
-  const publisher = article.publisher.trim().toLowerCase();
-  return publisher !== '' && publisher === brand.name.trim().toLowerCase();
+  return (brand: T) => own.has(brand) || (site !== null && site === getDomain(brand.host));
 }
 
 /** The sentence of the line around an occurrence, whole and trimmed. */
@@ -137,10 +136,11 @@ function sentenceAround(line: string, start: number, end: number): string {
 
 /**
  * The brands the article mentions, in order of first mention, each with how often and
- * where. A brand that is the page's publisher is never mentioned by its own page: what a
- * site says of itself is not coverage.
+ * where. A publisher names itself all along its pages ("told Reuters", "Sign up to the
+ * Guardian"), so on its own pages a brand is mentioned only when the headline names it:
+ * its press release, or its news about itself.
  */
-export function findMentions<T extends { host: string; name: string }>(
+export function findMentions<T extends { host: string }>(
   article: MentionArticle,
   matcher: BrandMatcher<T>,
 ): Mention<T>[] {
@@ -152,7 +152,11 @@ export function findMentions<T extends { host: string; name: string }>(
     if (m.evidence.length < EVIDENCE && !m.evidence.includes(sentence)) m.evidence.push(sentence);
   };
   const title = article.title.replace(/\s+/g, ' ').trim();
-  for (const o of matcher.occurrences(title)) add(o, title);
+  const headlined = new Set<T>();
+  for (const o of matcher.occurrences(title)) {
+    headlined.add(o.brand);
+    add(o, title);
+  }
 
   const text = article.text;
   const dateline = DATELINE.exec(text)?.[0].length ?? 0;
@@ -164,7 +168,8 @@ export function findMentions<T extends { host: string; name: string }>(
     if (boilerplateOf(line)) continue;
     add(o, sentenceAround(line, o.start - lineStart, o.end - lineStart));
   }
-  return [...found.values()].filter((m) => !isPublisher(article, m.brand));
+  const isPublisher = publishers(article, matcher);
+  return [...found.values()].filter((m) => headlined.has(m.brand) || !isPublisher(m.brand));
 }
 
 /** How the article mentions this one brand; null when it does not (see findMentions). */

@@ -7,12 +7,22 @@
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
 
+/**
+ * Signal lists exist for these languages; an article in another language, or in one
+ * not known, is read with the English lists (as before languages were told apart).
+ * An article is read with its own language's list only: "court" is English for a
+ * tribunal and French for short.
+ */
+export const SIGNAL_LANGUAGES = ['en', 'fr', 'de'] as const;
+export type SignalLanguage = (typeof SIGNAL_LANGUAGES)[number];
+type Signals = Record<SignalLanguage, readonly string[]>;
+
 export interface Topic {
   tag: string;
   /** Risk weight: what the topic adds to the severity score. 0 marks good news. */
   weight: number;
-  /** Word stems that signal the topic, matched at the start of a word. */
-  signals: string[];
+  /** Word stems that signal the topic, matched at the start of a word, by language. */
+  signals: Signals;
 }
 
 /** In order of risk; a story's topics are listed in this order. */
@@ -20,90 +30,255 @@ export const TOPICS: readonly Topic[] = [
   {
     tag: 'product-safety',
     weight: 3,
-    signals: [
-      'recall',
-      'injur',
-      'defect',
-      'unsafe',
-      'contaminat',
-      'hazard',
-      'overheat',
-      'fire risk',
-      'choking',
-    ],
+    signals: {
+      en: [
+        'recall',
+        'injur',
+        'defect',
+        'unsafe',
+        'contaminat',
+        'hazard',
+        'overheat',
+        'fire risk',
+        'choking',
+      ],
+      fr: [
+        'rappel',
+        'blessé',
+        'blessure',
+        'défaut',
+        'défectueu',
+        'dangereu',
+        'contamin',
+        'surchauffe',
+        'incendie',
+        'étouffement',
+      ],
+      de: [
+        'rückruf',
+        'zurückgerufen',
+        'verletz',
+        'defekt',
+        'mangelhaft',
+        'gefährlich',
+        'kontaminiert',
+        'überhitz',
+        'brandgefahr',
+      ],
+    },
   },
   {
     tag: 'data-privacy',
     weight: 3,
-    signals: [
-      'data breach',
-      'breach',
-      'leaked',
-      'hacked',
-      'hacker',
-      'ransomware',
-      'personal data',
-      'privacy',
-      'exposed records',
-    ],
+    signals: {
+      en: [
+        'data breach',
+        'breach',
+        'leaked',
+        'hacked',
+        'hacker',
+        'ransomware',
+        'personal data',
+        'privacy',
+        'exposed records',
+      ],
+      fr: [
+        'fuite de données',
+        'piratage',
+        'piraté',
+        'pirates informatiques',
+        'rançongiciel',
+        'cyberattaque',
+        'données personnelles',
+        'vie privée',
+      ],
+      de: [
+        'datenleck',
+        'datenpanne',
+        'gehackt',
+        'hacker',
+        'cyberangriff',
+        'ransomware',
+        'erpressungssoftware',
+        'personenbezogene daten',
+        'datenschutz',
+      ],
+    },
   },
   {
     tag: 'legal-regulatory',
     weight: 2,
-    signals: [
-      'lawsuit',
-      'sued',
-      'court',
-      'regulator',
-      'fined',
-      'penalt',
-      'investigation',
-      'probe',
-      'settlement',
-      'antitrust',
-    ],
+    signals: {
+      en: [
+        'lawsuit',
+        'sued',
+        'court',
+        'regulator',
+        'fined',
+        'penalt',
+        'investigation',
+        'probe',
+        'settlement',
+        'antitrust',
+      ],
+      fr: [
+        'procès',
+        'poursuivi',
+        'poursuites',
+        'tribunal',
+        'régulateur',
+        'amende',
+        'sanctionné',
+        'enquête',
+        'antitrust',
+        'condamné',
+      ],
+      de: [
+        'klage',
+        'verklagt',
+        'gericht',
+        'aufsichtsbehörde',
+        'bußgeld',
+        'ermittlung',
+        'kartell',
+        'verurteilt',
+      ],
+    },
   },
-  { tag: 'labor', weight: 2, signals: ['strike', 'layoff', 'laid off', 'union', 'walkout'] },
+  {
+    tag: 'labor',
+    weight: 2,
+    signals: {
+      en: ['strike', 'layoff', 'laid off', 'union', 'walkout'],
+      fr: [
+        'grève',
+        'licenciement',
+        'licencié',
+        'syndicat',
+        'plan social',
+        'suppressions de postes',
+      ],
+      de: ['streik', 'entlassung', 'stellenabbau', 'gewerkschaft', 'arbeitsniederlegung'],
+    },
+  },
   {
     tag: 'environment',
     weight: 2,
-    signals: ['emission', 'pollut', 'spill', 'toxic', 'deforest'],
+    signals: {
+      en: ['emission', 'pollut', 'spill', 'toxic', 'deforest'],
+      fr: ['émission', 'pollu', 'déversement', 'marée noire', 'toxique', 'déforest'],
+      de: ['emission', 'verschmutz', 'umweltverschmutz', 'ölpest', 'giftig', 'abholzung'],
+    },
   },
   {
     tag: 'customer-experience',
     weight: 1,
-    signals: ['complain', 'outage', 'refund', 'delays', 'customer service', 'downtime'],
+    signals: {
+      en: ['complain', 'outage', 'refund', 'delays', 'customer service', 'downtime'],
+      fr: [
+        'réclamation',
+        'panne',
+        'rembourse',
+        'retards',
+        'service client',
+        'interruption de service',
+      ],
+      de: ['beschwerde', 'ausfall', 'störung', 'rückerstattung', 'verspätung', 'kundenservice'],
+    },
   },
   {
     tag: 'leadership',
     weight: 1,
-    signals: ['ceo', 'chief executive', 'resign', 'board of directors'],
+    signals: {
+      en: ['ceo', 'chief executive', 'resign', 'board of directors'],
+      fr: [
+        'pdg',
+        'directeur général',
+        'directrice générale',
+        'démission',
+        'conseil d’administration',
+        "conseil d'administration",
+      ],
+      de: ['vorstandschef', 'vorstandsvorsitz', 'geschäftsführer', 'rücktritt', 'aufsichtsrat'],
+    },
   },
   {
     tag: 'financial',
     weight: 1,
-    signals: ['earnings', 'revenue', 'profit', 'quarterly results', 'shares fell', 'stock price'],
+    signals: {
+      en: ['earnings', 'revenue', 'profit', 'quarterly results', 'shares fell', 'stock price'],
+      fr: [
+        'chiffre d’affaires',
+        "chiffre d'affaires",
+        'bénéfice',
+        'résultats trimestriels',
+        'résultats annuels',
+        'action a chuté',
+        'cours de bourse',
+      ],
+      de: ['umsatz', 'gewinn', 'quartalszahlen', 'quartalsergebnis', 'aktienkurs', 'aktie fiel'],
+    },
   },
   {
     tag: 'product-launch',
     weight: 0,
-    signals: ['launch', 'unveil', 'introduces', 'new product'],
+    signals: {
+      en: ['launch', 'unveil', 'introduces', 'new product'],
+      fr: ['lance', 'lancement', 'dévoile', 'nouveau produit'],
+      de: ['stellt vor', 'präsentiert', 'neues produkt', 'markteinführung'],
+    },
   },
-  { tag: 'recognition', weight: 0, signals: ['award', 'honored', 'honoured', 'praised', 'ranked'] },
+  {
+    tag: 'recognition',
+    weight: 0,
+    signals: {
+      en: ['award', 'honored', 'honoured', 'praised', 'ranked'],
+      fr: ['récompens', 'distingué', 'lauréat', 'salué'],
+      de: ['auszeichnung', 'ausgezeichnet', 'preisträger', 'gelobt'],
+    },
+  },
 ];
 
 /** Words that make any risk worse; they add 2 to the score once. */
-export const INTENSIFIERS: readonly string[] = [
-  'death',
-  'died',
-  'killed',
-  'fatal',
-  'class action',
-  'boycott',
-  'criminal',
-  'arrested',
-  'millions of',
-];
+export const INTENSIFIERS: Signals = {
+  en: [
+    'death',
+    'died',
+    'killed',
+    'fatal',
+    'class action',
+    'boycott',
+    'criminal',
+    'arrested',
+    'millions of',
+  ],
+  fr: [
+    'mort',
+    'décès',
+    'décédé',
+    'tué',
+    'mortel',
+    'action collective',
+    'action de groupe',
+    'boycott',
+    'pénal',
+    'interpellé',
+    'des millions de',
+  ],
+  de: [
+    'tod',
+    'tote',
+    'gestorben',
+    'getötet',
+    'tödlich',
+    'sammelklage',
+    'boykott',
+    'strafrechtlich',
+    'festgenommen',
+    'verhaftet',
+    'millionen',
+  ],
+};
 
 export interface Scored {
   topics: string[];
@@ -117,18 +292,29 @@ export interface Scored {
 /** A signal matches at the start of a word, so `court` is not found in `Harcourt`. */
 const signalPattern = (words: readonly string[]) =>
   new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map((w) => w.replace(/ /g, '\\s+')).join('|')})`, 'iu');
-const TOPIC_PATTERNS = TOPICS.map((t) => ({ topic: t, pattern: signalPattern(t.signals) }));
-const INTENSIFIER_PATTERN = signalPattern(INTENSIFIERS);
+const PATTERNS = Object.fromEntries(
+  SIGNAL_LANGUAGES.map((lang) => [
+    lang,
+    {
+      topics: TOPICS.map((t) => ({ topic: t, pattern: signalPattern(t.signals[lang]) })),
+      intensifier: signalPattern(INTENSIFIERS[lang]),
+    },
+  ]),
+) as Record<SignalLanguage, { topics: { topic: Topic; pattern: RegExp }[]; intensifier: RegExp }>;
+
+const signalLanguage = (language: string | null | undefined): SignalLanguage =>
+  SIGNAL_LANGUAGES.find((l) => l === language) ?? 'en';
 
 /**
- * Topics and severity of one text (title and body): the score is the sum of the weights
- * of the topics found, each counted once, plus 2 when an intensifier appears; 0–1 is
- * low, 2 medium, 3–4 high, 5 and more critical.
+ * Topics and severity of one text (title and body) in its language: the score is the
+ * sum of the weights of the topics found, each counted once, plus 2 when an intensifier
+ * appears; 0–1 is low, 2 medium, 3–4 high, 5 and more critical.
  */
-export function scoreText(text: string): Scored {
-  const found = TOPIC_PATTERNS.filter((t) => t.pattern.test(text)).map((t) => t.topic);
+export function scoreText(text: string, language?: string | null): Scored {
+  const lists = PATTERNS[signalLanguage(language)];
+  const found = lists.topics.filter((t) => t.pattern.test(text)).map((t) => t.topic);
   let score = found.reduce((sum, t) => sum + t.weight, 0);
-  if (INTENSIFIER_PATTERN.test(text)) score += 2;
+  if (lists.intensifier.test(text)) score += 2;
   return {
     topics: found.map((t) => t.tag),
     severity: severityOfScore(score),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stopwordsFor, terms } from '../../src/pipeline/cluster.js';
 import { detectLanguage, languageOf } from '../../src/pipeline/language.js';
+import { scoreText } from '../../src/pipeline/taxonomy.js';
 
 describe('detectLanguage', () => {
   it.each([
@@ -64,5 +65,29 @@ describe('stop words by language', () => {
     expect(stopwordsFor(null).has('und')).toBe(true);
     const spanish = terms({ title: '', text: 'pero también retiradas retiradas', language: 'es' });
     expect([...spanish.keys()]).toEqual(['retiradas']);
+  });
+});
+
+describe('signal lists by language', () => {
+  it('reads an article with the lists of its language', () => {
+    expect(scoreText('Acme rappelle 40 000 perceuses défectueuses', 'fr').topics).toEqual([
+      'product-safety',
+    ]);
+    expect(scoreText('Northwind: Rückruf von 40.000 Bohrmaschinen', 'de').topics).toEqual([
+      'product-safety',
+    ]);
+    expect(scoreText('Acme recalls 40,000 drills', 'en').topics).toEqual(['product-safety']);
+  });
+
+  it("does not read another language's words: French 'court' is short, not a tribunal", () => {
+    expect(scoreText('Un délai court pour la nouvelle usine', 'fr').topics).toEqual([]);
+    expect(scoreText('A short delay after the court ruling', 'en').topics).toEqual([
+      'legal-regulatory',
+    ]);
+  });
+
+  it('reads a language without lists, or an unknown one, with the English lists', () => {
+    expect(scoreText('Acme recall', 'pl').topics).toEqual(['product-safety']);
+    expect(scoreText('Acme recall', null).topics).toEqual(['product-safety']);
   });
 });

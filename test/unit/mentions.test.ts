@@ -63,13 +63,17 @@ describe('findMentions: boilerplate is not a mention', () => {
     ).toMatchObject({ count: 1 });
   });
 
-  it('never counts a brand on its own pages, or when it is the publisher', () => {
-    const own = article('Acme said it would cooperate with the inquiry.', {
-      url: 'https://www.acme.com/news/1',
+  it('on its own pages, a brand is mentioned only when the headline names it', () => {
+    const body = 'Acme said it would cooperate with the inquiry, Acme reporters were told.';
+    expect(mentionOf(article(body, { url: 'https://www.acme.com/news/1' }), acme)).toBeNull();
+    expect(mentionOf(article(body, { publisher: 'Acme Corp Newsroom' }), acme)).toBeNull();
+    const release = article(body, {
+      title: 'Acme opens a depot in Leeds',
+      publisher: 'Acme Corp Newsroom',
     });
-    expect(mentionOf(own, acme)).toBeNull();
-    const byName = article('Acme said it would cooperate with the inquiry.', { publisher: 'Acme' });
-    expect(mentionOf(byName, acme)).toBeNull();
+    expect(mentionOf(release, acme)).toMatchObject({ count: 3 });
+    // Another publisher's "told Acme" is coverage.
+    expect(mentionOf(article(body), acme)).toMatchObject({ count: 2 });
   });
 });
 
