@@ -61,7 +61,8 @@ export async function storyFromUrlJob(
     .where('id', '=', payload.brand)
     .executeTakeFirst();
   if (!brand) return { status: 'failed', reason: 'brand no longer exists' };
-  const read = await readArticle(app.config, payload.url, app.clock.now().toISOString());
+  const now = app.clock.now();
+  const read = await readArticle(app.config, payload.url, now.toISOString(), now);
   if (!read.ok) return { status: 'failed', reason: read.reason };
   try {
     const outcome = await ingestArticle(app, brand, read.article, payload.actor);

@@ -8,6 +8,7 @@ import { addBrand, requireBrandByHost, setBrandAliases } from '../../src/domain/
 import { ingestArticle } from '../../src/domain/ingest-article.js';
 import { BrandMatcher } from '../../src/pipeline/brand-matcher.js';
 import type { ArticleInput } from '../../src/pipeline/builtin-advisor.js';
+import { findMentions } from '../../src/pipeline/mentions.js';
 import { readArticle } from '../../src/pipeline/read-article.js';
 import { scoreText } from '../../src/pipeline/taxonomy.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -83,7 +84,7 @@ describe('the pipeline on the hand-labelled corpus', () => {
   });
 
   it('detects, clusters and scores as labelled', async () => {
-    const matcher = new BrandMatcher(BRANDS.map((b) => ({ brand: b.host, terms: b })));
+    const matcher = new BrandMatcher(BRANDS.map((b) => ({ brand: b, terms: b })));
     // Oldest first, as coverage arrives, the file name breaking ties for a stable order;
     // second copies of an article last, so their original is stored when they come.
     const ordered = [...labels].sort(
@@ -98,12 +99,14 @@ describe('the pipeline on the hand-labelled corpus', () => {
     let severityRight = 0;
     let topicsRight = 0;
     let extracted = 0;
+    let languageRight = 0;
 
     for (const label of ordered) {
       const read = await readArticle(
         svc.app.config,
         `${base}/corpus/${label.file}`,
         label.published_at,
+        svc.app.clock.now(),
       );
       if (!read.ok) {
         misses.push(`${label.file}: not extracted (${read.reason})`);
@@ -114,13 +117,22 @@ describe('the pipeline on the hand-labelled corpus', () => {
       const article: ArticleInput = { ...read.article, type: label.type };
       const text = `${article.title}\n${article.text}`;
 
-      const scored = scoreText(text);
+      const scored = scoreText(text, read.article.language);
       if (scored.severity === label.severity) severityRight++;
       else misses.push(`${label.file}: severity ${scored.severity}, labelled ${label.severity}`);
       if (JSON.stringify(scored.topics) === JSON.stringify(label.topics)) topicsRight++;
       else misses.push(`${label.file}: topics ${scored.topics}, labelled ${label.topics}`);
 
-      const found = matcher.match(text);
+      // What the pipeline decides: boilerplate and self-naming are not mentions.
+      const found = findMentions(article, matcher).map((m) => m.brand.host);
+      // The French and German pages are named so; every other page is in English.
+      const language = /-fr\.html$/.test(label.file)
+        ? 'fr'
+        : /-de\.html$/.test(label.file)
+          ? 'de'
+          : 'en';
+      if (read.article.language === language) languageRight++;
+      else misses.push(`${label.file}: language ${read.article.language}, expected ${language}`);
       for (const host of found) {
         if (host === label.brand) detection.tp++;
         else {
@@ -175,6 +187,7 @@ describe('the pipeline on the hand-labelled corpus', () => {
       clusteringRecall: ratio(pairs.tp, pairs.tp + pairs.fn),
       severityAccuracy: ratio(severityRight, extracted),
       topicsAccuracy: ratio(topicsRight, extracted),
+      languageAccuracy: ratio(languageRight, extracted),
     };
     console.log(
       [
@@ -182,6 +195,7 @@ describe('the pipeline on the hand-labelled corpus', () => {
         `detection: precision ${pct(figures.detectionPrecision)}, recall ${pct(figures.detectionRecall)} (${detection.tp} right, ${detection.fp} wrong, ${detection.fn} missed)`,
         `clustering: ${events.size} labelled events became ${stories.size} stories; pairwise precision ${pct(figures.clusteringPrecision)}, recall ${pct(figures.clusteringRecall)}`,
         `severity: ${pct(figures.severityAccuracy)} as labelled; topics: ${pct(figures.topicsAccuracy)} exactly as labelled`,
+        `language: ${pct(figures.languageAccuracy)} right`,
         ...misses.map((m) => `  - ${m}`),
       ].join('\n'),
     );
@@ -216,5 +230,6 @@ describe('the pipeline on the hand-labelled corpus', () => {
     expect(figures.clusteringPrecision).toBeGreaterThanOrEqual(0.9);
     expect(figures.clusteringRecall).toBeGreaterThanOrEqual(0.9);
     expect(figures.severityAccuracy).toBeGreaterThanOrEqual(0.85);
+    expect(figures.languageAccuracy).toBe(1);
   });
 });
