@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { Command, CommanderError } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
@@ -22,32 +21,18 @@ import { addFeed, listFeeds, removeFeed } from '../domain/feeds.js';
 import { importStory } from '../domain/import-story.js';
 import { addShareGuest } from '../domain/shares.js';
 import { listOutbox } from '../email/outbox.js';
-import { AppError } from '../errors.js';
 import { MemoryRateLimiter } from '../http/rate-limiter.js';
-import { describeIssue, refuseNul } from '../operations/execute.js';
 import { BrandHost, Role, TeammateEmail } from '../operations/schemas.js';
 import { addEndpoint, listDeliveries, listEndpoints, rotateSecret } from '../webhooks/endpoints.js';
 import { EVENT_TYPES } from '../webhooks/events.js';
+import { registerAnalyze } from './analyze.js';
+import { Name, parse, readJsonFile } from './args.js';
 import { serve, start } from './serve.js';
-
-/** Parses a CLI value with a zod schema, failing with the option's name. */
-function parse<T extends z.ZodType>(schema: T, value: unknown, name: string): z.output<T> {
-  refuseNul(value, name);
-  const r = schema.safeParse(value);
-  if (!r.success)
-    throw new AppError('invalid', describeIssue(r.error.issues[0]).replace(/^body/, name));
-  return r.data;
-}
 
 const Plan = z.enum(
   ['starter', 'pro', 'partner', 'agency'],
   'must be starter, pro, partner or agency',
 );
-const Name = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .max(200, 'must be at most 200 characters');
 const Email = z.email('must be an email address').max(254);
 const Article = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
@@ -404,16 +389,7 @@ export function buildCli(): Command {
       action(
         async (app, o: { brand: string; file: string }) => {
           const brand = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
-          const raw = await readFile(o.file, 'utf8').catch(() => {
-            throw new AppError('invalid', `file: cannot read ${o.file}`);
-          });
-          let json: unknown;
-          try {
-            json = JSON.parse(raw);
-          } catch {
-            throw new AppError('invalid', 'file: malformed JSON');
-          }
-          const article = parse(Article, json, 'file');
+          const article = parse(Article, await readJsonFile(o.file, 'file'), 'file');
           return importStory(app, brand, article, 'operator');
         },
         (o) => `story ${o.event_uri}`,
@@ -554,6 +530,7 @@ export function buildCli(): Command {
       (o) => JSON.stringify(o, null, 2),
     ),
   );
+  registerAnalyze(program);
   return program;
 }
 

@@ -52,7 +52,7 @@ export async function addBrand(
 }
 
 /** acme.com → Acme */
-const defaultName = (host: string) => {
+export const defaultName = (host: string) => {
   const label = host.split('.')[0] ?? host;
   return label.charAt(0).toUpperCase() + label.slice(1);
 };
@@ -68,19 +68,25 @@ export async function requireBrandByHost(app: AppContext, host: string) {
 }
 
 /**
- * Replaces the brand's aliases: other names it is mentioned by (docs/pipeline.md,
+ * A brand's aliases as they are kept: other names it is mentioned by (docs/pipeline.md,
  * "Detection"). Each alias 2 to 100 characters, at most 20, duplicates dropped.
  */
+export function cleanAliases(aliases: readonly string[], field = 'aliases'): string[] {
+  const clean = [...new Set(aliases.map((a) => a.trim().replace(/\s+/g, ' ')).filter(Boolean))];
+  const bad = clean.find((a) => a.length < 2 || a.length > 100);
+  if (bad !== undefined) throw invalid(`${field}: "${bad}" must be 2 to 100 characters`);
+  if (clean.length > 20) throw invalid(`${field}: at most 20`);
+  return clean;
+}
+
+/** Replaces the brand's aliases (see cleanAliases). */
 export async function setBrandAliases(
   app: AppContext,
   brand: { id: string; account_id: string },
   aliases: readonly string[],
   actor: string,
 ): Promise<string[]> {
-  const clean = [...new Set(aliases.map((a) => a.trim().replace(/\s+/g, ' ')).filter(Boolean))];
-  const bad = clean.find((a) => a.length < 2 || a.length > 100);
-  if (bad !== undefined) throw invalid(`aliases: "${bad}" must be 2 to 100 characters`);
-  if (clean.length > 20) throw invalid('aliases: at most 20');
+  const clean = cleanAliases(aliases);
   const at = app.clock.now().toISOString();
   await withTransaction(app.db, async (trx) => {
     await trx

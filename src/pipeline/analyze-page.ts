@@ -1,0 +1,70 @@
+import { BrandMatcher, type BrandTerms } from './brand-matcher.js';
+import { firstSource, generateAdvisory } from './builtin-advisor.js';
+import { findMentions } from './mentions.js';
+import type { PageArticle } from './read-article.js';
+
+/** A brand as `brs brand add` and `brs brand aliases` configure it. */
+export interface AnalyzedBrand extends BrandTerms {
+  aliases: readonly string[];
+}
+
+/** What the pipeline makes of one page for one brand (`brs analyze`, docs/pipeline.md). */
+export interface BrandFinding {
+  brand: string;
+  count: number;
+  severity: string;
+  assessment: string;
+  topics: string[];
+  /** The story's sentiment, which the pipeline does not judge yet. */
+  sentiment: null;
+  evidence: string[];
+}
+
+export interface PageAnalysis {
+  title: string;
+  published_at: string | null;
+  language: string | null;
+  charset: string;
+  text: string;
+  mentions: BrandFinding[];
+}
+
+/** The brands to look for, indexed once for any number of pages. */
+export const brandIndex = (brands: readonly AnalyzedBrand[]) =>
+  new BrandMatcher(brands.map((b) => ({ brand: b, terms: b })));
+
+/**
+ * The brands the pipeline would make or join a story for from this article (the same
+ * decision as ingestArticle's), each with the scores a story made from it alone would
+ * get. `today` stands in for a publication date the page does not state, as it does
+ * when the service reads a page.
+ */
+export function analyzePage(
+  article: PageArticle,
+  brands: BrandMatcher<AnalyzedBrand>,
+  today: string,
+): PageAnalysis {
+  const found = findMentions(article, brands);
+  const advisory =
+    found.length > 0
+      ? generateAdvisory([
+          firstSource({ ...article, published_at: article.published_at ?? today.slice(0, 10) }),
+        ])
+      : null;
+  return {
+    title: article.title,
+    published_at: article.published_at,
+    language: article.language,
+    charset: article.charset,
+    text: article.text,
+    mentions: found.map((m) => ({
+      brand: m.brand.host,
+      count: m.count,
+      severity: advisory!.severity,
+      assessment: advisory!.assessment,
+      topics: advisory!.topics,
+      sentiment: null,
+      evidence: m.evidence,
+    })),
+  };
+}
