@@ -72,10 +72,7 @@ const declaredLanguage = (lang: string | null) =>
  * from its text (the page's own `lang` when the text is too short to tell). `now` bounds
  * the publication dates believed.
  */
-export function readPage(
-  page: Page,
-  now: Date,
-): { ok: true; article: PageArticle } | PageFailure {
+export function readPage(page: Page, now: Date): { ok: true; article: PageArticle } | PageFailure {
   const { text: html, charset } = decodeBody(page.body, page.contentType, 'html');
   let article: ReturnType<typeof extractArticle>;
   try {

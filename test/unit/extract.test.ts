@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cleanText, extractArticle, isoDate } from '../../src/pipeline/extract.js';
+import { isoDate } from '../../src/pipeline/article-date.js';
+import { cleanText } from '../../src/pipeline/article-text.js';
+import { extractArticle } from '../../src/pipeline/extract.js';
 
 const paragraph = (n: number) =>
   `<p>Paragraph ${n}: Acme Corp confirmed on Monday that the recall of its toaster line covers every unit sold since March, after regulators reported overheating in several markets. The company said customers will be refunded in full.</p>`;

@@ -1,0 +1,246 @@
+/**
+ * `npm run eval:pipeline -- <dir> [--peer FILE] [--json]`: how well the pipeline reads real
+ * pages and feeds, on any directory of material with ground truth (docs/pipeline.md,
+ * "How well it works on real pages"). The material stays outside the repository.
+ *
+ * Pages, in either layout:
+ * - scrapinghub/article-extraction-benchmark's: `html/<id>.html.gz` (or `.html`) beside a
+ *   `ground-truth.json` mapping each id to `{articleBody, url}`;
+ * - pairs: `<name>.html` with `<name>.txt` (the article's text) or `<name>.json`
+ *   (`{articleBody, url?}`).
+ * Feeds: every `*.xml`, `*.rss`, `*.atom`, `*.rdf` in the directory (gzipped ones too).
+ *
+ * Printed: the token F1 of our article text against the true text (lower-cased words,
+ * counted as multisets, per page, then the mean), pages below 0.5 and 0.9, the worst five;
+ * pages that still hold U+FFFD once decoded; feed items and dates found; and the rate of
+ * reading (decode + extract + language) and detection (every page's text against one brand
+ * per page's host) on one core. `--peer FILE` scores another extractor's output on the
+ * same pages in the same run (a JSON object id → {articleBody}, as the benchmark's
+ * `output/*.json`), as the baseline.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { gunzipSync } from 'node:zlib';
+import { brandIndex } from '../dist/pipeline/analyze-page.js';
+import { decodeBody } from '../dist/pipeline/charset.js';
+import { parseFeed } from '../dist/pipeline/feed.js';
+import { findMentions } from '../dist/pipeline/mentions.js';
+import { readPage } from '../dist/pipeline/read-article.js';
+
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const peerAt = args.indexOf('--peer');
+const peerFile = peerAt >= 0 ? args[peerAt + 1] : undefined;
+const dir = args.find((a, i) => !a.startsWith('--') && i !== peerAt + 1);
+if (!dir) {
+  console.error('usage: npm run eval:pipeline -- <dir> [--peer FILE] [--json]');
+  process.exit(1);
+}
+
+const bytesOf = (path) => {
+  const raw = readFileSync(path);
+  return raw[0] === 0x1f && raw[1] === 0x8b ? gunzipSync(raw) : raw;
+};
+
+/** The pages with their true text: [{id, url, bytes, truth}]. */
+function pagesOf(root) {
+  const truthFile = join(root, 'ground-truth.json');
+  if (existsSync(truthFile)) {
+    const truth = JSON.parse(readFileSync(truthFile, 'utf8'));
+    const htmlDir = join(root, 'html');
+    return readdirSync(htmlDir)
+      .filter((f) => /\.html?(\.gz)?$/.test(f))
+      .map((f) => {
+        const id = f.replace(/\.html?(\.gz)?$/, '');
+        return {
+          id,
+          url: truth[id]?.url,
+          bytes: bytesOf(join(htmlDir, f)),
+          truth: truth[id]?.articleBody,
+        };
+      })
+      .filter((p) => typeof p.truth === 'string');
+  }
+  return readdirSync(root)
+    .filter((f) => /\.html?(\.gz)?$/.test(f))
+    .map((f) => {
+      const id = f.replace(/\.html?(\.gz)?$/, '');
+      const txt = join(root, `${id}.txt`);
+      const meta = join(root, `${id}.json`);
+      const truth = existsSync(txt)
+        ? { articleBody: readFileSync(txt, 'utf8') }
+        : existsSync(meta)
+          ? JSON.parse(readFileSync(meta, 'utf8'))
+          : null;
+      return { id, url: truth?.url, bytes: bytesOf(join(root, f)), truth: truth?.articleBody };
+    })
+    .filter((p) => typeof p.truth === 'string');
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const words = (text) => (text ?? '').toLowerCase().match(WORD) ?? [];
+
+/** Multiset token F1 of a text against the truth; 1 when both are empty. */
+function tokenF1(truth, text) {
+  const want = new Map();
+  for (const w of words(truth)) want.set(w, (want.get(w) ?? 0) + 1);
+  const got = words(text);
+  let common = 0;
+  for (const w of got) {
+    const n = want.get(w) ?? 0;
+    if (n > 0) {
+      common++;
+      want.set(w, n - 1);
+    }
+  }
+  const t = words(truth).length;
+  if (t === 0 && got.length === 0) return 1;
+  if (common === 0) return 0;
+  const precision = common / got.length;
+  const recall = common / t;
+  return (2 * precision * recall) / (precision + recall);
+}
+
+function summary(scores) {
+  const values = scores.map((s) => s.f1).sort((a, b) => a - b);
+  const mean = values.reduce((a, b) => a + b, 0) / (values.length || 1);
+  return {
+    pages: values.length,
+    mean: round(mean),
+    median: round(values[Math.floor(values.length / 2)] ?? 0),
+    below_0_5: values.filter((v) => v < 0.5).length,
+    below_0_9: values.filter((v) => v < 0.9).length,
+    worst: [...scores]
+      .sort((a, b) => a.f1 - b.f1)
+      .slice(0, 5)
+      .map((s) => ({ id: s.id, f1: round(s.f1) })),
+  };
+}
+const round = (x) => Math.round(x * 1000) / 1000;
+
+const report = {};
+const pages = pagesOf(dir);
+if (pages.length > 0) {
+  const now = new Date();
+  const hostOf = (url) => {
+    try {
+      return new URL(url).hostname.replace(/^www\./, '');
+    } catch {
+      return null;
+    }
+  };
+  const hosts = [...new Set(pages.map((p) => hostOf(p.url)).filter(Boolean))];
+  const brands = brandIndex(
+    hosts.map((host) => {
+      const label = host.split('.')[0];
+      return { host, name: label.charAt(0).toUpperCase() + label.slice(1), aliases: [] };
+    }),
+  );
+  const scores = [];
+  let failed = 0;
+  let replacement = 0;
+  const languages = {};
+  const charsets = {};
+  let read = 0;
+  let detect = 0;
+  for (const p of pages) {
+    const url = p.url ?? `https://example.org/${p.id}`;
+    const t0 = performance.now();
+    const out = readPage({ url, body: p.bytes, contentType: null }, now);
+    const t1 = performance.now();
+    read += t1 - t0;
+    if (!out.ok) {
+      failed++;
+      scores.push({ id: p.id, f1: 0 });
+      continue;
+    }
+    findMentions(out.article, brands);
+    detect += performance.now() - t1;
+    if (out.article.text.includes('\uFFFD') || out.article.title.includes('\uFFFD')) replacement++;
+    languages[out.article.language ?? 'unknown'] =
+      (languages[out.article.language ?? 'unknown'] ?? 0) + 1;
+    charsets[out.article.charset] = (charsets[out.article.charset] ?? 0) + 1;
+    scores.push({ id: p.id, f1: tokenF1(p.truth, out.article.text) });
+  }
+  report.articles = {
+    ...summary(scores),
+    not_extracted: failed,
+    with_replacement_characters: replacement,
+    languages,
+    charsets,
+    articles_per_second: round((pages.length * 1000) / (read + detect)),
+    reading_ms_per_article: round(read / pages.length),
+    detection_ms_per_article: round(detect / pages.length),
+  };
+  if (peerFile) {
+    const peer = JSON.parse(readFileSync(peerFile, 'utf8'));
+    const output = peer.output && typeof peer.output === 'object' ? peer.output : peer;
+    report.peer = {
+      file: basename(peerFile),
+      ...summary(
+        pages.map((p) => ({ id: p.id, f1: tokenF1(p.truth, output[p.id]?.articleBody ?? '') })),
+      ),
+    };
+  }
+}
+
+const feeds = readdirSync(dir).filter((f) => /\.(xml|rss|atom|rdf)(\.gz)?$/i.test(f));
+if (feeds.length > 0) {
+  const fetchedAt = new Date();
+  let items = 0;
+  let dated = 0;
+  let unreadable = 0;
+  let replacement = 0;
+  for (const f of feeds) {
+    const { text } = decodeBody(bytesOf(join(dir, f)), null, 'xml');
+    if (text.includes('\uFFFD')) replacement++;
+    try {
+      const found = parseFeed(text, `https://feeds.example.org/${f}`, fetchedAt);
+      items += found.length;
+      dated += found.filter((i) => i.published_at).length;
+    } catch {
+      unreadable++;
+    }
+  }
+  report.feeds = {
+    feeds: feeds.length,
+    unreadable,
+    items,
+    items_dated: dated,
+    with_replacement_characters: replacement,
+  };
+}
+
+if (json) {
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+} else {
+  const a = report.articles;
+  if (a) {
+    console.log(`pages: ${a.pages} (${a.not_extracted} not extracted)`);
+    console.log(
+      `article text, token F1: mean ${a.mean}, median ${a.median}, ${a.below_0_5} pages below 0.5, ${a.below_0_9} below 0.9`,
+    );
+    console.log(`  worst: ${a.worst.map((w) => `${w.id.slice(0, 12)} ${w.f1}`).join(', ')}`);
+    if (report.peer) {
+      const p = report.peer;
+      console.log(
+        `peer ${p.file}: mean ${p.mean}, median ${p.median}, ${p.below_0_5} below 0.5, ${p.below_0_9} below 0.9`,
+      );
+    }
+    console.log(
+      `decoding: ${a.with_replacement_characters} pages with U+FFFD; charsets ${JSON.stringify(a.charsets)}`,
+    );
+    console.log(`languages: ${JSON.stringify(a.languages)}`);
+    console.log(
+      `speed, one core: ${a.articles_per_second} articles/s (reading ${a.reading_ms_per_article} ms, detection ${a.detection_ms_per_article} ms per article)`,
+    );
+  }
+  const fd = report.feeds;
+  if (fd) {
+    console.log(
+      `feeds: ${fd.feeds} (${fd.unreadable} unreadable), ${fd.items} items, ${fd.items_dated} dated, ${fd.with_replacement_characters} with U+FFFD`,
+    );
+  }
+  if (!a && !fd) console.log('no pages with ground truth and no feeds in', dir);
+}
