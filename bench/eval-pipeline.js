@@ -32,7 +32,7 @@ const args = process.argv.slice(2);
 const json = args.includes('--json');
 const peerAt = args.indexOf('--peer');
 const peerFile = peerAt >= 0 ? args[peerAt + 1] : undefined;
-const dir = args.find((a, i) => !a.startsWith('--') && i !== peerAt + 1);
+const dir = args.find((a, i) => !a.startsWith('--') && (peerAt < 0 || i !== peerAt + 1));
 if (!dir) {
   console.error('usage: npm run eval:pipeline -- <dir> [--peer FILE] [--json]');
   process.exit(1);
