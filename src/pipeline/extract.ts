@@ -1,7 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { ASIDE, metaValues, publishedDate } from './article-date.js';
-import { blockText, cleanText, MAX_TEXT, MAX_TITLE } from './article-text.js';
+import { blockText, cleanText, dropFurniture, MAX_TEXT, MAX_TITLE } from './article-text.js';
 import type { Doc } from './dom.js';
 import { articles, authorNames, firstString, type JsonLd, readJsonLd } from './json-ld.js';
 
@@ -99,8 +99,9 @@ export function extractArticle(
     .find((names) => names.length > 0);
   const docTitle = doc.querySelector('title')?.textContent ?? '';
   const lang = doc.documentElement?.getAttribute('lang') || null;
+  if (doc.body) dropFurniture(doc.body, true);
   // Readability is typed against the DOM library; linkedom's document is what it runs on.
-  const article = new Readability(doc as never).parse();
+  const article = new Readability(doc as never, { keepClasses: true }).parse();
   if (!article?.textContent) return null;
   const text = cleanText(blockText(article.content) ?? article.textContent, MAX_TEXT);
   if (text.length < 200) return null;

@@ -191,6 +191,106 @@ describe('the article text', () => {
   });
 });
 
+describe('the text a reader sees', () => {
+  const ARTICLE = [1, 2, 3, 4].map(paragraph).join('');
+  const textOf = (body: string) =>
+    extractArticle(page('<title>Acme recalls toasters</title>', body), 'https://news.example/a')!
+      .text;
+
+  it.each([
+    [
+      'a caption',
+      `<figure><img src="t.jpg"><figcaption>Acme's toaster plant in Ohio.</figcaption></figure>${ARTICLE}`,
+      "Acme's toaster plant",
+    ],
+    [
+      'a credit by its class',
+      `${ARTICLE}<p class="image-credit">Photo: Globex Images</p>`,
+      'Globex Images',
+    ],
+    ['a credit line', `${ARTICLE}<p>Image credit: Globex Images</p>`, 'Globex Images'],
+    [
+      'a share block by its class',
+      `<div class="share-tools">Share on Twitter Share on Facebook</div>${ARTICLE}`,
+      'Share on',
+    ],
+    [
+      'a newsletter box by its class',
+      `${ARTICLE}<div class="newsletter-signup"><p>Get our morning briefing.</p></div>`,
+      'morning briefing',
+    ],
+    [
+      'a newsletter pitch',
+      `${ARTICLE}<p>Sign up for our daily newsletter to get stories like this.</p>`,
+      'Sign up',
+    ],
+    [
+      'a follow line',
+      `${ARTICLE}<p>Follow @planetdeals on Twitter for more deals.</p>`,
+      'planetdeals',
+    ],
+    [
+      'related links under their heading',
+      `${ARTICLE}<h3>You may also like...</h3><p><a href="/1">Globex opens a plant?</a></p><p><a href="/2">Initech hires a CEO</a></p>`,
+      'Globex opens',
+    ],
+    [
+      'related links by their class',
+      `${ARTICLE}<ul class="related-links"><li><a href="/1">Globex opens a plant</a></li><li><a href="/2">Initech hires</a></li></ul>`,
+      'Globex opens',
+    ],
+    ['a tags line', `${ARTICLE}<p>Tags: toasters, recalls, Globex</p>`, 'Globex'],
+    [
+      'a reference list',
+      `${ARTICLE}<p>[1] Globex Institute, Toaster safety report, 2025.</p>`,
+      'Globex Institute',
+    ],
+    ['a timestamp', `<p>Updated Nov 19, 6:55 AM; Posted Nov 19, 6:51 AM</p>${ARTICLE}`, 'Updated'],
+    [
+      'a section label and byline before the first paragraph',
+      `<p>Business</p><p>By Lois Lane - 11/18/26 11:04 PM EST</p>${ARTICLE}`,
+      'Lois Lane',
+    ],
+    [
+      'a comments section',
+      `${ARTICLE}<div class="comments"><p>Globex is better, says a reader.</p></div>`,
+      'Globex is better',
+    ],
+  ])('leaves out %s', (_what, body, furniture) => {
+    const text = textOf(body);
+    expect(text).toContain('Paragraph 4');
+    expect(text).not.toContain(furniture);
+  });
+
+  it('keeps a related-looking paragraph of the article, and subheadings in it', () => {
+    const text = textOf(
+      `${[1, 2].map(paragraph).join('')}<h2>What customers should do</h2>${[3, 4].map(paragraph).join('')}<p>Follow-up checks by Acme found no fault in the newer models, the company said.</p>`,
+    );
+    expect(text).toContain('What customers should do');
+    expect(text).toContain('Follow-up checks by Acme');
+  });
+
+  it('joins lines a <br> or the source wrapped mid-sentence, and keeps paragraphs apart', () => {
+    const text = textOf(
+      `<p>Acme Corp confirmed on Monday that the recall of its\ntoaster line covers every unit<br>sold since March, after regulators reported overheating.</p><p>Line one of a poem<br>Line two of a poem</p>${[1, 2, 3].map(paragraph).join('')}`,
+    );
+    expect(text).toContain(
+      'Acme Corp confirmed on Monday that the recall of its toaster line covers every unit sold since March, after regulators reported overheating.',
+    );
+    expect(text).toContain('Line one of a poem\nLine two of a poem');
+    expect(text).toContain('overheating.\n\nLine one');
+  });
+
+  it('keeps Japanese paragraphs, whose sentences end with 。', () => {
+    const ja = Array.from(
+      { length: 6 },
+      (_, i) =>
+        `<p>アクメ社は第${i + 1}四半期にトースターの回収を発表した。規制当局によると、複数の市場で過熱が報告されている。</p>`,
+    ).join('');
+    expect(textOf(ja).split('\n\n')).toHaveLength(6);
+  });
+});
+
 describe('the headline', () => {
   it('is the article’s <h1> when og:title is the site’s name', () => {
     const html = page(
