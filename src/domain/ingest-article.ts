@@ -139,7 +139,16 @@ async function joinStory(
 
     const stored = await trx
       .selectFrom('articles')
-      .select(['source_key', 'url', 'title', 'publisher', 'published_at', 'text', 'type', 'language'])
+      .select([
+        'source_key',
+        'url',
+        'title',
+        'publisher',
+        'published_at',
+        'text',
+        'type',
+        'language',
+      ])
       .where('story_id', '=', storyId)
       .execute();
     const next = 1 + Math.max(0, ...stored.map((s) => Number(s.source_key.slice(1)) || 0));

@@ -192,7 +192,16 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       .execute();
     const sources = await trx
       .selectFrom('articles')
-      .select(['source_key', 'url', 'title', 'publisher', 'published_at', 'text', 'type', 'language'])
+      .select([
+        'source_key',
+        'url',
+        'title',
+        'publisher',
+        'published_at',
+        'text',
+        'type',
+        'language',
+      ])
       .where('story_id', '=', p.story_id)
       .orderBy('created_at')
       .orderBy('source_key')

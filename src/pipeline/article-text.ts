@@ -93,7 +93,10 @@ export function blockText(content: string | null | undefined): string | null {
   dropFurniture(body, false);
   const marked = body.innerHTML
     // Source line breaks are spaces, except in preformatted text.
-    .replace(/(<pre[\s>][\s\S]*?<\/pre>)|\s+/gi, (_m: string, pre: string | undefined) => pre ?? ' ')
+    .replace(
+      /(<pre[\s>][\s\S]*?<\/pre>)|\s+/gi,
+      (_m: string, pre: string | undefined) => pre ?? ' ',
+    )
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(
       /<\/(p|h[1-6]|li|div|blockquote|section|article|header|pre|tr|figure|ul|ol|table|dl|dd|dt)>/gi,
