@@ -20,7 +20,7 @@ import { languageOf } from '../pipeline/language.js';
 import { mentionOf } from '../pipeline/mentions.js';
 import { writeAudit } from './audit.js';
 import { importStory } from './import-story.js';
-import { storyHolding } from './stories.js';
+import { storyHolding, storySources } from './stories.js';
 import { lockStory } from './story-lock.js';
 
 export type BrandRow = { id: string; account_id: string; host: string; name: string } & {
@@ -137,26 +137,10 @@ async function joinStory(
     const held = await storyHolding(trx, brand.id, urls);
     if (held) return { status: 'exists' as const, event_uri: held };
 
-    const stored = await trx
-      .selectFrom('articles')
-      .select([
-        'source_key',
-        'url',
-        'title',
-        'publisher',
-        'published_at',
-        'text',
-        'type',
-        'language',
-      ])
-      .where('story_id', '=', storyId)
-      .execute();
+    const stored = await storySources(trx, storyId);
     const next = 1 + Math.max(0, ...stored.map((s) => Number(s.source_key.slice(1)) || 0));
     const source: Source = { ...article, source_key: `s${next}` };
-    const sources: Source[] = [
-      ...stored.sort((a, b) => Number(a.source_key.slice(1)) - Number(b.source_key.slice(1))),
-      source,
-    ];
+    const sources: Source[] = [...stored, source];
     await trx
       .insertInto('articles')
       .values({

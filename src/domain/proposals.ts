@@ -8,6 +8,7 @@ import { enqueue } from '../jobs/queue.js';
 import { proposeAdvisory } from '../pipeline/builtin-advisor.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
+import { storySources } from './stories.js';
 import { lockStory } from './story-lock.js';
 
 /**
@@ -190,22 +191,7 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       .where('advisory_id', '=', live.id)
       .orderBy('number')
       .execute();
-    const sources = await trx
-      .selectFrom('articles')
-      .select([
-        'source_key',
-        'url',
-        'title',
-        'publisher',
-        'published_at',
-        'text',
-        'type',
-        'language',
-      ])
-      .where('story_id', '=', p.story_id)
-      .orderBy('created_at')
-      .orderBy('source_key')
-      .execute();
+    const sources = await storySources(trx, p.story_id);
     const g = proposeAdvisory(sources, p.context ?? '');
     const fields = {
       assessment: g.assessment,

@@ -201,3 +201,13 @@ export async function storyHolding(
     .executeTakeFirst();
   return row?.event_uri;
 }
+
+/** A story's articles as the advisory generator reads them: its sources, s1 first. */
+export async function storySources(db: Db, storyId: string) {
+  const rows = await db
+    .selectFrom('articles')
+    .select(['source_key', 'url', 'title', 'publisher', 'published_at', 'text', 'type', 'language'])
+    .where('story_id', '=', storyId)
+    .execute();
+  return rows.sort((a, b) => Number(a.source_key.slice(1)) - Number(b.source_key.slice(1)));
+}

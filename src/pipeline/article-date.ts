@@ -1,4 +1,5 @@
 import type { Doc, El } from './dom.js';
+import { parseInstant } from './feed-date.js';
 import { articles, firstString, isArticle, type Json, type JsonLd } from './json-ld.js';
 
 /**
@@ -10,86 +11,29 @@ const EARLIEST = Date.UTC(1991, 0, 1);
 /** How far ahead of now a date may be (a page written where it is already tomorrow). */
 const AHEAD_MS = 86_400_000;
 
-const MONTHS = 'jan feb mar apr may jun jul aug sep oct nov dec'.split(' ');
-/** The zone names of RFC 2822, in minutes east of UTC. */
-const ZONES: Record<string, number> = {
-  z: 0,
-  ut: 0,
-  utc: 0,
-  gmt: 0,
-  est: -300,
-  edt: -240,
-  cst: -360,
-  cdt: -300,
-  mst: -420,
-  mdt: -360,
-  pst: -480,
-  pdt: -420,
-};
-const monthOf = (name: string): number | undefined =>
-  /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)$/i.test(
-    name,
-  )
-    ? MONTHS.indexOf(name.slice(0, 3).toLowerCase()) + 1
-    : undefined;
-
-/** Minutes east of UTC for "Z", "+02:00", "+0200", "+02", "GMT", "EST"…; undefined if unknown. */
-function zoneOffset(zone: string | undefined): number | undefined {
-  if (!zone) return 0; // A time without a zone is read as UTC, not as this server's zone.
-  const named = ZONES[zone.toLowerCase()];
-  if (named !== undefined) return named;
-  const m = /^(?:GMT|UTC)?([+-])(\d{2}):?(\d{2})?$/i.exec(zone);
-  if (!m) return undefined;
-  const [h, min] = [Number(m[2]), Number(m[3] ?? 0)];
-  if (h > 14 || min > 59) return undefined;
-  return (m[1] === '-' ? -1 : 1) * (h * 60 + min);
-}
-
-const ISO_DATE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}(?:[.,]\d{1,9})?))? ?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 const SLASH_DATE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/;
-/** "Tue, 12 Nov 2026 08:30:00 GMT", "12 November 2026", "12. November 2026". */
-const DAY_MONTH_YEAR =
-  /^(?:[a-z]{3,9},? )?(\d{1,2})\.? ([a-z]{3,9})\.? (\d{4})(?:,? (\d{1,2}):(\d{2})(?::(\d{2}))?(?: ?([a-z]{1,3}|(?:GMT|UTC)?[+-]\d{2}:?\d{2}))?)?$/i;
-/** "November 12, 2026", "Nov. 12 2026", "Thursday, November 12, 2026". */
-const MONTH_DAY_YEAR = /^(?:[a-z]{3,9},? )?([a-z]{3,9})\.? (\d{1,2}),? (\d{4})$/i;
-
-/** [year, month, day, hour?, minute?, second?, zone?] of the forms isoDate reads. */
-function dateParts(s: string): (string | undefined)[] | null {
-  const iso = ISO_DATE.exec(s);
-  if (iso) return iso.slice(1, 8);
-  const slash = SLASH_DATE.exec(s);
-  if (slash) return slash.slice(1, 4);
-  const dmy = DAY_MONTH_YEAR.exec(s);
-  if (dmy) return [dmy[3], String(monthOf(dmy[2]!) ?? ''), dmy[1], ...dmy.slice(4, 8)];
-  const mdy = MONTH_DAY_YEAR.exec(s);
-  if (mdy) return [mdy[3], String(monthOf(mdy[1]!) ?? ''), mdy[2]];
-  return null;
-}
 
 /**
  * A stated date as an ISO date-time, or null when it cannot be read exactly or is out of
- * range (before 1991, or more than a day after `now`). Only the forms pages actually use
- * are read (ISO 8601, RFC 2822, "12 November 2026", "November 12, 2026", "2026/11/12"):
- * Date.parse would make 2001-03-01 out of "Monday 3" and 2 March out of 30 February.
+ * range (before 1991, or more than a day after `now`). Read with the feeds' grammar
+ * (feed-date.ts: ISO 8601, RFC 2822 with zone names, "12 November 2026", "November 12,
+ * 2026", month names of the main European languages; a time without a zone is UTC), plus
+ * "2026/11/12": Date.parse would make 2001-03-01 out of "Monday 3" and 2 March out of
+ * 30 February.
  */
 export function isoDate(value: unknown, now: Date = new Date()): string | null {
   if (typeof value !== 'string' || value.length > 200) return null;
   const s = value.trim().replace(/\s+/g, ' ');
-  const parts = dateParts(s);
-  if (!parts) return null;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = parts
-    .slice(0, 6)
-    .map((p) => (p === undefined ? undefined : Number(p.replace(',', '.'))));
-  const offset = zoneOffset(parts[6]);
-  if (!year || !month || !day || offset === undefined) return null;
-  if (month > 12 || hour > 23 || minute > 59 || !(second < 60)) return null;
-  // Date.UTC rolls 30 February over into March; a date that does not exist is refused.
-  const local = Date.UTC(year, month - 1, day, hour, minute) + Math.floor(second * 1000);
-  if (new Date(local).getUTCDate() !== day) return null;
-  const t = local - offset * 60_000;
-  if (t < EARLIEST || t > now.getTime() + AHEAD_MS) return null;
+  const slash = SLASH_DATE.exec(s);
+  const t = slash ? slashDate(slash) : parseInstant(s);
+  if (t === null || t < EARLIEST || t > now.getTime() + AHEAD_MS) return null;
   return new Date(t).toISOString();
+}
+
+function slashDate([, y, m, d]: RegExpExecArray): number | null {
+  const t = Date.UTC(Number(y), Number(m) - 1, Number(d));
+  // Date.UTC rolls 30 February over into March; a date that does not exist is refused.
+  return new Date(t).getUTCDate() === Number(d) && Number(m) <= 12 ? t : null;
 }
 
 /** The page's <meta> values by lower-cased name or property (the first one of each). */

@@ -176,9 +176,9 @@ const ISO_BASIC = new RegExp(
   String.raw`^(\d{4})(\d{2})(\d{2})t(\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?${ZONE}$`,
   'iu',
 );
-/** Tue, 10 Nov 2026 23:30:00 +0100; 10 Nov 26 23:30 EST; Tuesday, 10-Nov-26 23:30:00 GMT */
+/** Tue, 10 Nov 2026 23:30:00 +0100; 10 Nov 26 23:30 EST; Tuesday, 10-Nov-26 23:30:00 GMT; 10. November 2026 */
 const DAY_FIRST = new RegExp(
-  String.raw`^${WEEKDAY}(\d{1,2})[ -]${MONTH}[ -](\d{4}|\d{2,3})(?:(?:,? (?:at )?|t)${TIME})?${ZONE}$`,
+  String.raw`^${WEEKDAY}(\d{1,2})\.?[ -]${MONTH}[ -](\d{4}|\d{2,3})(?:(?:,? (?:at )?|t)${TIME})?${ZONE}$`,
   'iu',
 );
 /** Nov 10, 2026 11:30 PM EST; Tue Nov 10 2026 23:30:00 GMT+0100; Tue Nov 10 23:30:00 2026 */

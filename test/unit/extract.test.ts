@@ -152,6 +152,9 @@ ${ld({ '@context': 'https://schema.org', '@type': 'NewsArticle', dateModified: '
     expect(at('20. November 2026')).toBe('2026-11-20T00:00:00.000Z');
     expect(at('Friday, November 20, 2026')).toBe('2026-11-20T00:00:00.000Z');
     expect(at('2026/11/20')).toBe('2026-11-20T00:00:00.000Z');
+    // The feeds' grammar: zone names and month names beyond English.
+    expect(at('Fri, 20 Nov 2026 08:30:00 MESZ')).toBe('2026-11-20T06:30:00.000Z');
+    expect(at('20 novembre 2026')).toBe('2026-11-20T00:00:00.000Z');
     expect(at('2024-02-29')).toBe('2024-02-29T00:00:00.000Z');
     for (const bad of [
       '2025-02-29',
