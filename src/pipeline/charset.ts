@@ -5,10 +5,11 @@ import iconv from 'iconv-lite';
  * (docs/pipeline.md, "Charset"). The encoding is looked for in the order browsers use
  * (the WHATWG HTML encoding sniffing algorithm; RFC 7303 for XML):
  *
- * 1. a byte order mark (UTF-8, UTF-16LE/BE), which beats everything;
+ * 1. a byte order mark (UTF-8, UTF-16LE/BE; for XML, UTF-32 too), which beats everything;
  * 2. the charset of the HTTP `Content-Type`;
  * 3. HTML: a `<meta charset>` or `<meta http-equiv="content-type">` within the first
- *    1024 bytes; XML: the declaration's `encoding`;
+ *    1024 bytes; XML: UTF-16 or UTF-32 told by its first bytes, else the declaration's
+ *    `encoding`;
  * 4. last, a sniff: bytes that are valid UTF-8 are UTF-8, anything else windows-1252
  *    (the web's legacy default, and a superset of ISO-8859-1).
  *
@@ -40,10 +41,27 @@ export function charsetParam(contentType: string | null): string | null {
   return m ? (m[1] ?? m[2] ?? m[3] ?? '').trim() || null : null;
 }
 
-function bomEncoding(bytes: Uint8Array): string | null {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+function bomEncoding(bytes: Uint8Array, kind: 'html' | 'xml'): string | null {
+  const [a, b, c, d] = bytes;
+  if (a === 0xef && b === 0xbb && c === 0xbf) return 'utf-8';
+  // UTF-32 exists for XML only; the web's encodings leave it out.
+  if (kind === 'xml' && a === 0xff && b === 0xfe && c === 0 && d === 0) return 'utf-32le';
+  if (kind === 'xml' && a === 0 && b === 0 && c === 0xfe && d === 0xff) return 'utf-32be';
+  if (a === 0xff && b === 0xfe) return 'utf-16le';
+  if (a === 0xfe && b === 0xff) return 'utf-16be';
+  return null;
+}
+
+/**
+ * XML without a BOM in UTF-16 or UTF-32, told by how its first "<" is written (XML 1.0,
+ * appendix F): no declaration in it can be read byte by byte.
+ */
+function xmlWidth(bytes: Uint8Array): string | null {
+  const [a, b, c, d] = bytes;
+  if (a === 0 && b === 0 && c === 0 && d === 0x3c) return 'utf-32be';
+  if (a === 0x3c && b === 0 && c === 0 && d === 0) return 'utf-32le';
+  if (a === 0 && b === 0x3c && c === 0) return 'utf-16be';
+  if (a === 0x3c && b === 0 && d === 0) return 'utf-16le';
   return null;
 }
 
@@ -110,7 +128,7 @@ export function decodeBody(
   contentType: string | null,
   kind: 'html' | 'xml',
 ): Decoded {
-  const declared = bomEncoding(bytes) ?? labelled(bytes, contentType, kind);
+  const declared = bomEncoding(bytes, kind) ?? labelled(bytes, contentType, kind);
   if (declared) return { text: decodeAs(bytes, declared), charset: declared };
   try {
     return { text: utf8Strict.decode(bytes), charset: 'utf-8' };
@@ -124,5 +142,5 @@ function labelled(bytes: Uint8Array, contentType: string | null, kind: 'html' | 
   const fromHttp = http ? encodingOf(http) : null;
   // The standard's `replacement` and `x-user-defined` are not a page's real encoding.
   if (fromHttp && fromHttp !== 'x-user-defined') return fromHttp;
-  return kind === 'html' ? metaEncoding(bytes) : xmlDeclEncoding(bytes);
+  return kind === 'html' ? metaEncoding(bytes) : (xmlWidth(bytes) ?? xmlDeclEncoding(bytes));
 }

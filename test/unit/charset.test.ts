@@ -181,6 +181,25 @@ describe('decodeBody for feeds', () => {
     expect(r.text).toContain('Nestlé');
   });
 
+  it('reads UTF-16 and UTF-32 feeds by their first bytes, BOM or not (XML 1.0, appendix F)', () => {
+    const xml =
+      '<?xml version="1.0" encoding="utf-16"?><rss><channel><title>Škoda</title></channel></rss>';
+    for (const [encoding, bom] of [
+      ['utf-16le', []],
+      ['utf-16be', []],
+      ['utf-32le', [0xff, 0xfe, 0, 0]],
+      ['utf-32be', [0, 0, 0xfe, 0xff]],
+      ['utf-32le', []],
+      ['utf-32be', []],
+    ] as const) {
+      const r = decodeBody(cat(Uint8Array.from(bom), iconv.encode(xml, encoding)), null, 'xml');
+      expect(r, `${encoding} ${bom.length ? 'with' : 'without'} BOM`).toEqual({
+        text: xml,
+        charset: encoding,
+      });
+    }
+  });
+
   it('does not read an HTML meta in a feed, nor an XML declaration in a page', () => {
     expect(
       decodeBody(
