@@ -14,7 +14,8 @@
  * counted as multisets, per page, then the mean), pages below 0.5 and 0.9, the worst five;
  * pages that still hold U+FFFD once decoded; feed items and dates found; and the rate of
  * reading (decode + extract + language) and detection (every page's text against one brand
- * per page's host) on one core. `--peer FILE` scores another extractor's output on the
+ * per page's host, or the brands of `--brands FILE`, a JSON array as `brs analyze`
+ * takes, and then the severity each mention would get) on one core. `--peer FILE` scores another extractor's output on the
  * same pages in the same run (a JSON object id → {articleBody}, as the benchmark's
  * `output/*.json`), as the baseline.
  */
@@ -22,7 +23,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gunzipSync } from 'node:zlib';
-import { brandIndex } from '../dist/pipeline/analyze-page.js';
+import { analyzePage, brandIndex } from '../dist/pipeline/analyze-page.js';
 import { decodeBody } from '../dist/pipeline/charset.js';
 import { parseFeed } from '../dist/pipeline/feed.js';
 import { findMentions } from '../dist/pipeline/mentions.js';
@@ -30,9 +31,15 @@ import { readPage } from '../dist/pipeline/read-article.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
-const peerAt = args.indexOf('--peer');
-const peerFile = peerAt >= 0 ? args[peerAt + 1] : undefined;
-const dir = args.find((a, i) => !a.startsWith('--') && (peerAt < 0 || i !== peerAt + 1));
+const option = (flag) => {
+  const at = args.indexOf(flag);
+  return at >= 0 ? args[at + 1] : undefined;
+};
+const peerFile = option('--peer');
+const brandsFile = option('--brands');
+const dir = args.find(
+  (a, i) => !a.startsWith('--') && !['--peer', '--brands'].includes(args[i - 1]),
+);
 if (!dir) {
   console.error('usage: npm run eval:pipeline -- <dir> [--peer FILE] [--json]');
   process.exit(1);
@@ -132,11 +139,15 @@ if (pages.length > 0) {
   };
   const hosts = [...new Set(pages.map((p) => hostOf(p.url)).filter(Boolean))];
   const brands = brandIndex(
-    hosts.map((host) => {
-      const label = host.split('.')[0];
-      return { host, name: label.charAt(0).toUpperCase() + label.slice(1), aliases: [] };
-    }),
+    brandsFile
+      ? JSON.parse(readFileSync(brandsFile, 'utf8')).map((b) => ({ aliases: [], ...b }))
+      : hosts.map((host) => {
+          const label = host.split('.')[0];
+          return { host, name: label.charAt(0).toUpperCase() + label.slice(1), aliases: [] };
+        }),
   );
+  const severities = { low: 0, medium: 0, high: 0, critical: 0 };
+  let mentions = 0;
   const scores = [];
   let failed = 0;
   let replacement = 0;
@@ -157,6 +168,13 @@ if (pages.length > 0) {
     }
     findMentions(out.article, brands);
     detect += performance.now() - t1;
+    if (brandsFile) {
+      // The severity a story of each brand the page mentions would get.
+      for (const m of analyzePage(out.article, brands, now.toISOString()).mentions) {
+        mentions++;
+        severities[m.severity]++;
+      }
+    }
     if (out.article.text.includes('\uFFFD') || out.article.title.includes('\uFFFD')) replacement++;
     languages[out.article.language ?? 'unknown'] =
       (languages[out.article.language ?? 'unknown'] ?? 0) + 1;
@@ -172,6 +190,7 @@ if (pages.length > 0) {
     articles_per_second: round((pages.length * 1000) / (read + detect)),
     reading_ms_per_article: round(read / pages.length),
     detection_ms_per_article: round(detect / pages.length),
+    ...(brandsFile && { brand_mentions: mentions, severities }),
   };
   if (peerFile) {
     const peer = JSON.parse(readFileSync(peerFile, 'utf8'));
@@ -232,6 +251,12 @@ if (json) {
       `decoding: ${a.with_replacement_characters} pages with U+FFFD; charsets ${JSON.stringify(a.charsets)}`,
     );
     console.log(`languages: ${JSON.stringify(a.languages)}`);
+    if (a.severities) {
+      const high = a.severities.high + a.severities.critical;
+      console.log(
+        `brand mentions: ${a.brand_mentions}; severity ${JSON.stringify(a.severities)}, high or critical ${high} (${Math.round((100 * high) / (a.brand_mentions || 1))}%)`,
+      );
+    }
     console.log(
       `speed, one core: ${a.articles_per_second} articles/s (reading ${a.reading_ms_per_article} ms, detection ${a.detection_ms_per_article} ms per article)`,
     );

@@ -125,11 +125,12 @@ export async function importStory(
   // Its language chooses the signal lists it is scored with (docs/pipeline.md, "Language").
   const article = { ...input, language: languageOf(input) };
   const aliases = brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [];
-  if (!mentionsBrand(`${article.title}\n${article.text}`, { ...brand, aliases })) {
+  const terms = { host: brand.host, name: brand.name, aliases };
+  if (!mentionsBrand(`${article.title}\n${article.text}`, terms)) {
     throw invalid('article: brand not mentioned');
   }
   // Outside the transaction: a model may take seconds, and holds nothing meanwhile.
-  const generated = await app.advisor.generate([firstSource(article)]);
+  const generated = await app.advisor.generate([firstSource(article)], terms);
   const rows = buildStoryRows(
     brand,
     article,

@@ -123,6 +123,7 @@ async function joinStory(
   actor: string,
 ): Promise<IngestOutcome | null> {
   const at = app.clock.now().toISOString();
+  const terms = termsOf(brand);
   return withTransaction(app.db, async (trx) => {
     await lockStory(trx, { id: storyId }, at);
     const story = await trx
@@ -160,7 +161,7 @@ async function joinStory(
       })
       .execute();
 
-    const scores = assessStory(sources);
+    const scores = assessStory(sources, terms);
     await trx
       .updateTable('stories')
       .set({
@@ -177,7 +178,7 @@ async function joinStory(
       .where('story_id', '=', storyId)
       .where('kind', '=', 'live')
       .executeTakeFirstOrThrow();
-    const fresh = generateAdvisory(sources);
+    const fresh = generateAdvisory(sources, terms);
     const untouched = live.generator === 'builtin' && live.version === 1;
     let summary = fresh.executiveSummary;
     if (!untouched) {

@@ -192,7 +192,16 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       .orderBy('number')
       .execute();
     const sources = await storySources(trx, p.story_id);
-    const g = proposeAdvisory(sources, p.context ?? '');
+    const brand = await trx
+      .selectFrom('stories as s')
+      .innerJoin('brands as b', 'b.id', 's.brand_id')
+      .select(['b.host', 'b.name', 'b.aliases'])
+      .where('s.id', '=', p.story_id)
+      .executeTakeFirstOrThrow();
+    const g = proposeAdvisory(sources, p.context ?? '', {
+      ...brand,
+      aliases: JSON.parse(brand.aliases) as string[],
+    });
     const fields = {
       assessment: g.assessment,
       urgency: g.urgency,

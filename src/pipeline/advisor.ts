@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { BrandTerms } from './brand-matcher.js';
 import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
 import { ChatCompletionsAdvisor } from './chat-completions-advisor.js';
 
@@ -16,13 +17,13 @@ export interface Generated {
  * scores.
  */
 export interface Advisor {
-  /** The advisory of a story with these sources (one, for a new story). */
-  generate(sources: readonly Source[]): Promise<Generated>;
+  /** The advisory of a brand's story with these sources (one, for a new story). */
+  generate(sources: readonly Source[], brand?: BrandTerms): Promise<Generated>;
 }
 
 export const builtinAdvisor: Advisor = {
-  async generate(sources) {
-    return { advisory: generateAdvisory(sources), generator: 'builtin' };
+  async generate(sources, brand) {
+    return { advisory: generateAdvisory(sources, brand), generator: 'builtin' };
   },
 };
 

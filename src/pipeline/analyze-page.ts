@@ -45,26 +45,28 @@ export function analyzePage(
   today: string,
 ): PageAnalysis {
   const found = findMentions(article, brands);
-  const advisory =
-    found.length > 0
-      ? generateAdvisory([
-          firstSource({ ...article, published_at: article.published_at ?? today.slice(0, 10) }),
-        ])
-      : null;
+  const source = firstSource({
+    ...article,
+    published_at: article.published_at ?? today.slice(0, 10),
+  });
   return {
     title: article.title,
     published_at: article.published_at,
     language: article.language,
     charset: article.charset,
     text: article.text,
-    mentions: found.map((m) => ({
-      brand: m.brand.host,
-      count: m.count,
-      severity: advisory!.severity,
-      assessment: advisory!.assessment,
-      topics: advisory!.topics,
-      sentiment: null,
-      evidence: m.evidence,
-    })),
+    mentions: found.map((m) => {
+      // Scored on what the article says about this brand.
+      const advisory = generateAdvisory([source], m.brand);
+      return {
+        brand: m.brand.host,
+        count: m.count,
+        severity: advisory.severity,
+        assessment: advisory.assessment,
+        topics: advisory.topics,
+        sentiment: null,
+        evidence: m.evidence,
+      };
+    }),
   };
 }

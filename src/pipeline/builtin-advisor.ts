@@ -1,4 +1,6 @@
+import type { BrandTerms } from './brand-matcher.js';
 import { similarity, type Terms, terms } from './cluster.js';
+import { focusOf } from './mentions.js';
 import { planFor } from './playbook.js';
 import { spreadOf } from './spread.js';
 import { maxSeverity, orderTopics, raise, SEVERITIES, scoreText } from './taxonomy.js';
@@ -48,8 +50,10 @@ const SUMMARY_ITEMS = 6;
  * step higher once the story is widespread; the topics of all sources; the spread of
  * its publishers.
  */
-export function assessStory(sources: readonly ArticleInput[]) {
-  const scored = sources.map((s) => scoreText(`${s.title}\n${s.text}`, s.language));
+export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms) {
+  const scored = sources.map((s) =>
+    scoreText(brand ? focusOf(s, brand) : `${s.title}\n${s.text}`, s.language),
+  );
   const spread = spreadOf(sources);
   const base = maxSeverity(scored.map((s) => s.severity));
   const severity = spread === 'widespread' || spread === 'viral' ? raise(base) : base;
@@ -114,8 +118,11 @@ function summarize(sources: readonly Source[]) {
  * assessment and urgency from severity and spread, a summary citing the sources, and
  * the playbook's plan for its riskiest topic.
  */
-export function generateAdvisory(sources: readonly Source[]): GeneratedAdvisory {
-  const { severity, topics, spread, positive } = assessStory(sources);
+export function generateAdvisory(
+  sources: readonly Source[],
+  brand?: BrandTerms,
+): GeneratedAdvisory {
+  const { severity, topics, spread, positive } = assessStory(sources, brand);
   const level = SEVERITIES.indexOf(severity);
   const executiveSummary = summarize(sources);
   return {
@@ -143,8 +150,12 @@ const EASING =
  * statement (no citation: it is not a source); context that eases the story lowers the
  * urgency one step and adds a "correct the record" phase, other context a briefing phase.
  */
-export function proposeAdvisory(sources: readonly Source[], context: string): GeneratedAdvisory {
-  const base = generateAdvisory(sources);
+export function proposeAdvisory(
+  sources: readonly Source[],
+  context: string,
+  brand?: BrandTerms,
+): GeneratedAdvisory {
+  const base = generateAdvisory(sources, brand);
   const easing = EASING.test(context);
   const said = context.replace(/\s+/g, ' ').trim();
   const excerpt = said.length > 280 ? `${said.slice(0, 277)}...` : said;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Advisor, Generated } from './advisor.js';
+import type { BrandTerms } from './brand-matcher.js';
 import { generateAdvisory, type Source } from './builtin-advisor.js';
 
 type LlmConfig = NonNullable<Config['llm']>;
@@ -41,8 +42,8 @@ Answer with one JSON object only, with the fields:
 export class ChatCompletionsAdvisor implements Advisor {
   constructor(private readonly config: LlmConfig) {}
 
-  async generate(stored: readonly Source[]): Promise<Generated> {
-    const base = generateAdvisory(stored);
+  async generate(stored: readonly Source[], brand?: BrandTerms): Promise<Generated> {
+    const base = generateAdvisory(stored, brand);
     const sources = stored.map((s) => ({
       id: s.source_key,
       publisher: s.publisher,

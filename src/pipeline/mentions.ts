@@ -176,3 +176,28 @@ export function findMentions<T extends { host: string }>(
 export function mentionOf(article: MentionArticle, brand: BrandTerms): Mention<BrandTerms> | null {
   return findMentions(article, new BrandMatcher([{ brand, terms: brand }]))[0] ?? null;
 }
+
+/** Sentence ends within a paragraph: ". " "? " "! " "。" and their closing quotes. */
+const SENTENCE_END = /(?<=[.!?…]["”’)]*)\s+(?=["“‘(]?[\p{Lu}\p{N}])|(?<=[。！？])/u;
+
+/**
+ * What the article says about the brand (docs/pipeline.md, "Topics and severity"): the
+ * headline, and each sentence that names the brand outside furniture with the sentences
+ * either side of it, in the article's order. What a page says about anything else (the
+ * sports results beside a sponsor's name, the rest of a newsletter) does not score it.
+ */
+export function focusOf(article: { title: string; text: string }, brand: BrandTerms): string {
+  const matcher = new BrandMatcher([{ brand: true, terms: brand }]);
+  const kept: string[] = [article.title];
+  for (const paragraph of article.text.split(/\n\s*\n/)) {
+    if (boilerplateOf(paragraph)) continue;
+    const sentences = paragraph.split(SENTENCE_END);
+    const near = new Set<number>();
+    sentences.forEach((s, i) => {
+      if (boilerplateOf(s) || matcher.occurrences(s).length === 0) return;
+      for (const j of [i - 1, i, i + 1]) if (j >= 0 && j < sentences.length) near.add(j);
+    });
+    for (const i of [...near].sort((a, b) => a - b)) kept.push(sentences[i]!);
+  }
+  return kept.join('\n');
+}

@@ -53,6 +53,25 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     },
     MONITOR,
   ],
+  security: [
+    {
+      title: 'Contain the incident',
+      actions: [
+        'Confirm with security what is affected and whether the attack or flaw is closed',
+        'Preserve the evidence',
+      ],
+    },
+    {
+      title: 'Protect customers',
+      actions: [
+        'Ship or publish the fix and the steps customers should take',
+        'Tell customers whether their data or accounts were reached',
+      ],
+    },
+    HOLDING,
+    BRIEF,
+    MONITOR,
+  ],
   'data-privacy': [
     {
       title: 'Contain and establish the facts',

@@ -23,6 +23,8 @@ export interface Topic {
   weight: number;
   /** Word stems that signal the topic, matched at the start of a word, by language. */
   signals: Signals;
+  /** A topic this one is part of when both are found: then only that one counts. */
+  partOf?: string;
 }
 
 /** In order of risk; a story's topics are listed in this order. */
@@ -106,13 +108,53 @@ export const TOPICS: readonly Topic[] = [
     },
   },
   {
+    tag: 'security',
+    weight: 3,
+    // A data breach is the security incident: one topic, one weight.
+    partOf: 'data-privacy',
+    signals: {
+      en: [
+        'exploit',
+        'vulnerabilit',
+        'zero-day',
+        'cyberattack',
+        'cyber attack',
+        'malware',
+        'ddos',
+        'phishing',
+        'security flaw',
+        'security hole',
+        'backdoor',
+        'crashes servers',
+      ],
+      fr: [
+        'faille de sécurité',
+        'vulnérabilit',
+        'cyberattaque',
+        'logiciel malveillant',
+        'hameçonnage',
+        'porte dérobée',
+      ],
+      de: [
+        'sicherheitslücke',
+        'schwachstelle',
+        'cyberangriff',
+        'schadsoftware',
+        'phishing',
+        'hintertür',
+      ],
+    },
+  },
+  {
     tag: 'legal-regulatory',
     weight: 2,
     signals: {
       en: [
         'lawsuit',
         'sued',
-        'court',
+        // A court, not courtesy, a courtyard or courting.
+        'courts?\\b',
+        'courtroom',
         'regulator',
         'fined',
         'penalt',
@@ -302,6 +344,30 @@ const PATTERNS = Object.fromEntries(
   ]),
 ) as Record<SignalLanguage, { topics: { topic: Topic; pattern: RegExp }[]; intensifier: RegExp }>;
 
+/**
+ * Phrases in which a signal's word has another sense, taken out before signals are
+ * looked for: "as you may recall", "strikes up a friendship", "SQL UNION", "the European
+ * Union", "air strikes", "breach of contract", "launched an investigation" (not a
+ * product), "Court de Gébelin", "food court". Per language; words of other senses that
+ * no list carries need none.
+ */
+const FALSE_SENSES: Record<SignalLanguage, RegExp[]> = {
+  en: [
+    /\b(?:as (?:you|we|many|some) (?:may |might |will |can )?recall|recall(?:s|ed|ing)? (?:that|how|when|what|why|where|seeing|being|hearing))\b/giu,
+    /\b(?:strik(?:e|es|ing)|struck) (?:up|a (?:balance|deal|chord|pose|note)|out|back|gold)\b/giu,
+    /\b(?:air|drone|missile|military|lightning|pre-?emptive|first|lucky) strikes?\b/giu,
+    /\b(?:european|soviet|african|postal|credit|student|customs|monetary|banking|civil liberties) union\b/giu,
+    /\bunion (?:select|all|station|square|pacific|jack)\b|\bsql union\b/giu,
+    /\bbreach(?:es|ed)? of (?:contract|duty|trust|the peace|promise)\b/giu,
+    /\blaunch(?:es|ed|ing)? (?:an? )?(?:investigation|probe|inquiry|attack|offensive|appeal|bid)\b/giu,
+    /\bspill(?:s|ed|ing)? (?:over|the beans)\b|\bspillover\b/giu,
+    /\btoxic (?:culture|comments?|behaviou?r|workplace|masculinity|relationships?|fans?|fandom|positivity|people|boss|debate|discourse)\b/giu,
+    /\bCourt (?:de|du|des|d['’])|\b(?:food|tennis|basketball|squash|volleyball) courts?\b/gu,
+  ],
+  fr: [/\b(?:je|tu|il|elle|on|nous|vous|ils|elles) (?:se )?rappel(?:le|les|lent|ons|ez)\b/giu],
+  de: [/\berinner(?:t|n|te|ten)? (?:sich|daran)\b/giu],
+};
+
 const signalLanguage = (language: string | null | undefined): SignalLanguage =>
   SIGNAL_LANGUAGES.find((l) => l === language) ?? 'en';
 
@@ -311,10 +377,13 @@ const signalLanguage = (language: string | null | undefined): SignalLanguage =>
  * appears; 0–1 is low, 2 medium, 3–4 high, 5 and more critical.
  */
 export function scoreText(text: string, language?: string | null): Scored {
-  const lists = PATTERNS[signalLanguage(language)];
-  const found = lists.topics.filter((t) => t.pattern.test(text)).map((t) => t.topic);
+  const lang = signalLanguage(language);
+  const lists = PATTERNS[lang];
+  const meant = FALSE_SENSES[lang].reduce((t, sense) => t.replace(sense, ' '), text);
+  const matched = lists.topics.filter((t) => t.pattern.test(meant)).map((t) => t.topic);
+  const found = matched.filter((t) => !t.partOf || !matched.some((o) => o.tag === t.partOf));
   let score = found.reduce((sum, t) => sum + t.weight, 0);
-  if (lists.intensifier.test(text)) score += 2;
+  if (lists.intensifier.test(meant)) score += 2;
   return {
     topics: found.map((t) => t.tag),
     severity: severityOfScore(score),

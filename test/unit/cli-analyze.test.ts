@@ -148,9 +148,7 @@ describe('brs analyze', () => {
       title: 'Acme rappelle des perceuses défectueuses',
       language: 'fr',
       charset: 'windows-1252',
-      mentions: [
-        { brand: 'acme.com', count: 2, severity: 'high', topics: ['product-safety', 'leadership'] },
-      ],
+      mentions: [{ brand: 'acme.com', count: 2, severity: 'high', topics: ['product-safety'] }],
     });
     expect(out.slice(3)).toEqual([
       { input: inputs[3], ok: false, error: `cannot read ${inputs[3]}` },
