@@ -104,7 +104,7 @@ const storyWithLiveAdvisory = prepared<
 const sourcesOfStory = prepared<{ storyId: string }, z.input<typeof Source>>((db, p) =>
   db
     .selectFrom('articles')
-    .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type', 'language'])
+    .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type'])
     .where('story_id', '=', p('storyId'))
     .orderBy('created_at')
     .orderBy('source_key'),
@@ -194,4 +194,20 @@ async function loadPending(
     pending.diff = p.diff ? JSON.parse(p.diff) : [];
   }
   return pending;
+}
+
+/**
+ * The language of each source of a story, by source id, for the pages that show it: the
+ * API's source objects are fixed by the specification and do not carry it. The caller
+ * has checked access to the story.
+ */
+export async function sourceLanguages(db: Db, eventUri: string): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('articles as a')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select(['a.source_key', 'a.language'])
+    .where('s.event_uri', '=', eventUri)
+    .where('a.language', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [r.source_key, r.language!]));
 }

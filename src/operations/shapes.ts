@@ -40,10 +40,6 @@ export const Source = z.object({
   title: z.string(),
   published_at: z.string().describe('date, YYYY-MM-DD'),
   type: SourceType,
-  language: z
-    .string()
-    .nullable()
-    .describe('ISO 639-1 code of the article language, detected from its text; null when unknown'),
 });
 
 export const Phase = z.object({

@@ -23,7 +23,7 @@ export const safeHref = (url: string) => (/^https?:\/\//i.test(url) ? url : '#')
 const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
 
 /** ", French" after a source, for readers who will open it; nothing when unknown. */
-export const languageTag = (language: string | null): Html | null =>
+export const languageTag = (language: string | null | undefined): Html | null =>
   language
     ? html`, <span title="language">${LANGUAGE_NAMES.of(language) ?? language}</span>`
     : null;

@@ -154,6 +154,9 @@ describe('share pages', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('Summary');
     expect(page.text).toContain('Sources');
+    // Each source's language, detected from its text, beside it (and as the link's lang).
+    expect(page.text).toContain('<span title="language">English</span>');
+    expect(page.text).toMatch(/<a href="[^"]+" rel="noopener nofollow" lang="en">/);
     for (const t of titles) expect(page.text).not.toContain(t);
     expect(page.text).not.toContain('Response plan');
 

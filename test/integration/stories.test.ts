@@ -158,7 +158,6 @@ describe('GET /v1/story (get_story)', () => {
       title: 'Acme story number 1',
       published_at: '2026-11-20',
       type: 'news',
-      language: 'en',
     });
   });
 

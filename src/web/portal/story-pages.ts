@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
+import { sourceLanguages } from '../../domain/story-view.js';
 import { includedUnitsLeft } from '../../domain/unlock.js';
 import { userTool } from '../../mcp/user-tools.js';
 import { addStoryContext } from '../../operations/advisory/add-story-context.js';
@@ -228,7 +229,6 @@ interface StoryView {
         publisher: string;
         title: string;
         published_at: string;
-        language: string | null;
       }[];
       spread?: string;
       phases?: {
@@ -281,6 +281,7 @@ async function storyPage(
   const form = (action: string, body: Html | string, label: string, cls = '') =>
     html`<form class="inline" method="post" action="${path}/${action}">${csrfField(v.csrf)}${body}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
   const sources = new Map((a.sources ?? []).map((s) => [s.id, s]));
+  const languages = await sourceLanguages(app.db, event);
   const cite = (id: string) =>
     sources.has(id) ? html`<a href="#source-${id}">[${id}]</a>` : html`<span>[${id}]</span>`;
 
@@ -343,7 +344,7 @@ ${
   a.sources
     ? html`<h2>Sources</h2><ol class="card">${a.sources.map(
         (s) =>
-          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${s.language ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}${languageTag(s.language)}</span></li>`,
+          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${languages.get(s.id) ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}${languageTag(languages.get(s.id))}</span></li>`,
       )}</ol>`
     : ''
 }
