@@ -118,6 +118,8 @@ export interface ArticlesTable {
   language: string | null;
   /** WHATWG name of the encoding its page was decoded from; null when not read from a page. */
   charset: string | null;
+  /** How the article speaks of the story's brand, −1 … 1; null when not scored. */
+  sentiment: number | null;
   created_at: string;
 }
 

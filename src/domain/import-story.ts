@@ -7,6 +7,7 @@ import { newId } from '../ids.js';
 import type { Generated } from '../pipeline/advisor.js';
 import { mentionsBrand } from '../pipeline/brand-matcher.js';
 import { type ArticleInput, firstSource, generateAdvisory } from '../pipeline/builtin-advisor.js';
+import { withJudgement } from '../pipeline/judgement.js';
 import { languageOf } from '../pipeline/language.js';
 import { queueEvent } from '../webhooks/events.js';
 import { type AuditEntry, auditRow } from './audit.js';
@@ -62,6 +63,7 @@ export function buildStoryRows(
     text: article.text,
     language: languageOf(article),
     charset: article.charset ?? null,
+    sentiment: article.sentiment ?? null,
     created_at: now,
   };
   const advisories: Insertable<DB['advisories']> = {
@@ -122,10 +124,10 @@ export async function importStory(
   actor: string,
   detectedAt = app.clock.now().toISOString(),
 ): Promise<{ event_uri: string; existing?: true }> {
-  // Its language chooses the signal lists it is scored with (docs/pipeline.md, "Language").
-  const article = { ...input, language: languageOf(input) };
   const aliases = brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [];
   const terms = { host: brand.host, name: brand.name, aliases };
+  // Its language chooses the signal lists it is scored with (docs/pipeline.md, "Language").
+  const article = withJudgement(input, terms);
   if (!mentionsBrand(`${article.title}\n${article.text}`, terms)) {
     throw invalid('article: brand not mentioned');
   }

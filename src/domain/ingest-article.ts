@@ -16,7 +16,7 @@ import {
   findEvent,
   terms as termsOfText,
 } from '../pipeline/cluster.js';
-import { languageOf } from '../pipeline/language.js';
+import { withJudgement } from '../pipeline/judgement.js';
 import { mentionOf } from '../pipeline/mentions.js';
 import { writeAudit } from './audit.js';
 import { importStory } from './import-story.js';
@@ -53,8 +53,8 @@ export async function ingestArticle(
   actor: string,
 ): Promise<IngestOutcome> {
   const terms = termsOf(brand);
-  // Detected once, for clustering and for the row.
-  const article = { ...input, language: languageOf(input) };
+  // Told once, for clustering and for the row.
+  const article = withJudgement(input, terms);
   // Named only in the page's furniture, or the page is the brand's own: no story.
   if (!mentionOf(article, terms)) {
     throw invalid('article: brand not mentioned');
@@ -155,8 +155,9 @@ async function joinStory(
         published_at: article.published_at,
         type: article.type ?? 'news',
         text: article.text,
-        language: languageOf(article),
+        language: article.language ?? null,
         charset: article.charset ?? null,
+        sentiment: article.sentiment ?? null,
         created_at: at,
       })
       .execute();

@@ -196,18 +196,23 @@ async function loadPending(
   return pending;
 }
 
+/** What the pipeline told of a source: its language, how it speaks of the brand. */
+export interface SourceNote {
+  language: string | null;
+  sentiment: number | null;
+}
+
 /**
- * The language of each source of a story, by source id, for the pages that show it: the
- * API's source objects are fixed by the specification and do not carry it. The caller
- * has checked access to the story.
+ * The language and sentiment of each source of a story, by source id, for the pages that
+ * show them: the API's source objects are fixed by the specification and carry neither.
+ * The caller has checked access to the story.
  */
-export async function sourceLanguages(db: Db, eventUri: string): Promise<Map<string, string>> {
+export async function sourceNotes(db: Db, eventUri: string): Promise<Map<string, SourceNote>> {
   const rows = await db
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select(['a.source_key', 'a.language'])
+    .select(['a.source_key', 'a.language', 'a.sentiment'])
     .where('s.event_uri', '=', eventUri)
-    .where('a.language', 'is not', null)
     .execute();
-  return new Map(rows.map((r) => [r.source_key, r.language!]));
+  return new Map(rows.map((r) => [r.source_key, { language: r.language, sentiment: r.sentiment }]));
 }

@@ -1,7 +1,8 @@
 import { BrandMatcher, type BrandTerms } from './brand-matcher.js';
 import { firstSource, generateAdvisory } from './builtin-advisor.js';
-import { findMentions } from './mentions.js';
+import { findMentions, focusOf } from './mentions.js';
 import type { PageArticle } from './read-article.js';
+import { sentimentOf } from './sentiment.js';
 
 /** A brand as `brs brand add` and `brs brand aliases` configure it. */
 export interface AnalyzedBrand extends BrandTerms {
@@ -15,8 +16,8 @@ export interface BrandFinding {
   severity: string;
   assessment: string;
   topics: string[];
-  /** The story's sentiment, which the pipeline does not judge yet. */
-  sentiment: null;
+  /** How the article speaks of the brand, −1 … 1; null when its language is not scored. */
+  sentiment: number | null;
   evidence: string[];
 }
 
@@ -64,7 +65,7 @@ export function analyzePage(
         severity: advisory.severity,
         assessment: advisory.assessment,
         topics: advisory.topics,
-        sentiment: null,
+        sentiment: sentimentOf(focusOf(article, m.brand), article.language),
         evidence: m.evidence,
       };
     }),

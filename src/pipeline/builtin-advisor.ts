@@ -22,6 +22,8 @@ export interface ArticleInput {
   language?: string | null;
   /** WHATWG name of the encoding the page was decoded from, when read from a page. */
   charset?: string | null;
+  /** How it speaks of the story's brand, −1 … 1 (set when the story takes it in). */
+  sentiment?: number | null;
 }
 
 export interface GeneratedAdvisory {

@@ -28,6 +28,14 @@ export const languageTag = (language: string | null | undefined): Html | null =>
     ? html`, <span title="language">${LANGUAGE_NAMES.of(language) ?? language}</span>`
     : null;
 
+/** "sentiment −0.40 (negative)": how a source, or a story, speaks of the brand. */
+export const sentimentText = (sentiment: number): Html =>
+  html`<span title="how it speaks of the brand, −1 to 1">sentiment ${sentiment.toFixed(2).replace('-', '−')} (${sentiment <= -0.2 ? 'negative' : sentiment >= 0.2 ? 'positive' : 'neutral'})</span>`;
+
+/** ", sentiment −0.40 (negative)" after a source; nothing when not scored. */
+export const sentimentTag = (sentiment: number | null | undefined): Html | null =>
+  sentiment == null ? null : html`, ${sentimentText(sentiment)}`;
+
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 type Value = Html | string | number | null | undefined | false | readonly Value[];

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { isShareGuest, listedShares, type ShareMode, shareByToken } from '../domain/shares.js';
-import { loadStoryDetail, sourceLanguages } from '../domain/story-view.js';
+import { loadStoryDetail, type SourceNote, sourceNotes } from '../domain/story-view.js';
 import { queueEmail } from '../email/outbox.js';
 import type { StoryDetail } from '../operations/shapes.js';
 import { formField, mountFormPages } from './forms.js';
@@ -50,12 +50,7 @@ ${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
       // A public page never goes past the briefing, whatever is stored.
       const mode: ShareMode =
         share.access === 'public' && share.mode === 'full' ? 'briefing' : (share.mode as ShareMode);
-      return storyPage(
-        story,
-        share.brand_name,
-        mode,
-        await sourceLanguages(app.db, share.event_uri),
-      );
+      return storyPage(story, share.brand_name, mode, await sourceNotes(app.db, share.event_uri));
     });
 
     pages.post('/s/:token/signin', async (req: ShareRequest, reply) => {
@@ -170,7 +165,7 @@ function storyPage(
   story: z.input<typeof StoryDetail>,
   brandName: string,
   mode: ShareMode,
-  languages: ReadonlyMap<string, string>,
+  notes: ReadonlyMap<string, SourceNote>,
 ) {
   const a = story.advisory;
   const summary =
@@ -184,7 +179,7 @@ ${
   a.sources.length
     ? html`<div class="card"><h2>Sources</h2><ol>${a.sources.map(
         (s) =>
-          html`<li id="${s.id}"><a href="${safeHref(s.url)}" rel="noopener nofollow" lang="${languages.get(s.id) ?? ''}">${s.title}</a> <span class="muted">· ${s.publisher} · ${s.published_at}${languageTag(languages.get(s.id))}</span></li>`,
+          html`<li id="${s.id}"><a href="${safeHref(s.url)}" rel="noopener nofollow" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted">· ${s.publisher} · ${s.published_at}${languageTag(notes.get(s.id)?.language)}</span></li>`,
       )}</ol></div>`
     : ''
 }`;

@@ -244,6 +244,10 @@ describe('share settings and guests', () => {
     const path = `/app/stories/acme.example/${event}`;
     const before = await c.get(path);
     expect(before.html).toContain('Not shared.');
+    // How the coverage speaks of Acme ("a product recall after injuries"), per story and source.
+    expect(before.html).toMatch(
+      /<dt>Sentiment<\/dt><dd><span title="[^"]+">sentiment −0\.\d\d \(negative\)<\/span><\/dd>/,
+    );
     expect((await c.post(`${path}/share`, { access: 'guests', mode: 'full' })).location).toBe(
       `${path}?done=shared`,
     );

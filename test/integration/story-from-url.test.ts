@@ -138,12 +138,14 @@ describe('story from URL', () => {
     expect(done.body).toMatchObject({ status: 'done' });
     const row = await svc.app.db
       .selectFrom('articles')
-      .select(['title', 'text', 'charset', 'language'])
+      .select(['title', 'text', 'charset', 'language', 'sentiment'])
       .where('url', '=', `${base}/legacy/northwind`)
       .executeTakeFirstOrThrow();
     expect(row.title).toBe('Northwind’s “green” claims questioned – €2m at stake');
     expect(row.charset).toBe('windows-1252');
     expect(row.language).toBe('en');
+    // A dispute, told of Northwind: the coverage speaks of it negatively.
+    expect(row.sentiment).toBeLessThan(0);
     expect(row.text).not.toContain('\uFFFD');
   });
 

@@ -116,7 +116,8 @@ describe('brs analyze', () => {
       severity: expect.any(String),
       assessment: expect.any(String),
       topics: expect.any(Array),
-      sentiment: null,
+      // How the article speaks of Acme (wink-nlp, English).
+      sentiment: expect.any(Number),
       evidence: [
         'Acme faces an inquiry over late deliveries',
         'Acme said it would cooperate with regulators.',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
-import { sourceLanguages } from '../../domain/story-view.js';
+import { sourceNotes } from '../../domain/story-view.js';
 import { includedUnitsLeft } from '../../domain/unlock.js';
 import { userTool } from '../../mcp/user-tools.js';
 import { addStoryContext } from '../../operations/advisory/add-story-context.js';
@@ -23,9 +23,10 @@ import { assignStory } from '../../operations/teamwork/assign-story.js';
 import { completePhase } from '../../operations/teamwork/complete-phase.js';
 import { unassignPhase } from '../../operations/teamwork/unassign-phase.js';
 import { unassignStory } from '../../operations/teamwork/unassign-story.js';
+import { meanSentiment } from '../../pipeline/sentiment.js';
 import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
-import { type Html, html, languageTag, safeHref } from '../html.js';
+import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } from '../html.js';
 import { activityTable, type Entry } from './activity-pages.js';
 import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
@@ -281,7 +282,8 @@ async function storyPage(
   const form = (action: string, body: Html | string, label: string, cls = '') =>
     html`<form class="inline" method="post" action="${path}/${action}">${csrfField(v.csrf)}${body}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
   const sources = new Map((a.sources ?? []).map((s) => [s.id, s]));
-  const languages = await sourceLanguages(app.db, event);
+  const notes = await sourceNotes(app.db, event);
+  const storySentiment = meanSentiment([...notes.values()].map((n) => n.sentiment));
   const cite = (id: string) =>
     sources.has(id) ? html`<a href="#source-${id}">[${id}]</a>` : html`<span>[${id}]</span>`;
 
@@ -323,6 +325,7 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
 <div class="card"><dl class="facts">
 <dt>Severity</dt><dd>${sevBadge(story.severity)}</dd>
 <dt>Topics</dt><dd>${story.topics.join(', ')}</dd>
+<dt>Sentiment</dt><dd>${storySentiment === null ? html`<span class="muted">not scored (English coverage only)</span>` : sentimentText(storySentiment)}</dd>
 <dt>Detected</dt><dd>${when(story.detected_at)}</dd>
 <dt>Status</dt><dd>${story.status.replace('_', ' ')}</dd>
 <dt>Assignee</dt><dd>${story.assignee ?? html`<span class="muted">nobody</span>`}
@@ -344,7 +347,7 @@ ${
   a.sources
     ? html`<h2>Sources</h2><ol class="card">${a.sources.map(
         (s) =>
-          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${languages.get(s.id) ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}${languageTag(languages.get(s.id))}</span></li>`,
+          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}${languageTag(notes.get(s.id)?.language)}${sentimentTag(notes.get(s.id)?.sentiment)}</span></li>`,
       )}</ol>`
     : ''
 }
