@@ -1,7 +1,8 @@
 import type { BrandTerms } from './brand-matcher.js';
 import { similarity, type Terms, terms } from './cluster.js';
-import { focusOf } from './mentions.js';
+import { boilerplateOf, focusOf } from './mentions.js';
 import { planFor } from './playbook.js';
+import { sentencesOf } from './sentences.js';
 import { spreadOf } from './spread.js';
 import { maxSeverity, orderTopics, raise, SEVERITIES, scoreText } from './taxonomy.js';
 
@@ -63,13 +64,35 @@ export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms
   return { severity, topics, spread, positive: scored.every((s) => s.positive) };
 }
 
-/** Sentences of an article worth quoting: long enough to say something. */
-function sentences(text: string): string[] {
-  return text
-    .split(/\n+|(?<=[.!?])\s+/)
-    .map((s) => s.replace(/\s+/g, ' ').trim())
-    .filter((s) => s.length > 20 && s.length <= 400);
+/** A prompt to the reader, not a statement: "Click here to…", "Sign up…", "Watch:". */
+const PROMPT =
+  /^(?:click|tap|sign up|subscribe|read more|read next|watch|listen|follow|download|share|see also|related)\b|\bclick here\b/i;
+/** A whole sentence: starts as one, ends as one. */
+const WHOLE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
+
+/**
+ * Sentences of an article worth quoting: whole sentences that say something (30 to 400
+ * characters), none of the page's furniture (credits, share lines) and no prompts. With
+ * a brand, those the article says about it (focusOf) come first.
+ */
+function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
+  const text = brand
+    ? `${focusOf({ title: '', text: article.text }, brand)}\n${article.text}`
+    : article.text;
+  const seen = new Set<string>();
+  return sentencesOf(text).filter((s) => {
+    if (seen.has(s)) return false;
+    seen.add(s);
+    return (
+      s.length >= 30 && s.length <= 400 && WHOLE.test(s) && !PROMPT.test(s) && !boilerplateOf(s)
+    );
+  });
 }
+
+/** Summary items at least this similar say the same thing: one item, citing every source. */
+const SAME_THING = 0.5;
+/** A sentence this similar to the headline restates it. */
+const RESTATES = 0.8;
 
 /** "A", "A and B", "A, B and C" */
 const list = (names: string[]) =>
@@ -80,7 +103,7 @@ const list = (names: string[]) =>
  * reports, who else covers it, then the leading sentences of each source in turn; a
  * sentence several sources share (nearly the same words) cites all of them.
  */
-function summarize(sources: readonly Source[]) {
+function summarize(sources: readonly Source[], brand?: BrandTerms) {
   const first = sources[0]!;
   const items: { text: string; cites: string[]; words?: Terms }[] = [
     {
@@ -88,6 +111,8 @@ function summarize(sources: readonly Source[]) {
       cites: [first.source_key],
     },
   ];
+  // A sentence that only restates the headline adds nothing.
+  const headline = terms({ title: '', text: first.title });
   const others = sources.slice(1);
   if (others.length > 0) {
     const names = [...new Set(others.map((s) => s.publisher))];
@@ -97,18 +122,26 @@ function summarize(sources: readonly Source[]) {
       cites: others.map((s) => s.source_key),
     });
   }
-  // Up to two sentences from the first source, then one from each other source.
-  const quotes = sources.map((s, i) => sentences(s.text).slice(0, i === 0 ? 2 : 1));
+  // Up to two sentences from the first source, then one from each other source; a
+  // sentence that says again what an item says cites its source there instead (maximal
+  // marginal relevance with a hard bar: nothing is said twice).
+  const quotes = sources.map((s) => quotable(s, brand).slice(0, 8));
+  const taken = sources.map(() => 0);
   for (let round = 0; round < 2; round++) {
     sources.forEach((source, i) => {
-      const sentence = quotes[i]![round];
-      if (!sentence) return;
-      const words = terms({ title: '', text: sentence });
-      const same = items.find((it) => it.words && similarity(it.words, words) >= 0.6);
-      if (same) {
-        if (!same.cites.includes(source.source_key)) same.cites.push(source.source_key);
-      } else if (items.length < SUMMARY_ITEMS) {
-        items.push({ text: sentence, cites: [source.source_key], words });
+      if (taken[i]! >= (i === 0 ? 2 : 1)) return;
+      for (let sentence = quotes[i]!.shift(); sentence; sentence = quotes[i]!.shift()) {
+        const words = terms({ title: '', text: sentence });
+        if (similarity(headline, words) >= RESTATES) continue;
+        const same = items.find((it) => it.words && similarity(it.words, words) >= SAME_THING);
+        // Its own point again: look further in the same source.
+        if (same?.cites.includes(source.source_key)) continue;
+        if (same) same.cites.push(source.source_key);
+        else if (items.length < SUMMARY_ITEMS) {
+          items.push({ text: sentence, cites: [source.source_key], words });
+          taken[i]! += 1;
+        }
+        return;
       }
     });
   }
@@ -126,7 +159,7 @@ export function generateAdvisory(
 ): GeneratedAdvisory {
   const { severity, topics, spread, positive } = assessStory(sources, brand);
   const level = SEVERITIES.indexOf(severity);
-  const executiveSummary = summarize(sources);
+  const executiveSummary = summarize(sources, brand);
   return {
     severity,
     topics,

@@ -1,5 +1,6 @@
 import { getDomain } from 'tldts';
 import { BrandMatcher, type BrandTerms, type Occurrence } from './brand-matcher.js';
+import { splitSentences } from './sentences.js';
 
 /**
  * Which brands an article really talks about (docs/pipeline.md, "Detection"): a brand
@@ -177,9 +178,6 @@ export function mentionOf(article: MentionArticle, brand: BrandTerms): Mention<B
   return findMentions(article, new BrandMatcher([{ brand, terms: brand }]))[0] ?? null;
 }
 
-/** Sentence ends within a paragraph: ". " "? " "! " "。" and their closing quotes. */
-const SENTENCE_END = /(?<=[.!?…]["”’)]*)\s+(?=["“‘(]?[\p{Lu}\p{N}])|(?<=[。！？])/u;
-
 /**
  * What the article says about the brand (docs/pipeline.md, "Topics and severity"): the
  * headline, and each sentence that names the brand outside furniture with the sentences
@@ -191,7 +189,7 @@ export function focusOf(article: { title: string; text: string }, brand: BrandTe
   const kept: string[] = [article.title];
   for (const paragraph of article.text.split(/\n\s*\n/)) {
     if (boilerplateOf(paragraph)) continue;
-    const sentences = paragraph.split(SENTENCE_END);
+    const sentences = splitSentences(paragraph);
     const near = new Set<number>();
     sentences.forEach((s, i) => {
       if (boilerplateOf(s) || matcher.occurrences(s).length === 0) return;
