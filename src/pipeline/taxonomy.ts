@@ -13,7 +13,7 @@ export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critic
  * An article is read with its own language's list only: "court" is English for a
  * tribunal and French for short.
  */
-export const SIGNAL_LANGUAGES = ['en', 'fr', 'de'] as const;
+export const SIGNAL_LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
 export type SignalLanguage = (typeof SIGNAL_LANGUAGES)[number];
 type Signals = Record<SignalLanguage, readonly string[]>;
 
@@ -67,6 +67,18 @@ export const TOPICS: readonly Topic[] = [
         'überhitz',
         'brandgefahr',
       ],
+      es: [
+        'retirada',
+        'retira del mercado',
+        'herido',
+        'lesion',
+        'defectuos',
+        'peligros',
+        'contaminad',
+        'sobrecalent',
+        'riesgo de incendio',
+        'asfixia',
+      ],
     },
   },
   {
@@ -105,6 +117,16 @@ export const TOPICS: readonly Topic[] = [
         'personenbezogene daten',
         'datenschutz',
       ],
+      es: [
+        'filtración de datos',
+        'brecha de datos',
+        'hackeado',
+        'pirata informático',
+        'piratas informáticos',
+        'ransomware',
+        'datos personales',
+        'privacidad',
+      ],
     },
   },
   {
@@ -142,6 +164,15 @@ export const TOPICS: readonly Topic[] = [
         'schadsoftware',
         'phishing',
         'hintertür',
+      ],
+      es: [
+        'vulnerabilidad',
+        'ciberataque',
+        'malware',
+        'software malicioso',
+        'phishing',
+        'fallo de seguridad',
+        'puerta trasera',
       ],
     },
   },
@@ -185,6 +216,17 @@ export const TOPICS: readonly Topic[] = [
         'kartell',
         'verurteilt',
       ],
+      es: [
+        'demanda',
+        'demandad',
+        'tribunal',
+        'regulador',
+        'multa',
+        'sancionad',
+        'investigación',
+        'antimonopolio',
+        'condenad',
+      ],
     },
   },
   {
@@ -201,6 +243,7 @@ export const TOPICS: readonly Topic[] = [
         'suppressions de postes',
       ],
       de: ['streik', 'entlassung', 'stellenabbau', 'gewerkschaft', 'arbeitsniederlegung'],
+      es: ['huelga', 'despido', 'sindicato', 'ere', 'paro laboral'],
     },
   },
   {
@@ -210,6 +253,7 @@ export const TOPICS: readonly Topic[] = [
       en: ['emission', 'pollut', 'spill', 'toxic', 'deforest'],
       fr: ['émission', 'pollu', 'déversement', 'marée noire', 'toxique', 'déforest'],
       de: ['emission', 'verschmutz', 'umweltverschmutz', 'ölpest', 'giftig', 'abholzung'],
+      es: ['emisiones', 'contamina', 'vertido', 'marea negra', 'tóxic', 'deforest'],
     },
   },
   {
@@ -226,6 +270,15 @@ export const TOPICS: readonly Topic[] = [
         'interruption de service',
       ],
       de: ['beschwerde', 'ausfall', 'störung', 'rückerstattung', 'verspätung', 'kundenservice'],
+      es: [
+        'queja',
+        'reclamación',
+        'apagón',
+        'caída del servicio',
+        'reembolso',
+        'retrasos',
+        'atención al cliente',
+      ],
     },
   },
   {
@@ -242,6 +295,14 @@ export const TOPICS: readonly Topic[] = [
         "conseil d'administration",
       ],
       de: ['vorstandschef', 'vorstandsvorsitz', 'geschäftsführer', 'rücktritt', 'aufsichtsrat'],
+      es: [
+        'consejero delegado',
+        'director ejecutivo',
+        'presidente ejecutivo',
+        'dimisión',
+        'dimite',
+        'consejo de administración',
+      ],
     },
   },
   {
@@ -259,6 +320,14 @@ export const TOPICS: readonly Topic[] = [
         'cours de bourse',
       ],
       de: ['umsatz', 'gewinn', 'quartalszahlen', 'quartalsergebnis', 'aktienkurs', 'aktie fiel'],
+      es: [
+        'beneficio',
+        'facturación',
+        'ingresos',
+        'resultados trimestrales',
+        'las acciones cayeron',
+        'cotización',
+      ],
     },
   },
   {
@@ -268,6 +337,7 @@ export const TOPICS: readonly Topic[] = [
       en: ['launch', 'unveil', 'introduces', 'new product'],
       fr: ['lance', 'lancement', 'dévoile', 'nouveau produit'],
       de: ['stellt vor', 'präsentiert', 'neues produkt', 'markteinführung'],
+      es: ['lanza', 'lanzamiento', 'nuevo producto'],
     },
   },
   {
@@ -277,6 +347,7 @@ export const TOPICS: readonly Topic[] = [
       en: ['award', 'honored', 'honoured', 'praised', 'ranked'],
       fr: ['récompens', 'distingué', 'lauréat', 'salué'],
       de: ['auszeichnung', 'ausgezeichnet', 'preisträger', 'gelobt'],
+      es: ['premio', 'premiad', 'galardon', 'reconocimiento'],
     },
   },
 ];
@@ -319,6 +390,19 @@ export const INTENSIFIERS: Signals = {
     'festgenommen',
     'verhaftet',
     'millionen',
+  ],
+  es: [
+    'muerte',
+    'murió',
+    'muertos',
+    'fallecid',
+    'mortal',
+    'demanda colectiva',
+    'boicot',
+    'penal',
+    'detenid',
+    'arrestad',
+    'millones de',
   ],
 };
 
@@ -365,6 +449,7 @@ const FALSE_SENSES: Record<SignalLanguage, RegExp[]> = {
     /\bCourt (?:de|du|des|d['’])|\b(?:food|tennis|basketball|squash|volleyball) courts?\b/gu,
   ],
   fr: [/\b(?:je|tu|il|elle|on|nous|vous|ils|elles) (?:se )?rappel(?:le|les|lent|ons|ez)\b/giu],
+  es: [/\b(?:demanda|demandas) (?:de|del|interna|externa|energética|creciente)\b/giu],
   de: [/\berinner(?:t|n|te|ten)? (?:sich|daran)\b/giu],
 };
 

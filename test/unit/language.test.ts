@@ -77,6 +77,16 @@ describe('signal lists by language', () => {
       'product-safety',
     ]);
     expect(scoreText('Acme recalls 40,000 drills', 'en').topics).toEqual(['product-safety']);
+    expect(scoreText('Acme retira del mercado 40.000 taladros defectuosos', 'es').topics).toEqual([
+      'product-safety',
+    ]);
+    // Spanish "demanda" is a lawsuit, or the demand for something.
+    expect(scoreText('Los clientes presentaron una demanda contra Acme', 'es').topics).toEqual([
+      'legal-regulatory',
+    ]);
+    expect(scoreText('La demanda de taladros creció en el tercer trimestre', 'es').topics).toEqual(
+      [],
+    );
   });
 
   it("does not read another language's words: French 'court' is short, not a tribunal", () => {
