@@ -100,6 +100,7 @@ function report(input: string, o: Outcome, withText: boolean): string {
     lines.push(
       `  ${m.brand}: ${m.count} mention${m.count === 1 ? '' : 's'} · ${m.severity} · ${m.assessment} · ${m.topics.join(', ')}`,
       ...m.evidence.map((e) => `    “${e}”`),
+      ...m.reasons.map((r) => `    why ${r.topic}: “${r.signal}” in “${r.sentence}”`),
     );
   }
   if (withText) lines.push('', ...o.text.split('\n').map((l) => `  | ${l}`));

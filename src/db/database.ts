@@ -12,7 +12,7 @@ import * as monitoring from './migrations/0006-monitoring.js';
 import * as reclaimTrial from './migrations/0007-reclaim-trial.js';
 import * as brandKit from './migrations/0008-brand-kit.js';
 import * as articleLanguage from './migrations/0009-article-language.js';
-import * as articleSentiment from './migrations/0010-article-sentiment.js';
+import * as judgement from './migrations/0010-judgement.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -103,7 +103,7 @@ export function migrator(db: Db): Migrator {
         '0007-reclaim-trial': reclaimTrial,
         '0008-brand-kit': brandKit,
         '0009-article-language': articleLanguage,
-        '0010-article-sentiment': articleSentiment,
+        '0010-judgement': judgement,
       }),
     },
   });

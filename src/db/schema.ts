@@ -3,6 +3,8 @@
  * text (ISO 8601 UTC, which sorts correctly as text), booleans are 0/1 integers, JSON is
  * text, money is integer cents. Converting at the store's edge keeps one set of queries.
  */
+import type { Generated } from 'kysely';
+
 export type Bool = 0 | 1;
 export type Plan = 'starter' | 'pro' | 'partner' | 'agency';
 export type Role = 'owner' | 'admin' | 'member';
@@ -100,6 +102,8 @@ export interface StoriesTable {
   last_activity_at: string;
   unlocked_at: string | null;
   created_at: string;
+  /** JSON array of the signals behind severity and topics ({topic, signal, sentence, source}); '[]' by default. */
+  reasons: Generated<string>;
 }
 
 export interface ArticlesTable {

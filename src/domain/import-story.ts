@@ -43,6 +43,7 @@ export function buildStoryRows(
     severity: g.severity,
     topics: JSON.stringify(g.topics),
     spread: g.spread,
+    reasons: JSON.stringify(g.reasons),
     status: 'new',
     assignee_user_id: null,
     detected_at: detectedAt,

@@ -169,6 +169,7 @@ async function joinStory(
         severity: scores.severity,
         topics: JSON.stringify(scores.topics),
         spread: scores.spread,
+        reasons: JSON.stringify(scores.reasons),
       })
       .where('id', '=', storyId)
       .execute();

@@ -5,6 +5,7 @@ import { prepared } from '../db/prepared.js';
 import type { AdvisoriesTable } from '../db/schema.js';
 import { notFound } from '../errors.js';
 import type { Advisory, AdvisoryPending, Source, StoryDetail } from '../operations/shapes.js';
+import type { StoryReason } from '../pipeline/builtin-advisor.js';
 
 type AdvisoryView = z.input<typeof Advisory>;
 type AdvisoryRow = Pick<
@@ -215,4 +216,14 @@ export async function sourceNotes(db: Db, eventUri: string): Promise<Map<string,
     .where('s.event_uri', '=', eventUri)
     .execute();
   return new Map(rows.map((r) => [r.source_key, { language: r.language, sentiment: r.sentiment }]));
+}
+
+/** Why the story scored as it did (docs/pipeline.md, "Topics and severity"), for its page. */
+export async function storyReasons(db: Db, eventUri: string): Promise<StoryReason[]> {
+  const row = await db
+    .selectFrom('stories')
+    .select('reasons')
+    .where('event_uri', '=', eventUri)
+    .executeTakeFirst();
+  return row ? (JSON.parse(row.reasons) as StoryReason[]) : [];
 }

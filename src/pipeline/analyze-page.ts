@@ -3,6 +3,7 @@ import { firstSource, generateAdvisory } from './builtin-advisor.js';
 import { findMentions, focusOf } from './mentions.js';
 import type { PageArticle } from './read-article.js';
 import { sentimentOf } from './sentiment.js';
+import type { Reason } from './taxonomy.js';
 
 /** A brand as `brs brand add` and `brs brand aliases` configure it. */
 export interface AnalyzedBrand extends BrandTerms {
@@ -18,6 +19,8 @@ export interface BrandFinding {
   topics: string[];
   /** How the article speaks of the brand, −1 … 1; null when its language is not scored. */
   sentiment: number | null;
+  /** Why this severity: each signal that fired, its words and sentence. */
+  reasons: Reason[];
   evidence: string[];
 }
 
@@ -67,6 +70,11 @@ export function analyzePage(
         topics: advisory.topics,
         sentiment: sentimentOf(focusOf(article, m.brand), article.language),
         evidence: m.evidence,
+        reasons: advisory.reasons.map(({ topic, signal, sentence }) => ({
+          topic,
+          signal,
+          sentence,
+        })),
       };
     }),
   };

@@ -4,7 +4,7 @@ import { boilerplateOf, focusOf } from './mentions.js';
 import { planFor } from './playbook.js';
 import { sentencesOf } from './sentences.js';
 import { spreadOf } from './spread.js';
-import { maxSeverity, orderTopics, raise, SEVERITIES, scoreText } from './taxonomy.js';
+import { maxSeverity, orderTopics, type Reason, raise, SEVERITIES, scoreText } from './taxonomy.js';
 
 /**
  * The deterministic advisory generator that works offline. It reads only the sources it
@@ -35,6 +35,8 @@ export interface GeneratedAdvisory {
   urgency: 'low' | 'medium' | 'high' | 'immediate';
   executiveSummary: { text: string; cites: string[] }[];
   summaryBasis: string[];
+  /** The signals behind severity and topics (never written by a model). */
+  reasons: StoryReason[];
   phases: { title: string; actions: string[] }[];
 }
 
@@ -47,6 +49,13 @@ const ASSESSMENTS = ['informational', 'watch', 'threat', 'crisis'] as const;
 const URGENCIES = ['low', 'medium', 'high', 'immediate'] as const;
 /** Items an executive summary holds at most. */
 const SUMMARY_ITEMS = 6;
+/** Reasons a story keeps at most: enough to say why, few enough to read. */
+const MAX_REASONS = 12;
+
+/** Why a story scored as it did: a signal that fired, where, in which source. */
+export interface StoryReason extends Reason {
+  source: string;
+}
 
 /**
  * The story-level scores (docs/pipeline.md): the highest severity of its sources, one
@@ -61,7 +70,15 @@ export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms
   const base = maxSeverity(scored.map((s) => s.severity));
   const severity = spread === 'widespread' || spread === 'viral' ? raise(base) : base;
   const topics = orderTopics(scored.flatMap((s) => s.topics));
-  return { severity, topics, spread, positive: scored.every((s) => s.positive) };
+  const reasons = sources
+    .flatMap((s, i) =>
+      scored[i]!.reasons.map((r) => ({
+        ...r,
+        source: 'source_key' in s ? (s as Source).source_key : `s${i + 1}`,
+      })),
+    )
+    .slice(0, MAX_REASONS);
+  return { severity, topics, spread, positive: scored.every((s) => s.positive), reasons };
 }
 
 /** A prompt to the reader, not a statement: "Click here to…", "Sign up…", "Watch:". */
@@ -157,7 +174,7 @@ export function generateAdvisory(
   sources: readonly Source[],
   brand?: BrandTerms,
 ): GeneratedAdvisory {
-  const { severity, topics, spread, positive } = assessStory(sources, brand);
+  const { severity, topics, spread, positive, reasons } = assessStory(sources, brand);
   const level = SEVERITIES.indexOf(severity);
   const executiveSummary = summarize(sources, brand);
   return {
@@ -170,6 +187,7 @@ export function generateAdvisory(
     executiveSummary,
     summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
     phases: planFor(topics),
+    reasons,
   };
 }
 

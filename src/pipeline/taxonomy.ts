@@ -413,6 +413,31 @@ export interface Scored {
   score: number;
   /** Only good-news topics were found. */
   positive: boolean;
+  /** Why: each topic found (and the intensifier) with the words and sentence it fired on. */
+  reasons: Reason[];
+}
+
+/** One signal that fired: the topic (or `intensifier`), the words, the sentence. */
+export interface Reason {
+  topic: string;
+  signal: string;
+  sentence: string;
+}
+
+/** The sentence of the text around a match, whole and trimmed. */
+function sentenceAt(text: string, start: number, end: number): string {
+  const before = text.slice(0, start);
+  const from = Math.max(
+    ...[/\n/g, /[.!?…。](?=\s)/g].map((re) => {
+      let at = -1;
+      for (const m of before.matchAll(re)) at = m.index + 1;
+      return at;
+    }),
+    0,
+  );
+  const rest = /[.!?…。](?=\s|$)|\n/.exec(text.slice(end));
+  const to = rest ? end + rest.index + (rest[0] === '\n' ? 0 : 1) : text.length;
+  return text.slice(from, to).replace(/\s+/g, ' ').trim();
 }
 
 /** A signal matches at the start of a word, so `court` is not found in `Harcourt`. */
@@ -464,16 +489,30 @@ const signalLanguage = (language: string | null | undefined): SignalLanguage =>
 export function scoreText(text: string, language?: string | null): Scored {
   const lang = signalLanguage(language);
   const lists = PATTERNS[lang];
-  const meant = FALSE_SENSES[lang].reduce((t, sense) => t.replace(sense, ' '), text);
-  const matched = lists.topics.filter((t) => t.pattern.test(meant)).map((t) => t.topic);
-  const found = matched.filter((t) => !t.partOf || !matched.some((o) => o.tag === t.partOf));
-  let score = found.reduce((sum, t) => sum + t.weight, 0);
-  if (lists.intensifier.test(meant)) score += 2;
+  // Blanked to the same length, so a match's place is its place in the text.
+  const meant = FALSE_SENSES[lang].reduce(
+    (t, sense) => t.replace(sense, (m) => ' '.repeat(m.length)),
+    text,
+  );
+  const reasonOf = (topic: string, pattern: RegExp): Reason | null => {
+    const m = pattern.exec(meant);
+    if (!m) return null;
+    return { topic, signal: m[0], sentence: sentenceAt(text, m.index, m.index + m[0].length) };
+  };
+  const fired = lists.topics
+    .map((t) => ({ topic: t.topic, reason: reasonOf(t.topic.tag, t.pattern) }))
+    .filter((t): t is { topic: Topic; reason: Reason } => t.reason !== null);
+  const found = fired.filter(
+    ({ topic }) => !topic.partOf || !fired.some((o) => o.topic.tag === topic.partOf),
+  );
+  const intensifier = reasonOf('intensifier', lists.intensifier);
+  const score = found.reduce((sum, t) => sum + t.topic.weight, 0) + (intensifier ? 2 : 0);
   return {
-    topics: found.map((t) => t.tag),
+    topics: found.map((t) => t.topic.tag),
     severity: severityOfScore(score),
     score,
-    positive: found.length > 0 && found.every((t) => t.weight === 0),
+    positive: found.length > 0 && found.every((t) => t.topic.weight === 0),
+    reasons: [...found.map((t) => t.reason), ...(intensifier ? [intensifier] : [])],
   };
 }
 

@@ -38,6 +38,14 @@ beforeAll(async () => {
   await as.admin.get('/app');
   expect((await as.admin.post(`${storyPath()}/unlock`)).status).toBe(303);
 });
+
+it('an unlocked story says why it has its severity, citing the source the signal fired in', async () => {
+  const page = (await as.admin.get(storyPath())).html;
+  expect(page).toContain('<summary>Why high?</summary>');
+  expect(page).toMatch(
+    /<li>product-safety: “recall” in “Acme announced a product recall after injuries\.” <a href="#source-s1">\[s1\]<\/a><\/li>/,
+  );
+});
 afterAll(async () => {
   await svc.close();
 });

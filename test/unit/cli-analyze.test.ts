@@ -118,6 +118,7 @@ describe('brs analyze', () => {
       topics: expect.any(Array),
       // How the article speaks of Acme (wink-nlp, English).
       sentiment: expect.any(Number),
+      reasons: expect.any(Array),
       evidence: [
         'Acme faces an inquiry over late deliveries',
         'Acme said it would cooperate with regulators.',

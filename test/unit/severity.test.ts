@@ -44,6 +44,21 @@ describe('signals in their sense', () => {
     ]);
   });
 
+  it('keeps its reasons: the topic, the words that fired and their sentence', () => {
+    const s = scoreText(
+      'Acme opened a depot. Later, Acme recalled 40,000 kettles. Two people died.',
+      'en',
+    );
+    expect(s.reasons).toEqual([
+      {
+        topic: 'product-safety',
+        signal: 'recall',
+        sentence: 'Later, Acme recalled 40,000 kettles.',
+      },
+      { topic: 'intensifier', signal: 'died', sentence: 'Two people died.' },
+    ]);
+  });
+
   it('reads security incidents as a risk', () => {
     const s = scoreText('Minecraft exploit crashes servers worldwide', 'en');
     expect(s.topics).toEqual(['security']);

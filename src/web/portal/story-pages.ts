@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
-import { sourceNotes } from '../../domain/story-view.js';
+import { sourceNotes, storyReasons } from '../../domain/story-view.js';
 import { includedUnitsLeft } from '../../domain/unlock.js';
 import { userTool } from '../../mcp/user-tools.js';
 import { addStoryContext } from '../../operations/advisory/add-story-context.js';
@@ -284,6 +284,8 @@ async function storyPage(
   const sources = new Map((a.sources ?? []).map((s) => [s.id, s]));
   const notes = await sourceNotes(app.db, event);
   const storySentiment = meanSentiment([...notes.values()].map((n) => n.sentiment));
+  // The reasons quote the sources, which the paywall keeps until the story is unlocked.
+  const reasons = story.unlocked ? await storyReasons(app.db, event) : [];
   const cite = (id: string) =>
     sources.has(id) ? html`<a href="#source-${id}">[${id}]</a>` : html`<span>[${id}]</span>`;
 
@@ -323,7 +325,13 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
     html`<p class="small"><a href="/app">← Stories</a> · ${brand}</p>
 <h1>${story.title}</h1>${notice(query.done)}${problem(error)}
 <div class="card"><dl class="facts">
-<dt>Severity</dt><dd>${sevBadge(story.severity)}</dd>
+<dt>Severity</dt><dd>${sevBadge(story.severity)}${
+      reasons.length > 0
+        ? html`<details class="small"><summary>Why ${story.severity}?</summary><ul>${reasons.map(
+            (r) => html`<li>${r.topic}: “${r.signal}” in “${r.sentence}” ${cite(r.source)}</li>`,
+          )}</ul></details>`
+        : ''
+    }</dd>
 <dt>Topics</dt><dd>${story.topics.join(', ')}</dd>
 <dt>Sentiment</dt><dd>${storySentiment === null ? html`<span class="muted">not scored (English coverage only)</span>` : sentimentText(storySentiment)}</dd>
 <dt>Detected</dt><dd>${when(story.detected_at)}</dd>

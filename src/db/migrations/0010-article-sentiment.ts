@@ -1,9 +1,0 @@
-import type { Kysely } from 'kysely';
-
-/**
- * Issue 15: how each article speaks of its story's brand, −1 … 1 (docs/pipeline.md,
- * "Sentiment"); null for articles stored before, and for languages not scored.
- */
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('articles').addColumn('sentiment', 'real').execute();
-}
