@@ -4,21 +4,12 @@ import {
   assessStory,
   generateAdvisory,
   proposeAdvisory,
-  type Source,
 } from '../../src/pipeline/builtin-advisor.js';
 import { brandWords, findEvent, terms } from '../../src/pipeline/cluster.js';
 import { PLAYBOOK, planFor } from '../../src/pipeline/playbook.js';
 import { spreadOf } from '../../src/pipeline/spread.js';
 import { scoreText, TOPICS } from '../../src/pipeline/taxonomy.js';
-
-const source = (n: number, title: string, text: string, publisher = `Paper ${n}`): Source => ({
-  source_key: `s${n}`,
-  url: `https://news${n}.example.org/a`,
-  title,
-  publisher,
-  published_at: '2026-11-20',
-  text,
-});
+import { source } from '../support/source.js';
 
 describe('detection', () => {
   const acme = { host: 'acme.com', name: 'Acme' };

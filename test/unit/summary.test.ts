@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { generateAdvisory, type Source } from '../../src/pipeline/builtin-advisor.js';
+import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
+import { source } from '../support/source.js';
 
 /** Issue 15: summaries a person would write, each item a whole sentence its sources support. */
-const source = (n: number, title: string, text: string, publisher = `Paper ${n}`): Source => ({
-  source_key: `s${n}`,
-  url: `https://news${n}.example.org/a`,
-  title,
-  publisher,
-  published_at: '2026-11-20',
-  text,
-});
 const acme = { host: 'acme.com', name: 'Acme' };
 const WORD = /[\p{L}\p{N}]+/gu;
 const words = (s: string) => new Set(s.toLowerCase().match(WORD) ?? []);
