@@ -1,6 +1,6 @@
 import { getDomain } from 'tldts';
 import { BrandMatcher, type BrandTerms, type Occurrence } from './brand-matcher.js';
-import { splitSentences } from './sentences.js';
+import { sentenceAround, splitSentences } from './sentences.js';
 
 /**
  * Which brands an article really talks about (docs/pipeline.md, "Detection"): a brand
@@ -121,18 +121,6 @@ function publishers<T extends { host: string }>(article: MentionArticle, matcher
     site = null;
   }
   return (brand: T) => own.has(brand) || (site !== null && site === getDomain(brand.host));
-}
-
-/** The sentence of the line around an occurrence, whole and trimmed. */
-function sentenceAround(line: string, start: number, end: number): string {
-  const before = line.slice(0, start);
-  const from = Math.max(
-    0,
-    ...[...before.matchAll(/[.!?…]["”’)]*\s+/g)].map((m) => m.index + m[0].length),
-  );
-  const rest = /[.!?…]["”’)]*(?=\s|$)/.exec(line.slice(end));
-  const to = rest ? end + rest.index + rest[0].length : line.length;
-  return line.slice(from, to).replace(/\s+/g, ' ').trim();
 }
 
 /**

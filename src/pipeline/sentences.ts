@@ -16,3 +16,15 @@ export const splitSentences = (paragraph: string): string[] =>
 /** The sentences of a text, paragraph by paragraph. */
 export const sentencesOf = (text: string): string[] =>
   text.split(/\n\s*\n|\n/).flatMap(splitSentences);
+
+/** The sentence around text.slice(start, end), within its line, whole and trimmed. */
+export function sentenceAround(text: string, start: number, end: number): string {
+  const before = text.slice(0, start);
+  let from = before.lastIndexOf('\n') + 1;
+  for (const m of before.matchAll(/[.!?…。！？]["”’)]*\s+/g)) {
+    from = Math.max(from, m.index + m[0].length);
+  }
+  const rest = /[.!?…。！？]["”’)]*(?=\s|$)|\n/.exec(text.slice(end));
+  const to = rest ? end + rest.index + (rest[0] === '\n' ? 0 : rest[0].length) : text.length;
+  return text.slice(from, to).replace(/\s+/g, ' ').trim();
+}

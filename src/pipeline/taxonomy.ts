@@ -4,6 +4,8 @@
  * every answer can be explained by the signals that were found.
  */
 
+import { sentenceAround } from './sentences.js';
+
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
 
@@ -424,22 +426,6 @@ export interface Reason {
   sentence: string;
 }
 
-/** The sentence of the text around a match, whole and trimmed. */
-function sentenceAt(text: string, start: number, end: number): string {
-  const before = text.slice(0, start);
-  const from = Math.max(
-    ...[/\n/g, /[.!?…。](?=\s)/g].map((re) => {
-      let at = -1;
-      for (const m of before.matchAll(re)) at = m.index + 1;
-      return at;
-    }),
-    0,
-  );
-  const rest = /[.!?…。](?=\s|$)|\n/.exec(text.slice(end));
-  const to = rest ? end + rest.index + (rest[0] === '\n' ? 0 : 1) : text.length;
-  return text.slice(from, to).replace(/\s+/g, ' ').trim();
-}
-
 /** A signal matches at the start of a word, so `court` is not found in `Harcourt`. */
 const signalPattern = (words: readonly string[]) =>
   new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map((w) => w.replace(/ /g, '\\s+')).join('|')})`, 'iu');
@@ -497,7 +483,7 @@ export function scoreText(text: string, language?: string | null): Scored {
   const reasonOf = (topic: string, pattern: RegExp): Reason | null => {
     const m = pattern.exec(meant);
     if (!m) return null;
-    return { topic, signal: m[0], sentence: sentenceAt(text, m.index, m.index + m[0].length) };
+    return { topic, signal: m[0], sentence: sentenceAround(text, m.index, m.index + m[0].length) };
   };
   const fired = lists.topics
     .map((t) => ({ topic: t.topic, reason: reasonOf(t.topic.tag, t.pattern) }))
