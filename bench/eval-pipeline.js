@@ -18,6 +18,11 @@
  * takes, and then the severity each mention would get) on one core. `--peer FILE` scores another extractor's output on the
  * same pages in the same run (a JSON object id → {articleBody}, as the benchmark's
  * `output/*.json`), as the baseline.
+ *
+ * `--labels FILE` (bench/mention-labels.json for the benchmark's pages) scores detection
+ * against hand labels: precision and recall per brand class (ordinary names, names that
+ * are common words), for the matcher as configured and for the plain matcher (every
+ * brand's proper-noun context off) in the same run, with the pairs each gets wrong.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -37,8 +42,9 @@ const option = (flag) => {
 };
 const peerFile = option('--peer');
 const brandsFile = option('--brands');
+const labelsFile = option('--labels');
 const dir = args.find(
-  (a, i) => !a.startsWith('--') && !['--peer', '--brands'].includes(args[i - 1]),
+  (a, i) => !a.startsWith('--') && !['--peer', '--brands', '--labels'].includes(args[i - 1]),
 );
 if (!dir) {
   console.error('usage: npm run eval:pipeline -- <dir> [--peer FILE] [--json]');
@@ -126,6 +132,29 @@ function summary(scores) {
 }
 const round = (x) => Math.round(x * 1000) / 1000;
 
+/** Precision and recall per brand class of each matcher, with the pairs it gets wrong. */
+function detectionScores({ classOf, truth, found }) {
+  const out = {};
+  for (const [kind, got] of Object.entries(found)) {
+    out[kind] = {};
+    for (const cls of new Set(classOf.values())) {
+      const mine = (pairs) => [...pairs].filter((k) => classOf.get(k.split(' ')[0]) === cls);
+      const want = mine(truth);
+      const have = mine(got);
+      const tp = have.filter((k) => truth.has(k)).length;
+      out[kind][cls] = {
+        labelled: want.length,
+        found: have.length,
+        precision: round(tp / (have.length || 1)),
+        recall: round(tp / (want.length || 1)),
+        false_positives: have.filter((k) => !truth.has(k)),
+        missed: want.filter((k) => !got.has(k)),
+      };
+    }
+  }
+  return out;
+}
+
 const report = {};
 const pages = pagesOf(dir);
 if (pages.length > 0) {
@@ -146,6 +175,18 @@ if (pages.length > 0) {
           return { host, name: label.charAt(0).toUpperCase() + label.slice(1), aliases: [] };
         }),
   );
+  const labels = labelsFile ? JSON.parse(readFileSync(labelsFile, 'utf8')) : null;
+  const labelled = labels && {
+    configured: brandIndex(labels.brands.map((b) => ({ aliases: [], ...b }))),
+    plain: brandIndex(
+      labels.brands.map((b) => ({ aliases: [], ...b, match: { ...b.match, strict: 'off' } })),
+    ),
+    classOf: new Map(labels.brands.map((b) => [b.host, b.class])),
+    truth: new Set(
+      Object.entries(labels.mentioned).flatMap(([host, ids]) => ids.map((id) => `${host} ${id}`)),
+    ),
+    found: { configured: new Set(), plain: new Set() },
+  };
   const severities = { low: 0, medium: 0, high: 0, critical: 0 };
   let mentions = 0;
   const scores = [];
@@ -168,6 +209,13 @@ if (pages.length > 0) {
     }
     findMentions(out.article, brands);
     detect += performance.now() - t1;
+    if (labelled) {
+      for (const kind of ['configured', 'plain']) {
+        for (const m of findMentions(out.article, labelled[kind])) {
+          labelled.found[kind].add(`${m.brand.host} ${p.id.slice(0, 12)}`);
+        }
+      }
+    }
     if (brandsFile) {
       // The severity a story of each brand the page mentions would get.
       for (const m of analyzePage(out.article, brands, now.toISOString()).mentions) {
@@ -192,6 +240,7 @@ if (pages.length > 0) {
     detection_ms_per_article: round(detect / pages.length),
     ...(brandsFile && { brand_mentions: mentions, severities }),
   };
+  if (labelled) report.detection = detectionScores(labelled);
   if (peerFile) {
     const peer = JSON.parse(readFileSync(peerFile, 'utf8'));
     const output = peer.output && typeof peer.output === 'object' ? peer.output : peer;
@@ -256,6 +305,13 @@ if (json) {
       console.log(
         `brand mentions: ${a.brand_mentions}; severity ${JSON.stringify(a.severities)}, high or critical ${high} (${Math.round((100 * high) / (a.brand_mentions || 1))}%)`,
       );
+    }
+    for (const [kind, classes] of Object.entries(report.detection ?? {})) {
+      for (const [cls, d] of Object.entries(classes)) {
+        console.log(
+          `detection (${kind}), ${cls} names: precision ${d.precision}, recall ${d.recall} (${d.found} found, ${d.labelled} labelled; false: ${d.false_positives.join(', ') || 'none'}; missed: ${d.missed.join(', ') || 'none'})`,
+        );
+      }
     }
     console.log(
       `speed, one core: ${a.articles_per_second} articles/s (reading ${a.reading_ms_per_article} ms, detection ${a.detection_ms_per_article} ms per article)`,

@@ -1,5 +1,5 @@
 import { getDomain } from 'tldts';
-import { BrandMatcher, type BrandTerms, type Occurrence } from './brand-matcher.js';
+import { BrandMatcher, type BrandTerms, hasRequired, type Occurrence } from './brand-matcher.js';
 import { sentenceAround, splitSentences } from './sentences.js';
 
 /**
@@ -53,6 +53,24 @@ const BOILERPLATE: readonly { why: string; test: (line: string) => boolean }[] =
           `^(?:follow|share|like|subscribe|join|connect with|find)\\b.{0,60}\\b(?:${SOCIAL})\\b`,
           'i',
         ).test(l)),
+  },
+  {
+    why: 'invitations to follow or reach someone elsewhere: "Be sure to visit Acme on Facebook, Twitter and Instagram", "Reach the reporters on Twitter at …"',
+    test: (l) =>
+      l.length <= 200 &&
+      (new RegExp(
+        `\\b(?:follow|visit|find|like|join|connect with)\\b.{0,60}\\bon (?:${SOCIAL})\\s*(?:,|and|&)\\s*(?:${SOCIAL})\\b`,
+        'i',
+      ).test(l) ||
+        /^(?:reach|contact|email|e-mail|write to)\s+(?:the\s+)?(?:reporters?|authors?|writers?|us)\b/i.test(
+          l,
+        )),
+  },
+  {
+    why: 'affiliate notices: "Acme may earn an affiliate commission if you buy through links"',
+    test: (l) =>
+      l.length <= 300 &&
+      /\bmay (?:earn|receive|get) an? (?:small )?(?:affiliate )?commission\b/i.test(l),
   },
   {
     why: 'photo and video credits: "Photo: Acme", "(Image credit: Acme)", "… / Getty Images"',
@@ -127,23 +145,26 @@ function publishers<T extends { host: string }>(article: MentionArticle, matcher
  * The brands the article mentions, in order of first mention, each with how often and
  * where. A publisher names itself all along its pages ("told Reuters", "Sign up to the
  * Guardian"), so on its own pages a brand is mentioned only when the headline names it:
- * its press release, or its news about itself.
+ * its press release, or its news about itself. A brand whose name is a common word is
+ * mentioned only when one place shows the name is meant ("Next steps" at a sentence's
+ * start does not), or when the article names one of the words its policy requires.
  */
 export function findMentions<T extends { host: string }>(
   article: MentionArticle,
   matcher: BrandMatcher<T>,
 ): Mention<T>[] {
-  const found = new Map<T, Mention<T>>();
+  const found = new Map<T, Mention<T> & { sure: boolean }>();
   const add = (o: Occurrence<T>, sentence: string) => {
-    const m = found.get(o.brand) ?? { brand: o.brand, count: 0, evidence: [] };
+    const m = found.get(o.brand) ?? { brand: o.brand, count: 0, evidence: [], sure: false };
     found.set(o.brand, m);
     m.count += 1;
+    m.sure ||= o.sure;
     if (m.evidence.length < EVIDENCE && !m.evidence.includes(sentence)) m.evidence.push(sentence);
   };
   const title = article.title.replace(/\s+/g, ' ').trim();
   const headlined = new Set<T>();
   for (const o of matcher.occurrences(title)) {
-    headlined.add(o.brand);
+    if (o.sure) headlined.add(o.brand);
     add(o, title);
   }
 
@@ -155,10 +176,20 @@ export function findMentions<T extends { host: string }>(
     const next = text.indexOf('\n', o.end);
     const line = text.slice(lineStart, next < 0 ? text.length : next);
     if (boilerplateOf(line)) continue;
-    add(o, sentenceAround(line, o.start - lineStart, o.end - lineStart));
+    const sentence = sentenceAround(line, o.start - lineStart, o.end - lineStart);
+    if (sentence !== line && boilerplateOf(sentence)) continue;
+    add(o, sentence);
   }
   const isPublisher = publishers(article, matcher);
-  return [...found.values()].filter((m) => headlined.has(m.brand) || !isPublisher(m.brand));
+  const whole = `${title}\n${text}`;
+  return [...found.values()]
+    .filter((m) => {
+      const policy = matcher.policyOf(m.brand);
+      if (!hasRequired(whole, policy)) return false;
+      return m.sure || (policy?.require?.length ?? 0) > 0;
+    })
+    .filter((m) => headlined.has(m.brand) || !isPublisher(m.brand))
+    .map(({ sure: _, ...m }) => m);
 }
 
 /** How the article mentions this one brand; null when it does not (see findMentions). */
