@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { requireBrandHost } from '../domain/brand-host.js';
-import { cleanAliases, defaultName } from '../domain/brands.js';
+import { cleanAliases, cleanMatchPolicy, defaultName } from '../domain/brands.js';
 import { AppError } from '../errors.js';
 import { BrandHost } from '../operations/schemas.js';
 import {
@@ -30,9 +30,13 @@ const BrandEntry = z.strictObject({
   host: z.string(),
   name: z.string().optional(),
   aliases: z.array(z.string()).optional(),
+  match: z.unknown().optional(),
 });
 
-/** The brands of FILE, configured as `brs brand add` and `brs brand aliases` would. */
+/**
+ * The brands of FILE, configured as `brs brand add`, `brs brand aliases` and
+ * `brs brand match` would.
+ */
 export function brandsFrom(json: unknown): AnalyzedBrand[] {
   if (!Array.isArray(json)) throw new AppError('invalid', 'brands: must be a JSON array');
   if (json.length === 0) throw new AppError('invalid', 'brands: name one brand at least');
@@ -41,7 +45,12 @@ export function brandsFrom(json: unknown): AnalyzedBrand[] {
     const e = parse(BrandEntry, entry, field);
     const host = requireBrandHost(parse(BrandHost, e.host, `${field}.host`), `${field}.host`);
     const name = e.name === undefined ? defaultName(host) : parse(Name, e.name, `${field}.name`);
-    return { host, name, aliases: cleanAliases(e.aliases ?? [], `${field}.aliases`) };
+    return {
+      host,
+      name,
+      aliases: cleanAliases(e.aliases ?? [], `${field}.aliases`),
+      match: cleanMatchPolicy(e.match ?? {}, `${field}.match`),
+    };
   });
 }
 
@@ -114,7 +123,7 @@ export function registerAnalyze(program: Command): void {
       'what the pipeline makes of pages: title, date, language, charset and the brands it would make a story for (no database)',
     )
     .argument('<inputs...>', 'HTML files or http(s) URLs')
-    .requiredOption('--brands <file>', 'JSON array of {"host", "name"?, "aliases"?}')
+    .requiredOption('--brands <file>', 'JSON array of {"host", "name"?, "aliases"?, "match"?}')
     .option('--text', 'include the extracted text')
     .option('--json', 'print NDJSON, one object per input')
     .action(async (inputs: string[], o: { brands: string; text?: boolean; json?: boolean }) => {

@@ -15,12 +15,19 @@ import {
   readBrandKit,
   setBrandKit,
 } from '../domain/brand-kit.js';
-import { addBrand, requireBrandByHost, setBrandAliases } from '../domain/brands.js';
+import {
+  addBrand,
+  requireBrandByHost,
+  setBrandAliases,
+  setBrandMatchPolicy,
+  shownMatchPolicy,
+} from '../domain/brands.js';
 import { grantDelegation, revokeDelegation } from '../domain/delegations.js';
 import { addFeed, listFeeds, removeFeed } from '../domain/feeds.js';
 import { importStory } from '../domain/import-story.js';
 import { addShareGuest } from '../domain/shares.js';
 import { listOutbox } from '../email/outbox.js';
+import { invalid } from '../errors.js';
 import { MemoryRateLimiter } from '../http/rate-limiter.js';
 import { BrandHost, Role, TeammateEmail } from '../operations/schemas.js';
 import { addEndpoint, listDeliveries, listEndpoints, rotateSecret } from '../webhooks/endpoints.js';
@@ -213,6 +220,66 @@ export function buildCli(): Command {
           return { brand: b.host, aliases };
         },
         (o) => `${o.brand}: ${(o.aliases as string[]).join(', ') || '(no aliases)'}`,
+      ),
+    );
+
+  brand
+    .command('match')
+    .description(
+      "show, or with options change, how a brand's name is told from the same word meaning something else",
+    )
+    .requiredOption('--host <host>', 'brand host')
+    .option('--strict <mode>', 'proper-noun context for the name: auto, on or off')
+    .option('--exact-case <on|off>', 'count the name only as spelled')
+    .option('--require <words>', 'comma-separated words the article must name one of ("" clears)')
+    .option('--exclude <phrases>', 'comma-separated phrases that are not the brand ("" clears)')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (
+          app,
+          o: {
+            host: string;
+            strict?: string;
+            exactCase?: string;
+            require?: string;
+            exclude?: string;
+          },
+        ) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.host, 'host'));
+          const now = shownMatchPolicy(b.match_policy);
+          const changes = [o.strict, o.exactCase, o.require, o.exclude].some(
+            (v) => v !== undefined,
+          );
+          if (!changes) return { brand: b.host, match: now };
+          const list = (v: string | undefined, was: readonly string[]) =>
+            v === undefined ? was : v.split(',');
+          const onOff = (v: string | undefined, was: boolean) => {
+            if (v === undefined) return was;
+            if (v !== 'on' && v !== 'off') throw invalid('exact-case: must be on or off');
+            return v === 'on';
+          };
+          const match = await setBrandMatchPolicy(
+            app,
+            b,
+            {
+              strict: o.strict ?? now.strict,
+              exactCase: onOff(o.exactCase, now.exactCase),
+              require: list(o.require, now.require),
+              exclude: list(o.exclude, now.exclude),
+            },
+            'operator',
+          );
+          return { brand: b.host, match };
+        },
+        (o) => {
+          const m = o.match as ReturnType<typeof shownMatchPolicy>;
+          return [
+            `${o.brand}: strict ${m.strict}, exact case ${m.exactCase ? 'on' : 'off'}`,
+            `  require: ${m.require.join(', ') || '(nothing)'}`,
+            `  exclude: ${m.exclude.join(', ') || '(nothing)'}`,
+          ].join('\n');
+        },
       ),
     );
 

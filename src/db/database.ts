@@ -13,6 +13,7 @@ import * as reclaimTrial from './migrations/0007-reclaim-trial.js';
 import * as brandKit from './migrations/0008-brand-kit.js';
 import * as articleLanguage from './migrations/0009-article-language.js';
 import * as judgement from './migrations/0010-judgement.js';
+import * as matchPolicy from './migrations/0011-match-policy.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -104,6 +105,7 @@ export function migrator(db: Db): Migrator {
         '0008-brand-kit': brandKit,
         '0009-article-language': articleLanguage,
         '0010-judgement': judgement,
+        '0011-match-policy': matchPolicy,
       }),
     },
   });

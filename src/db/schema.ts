@@ -60,6 +60,8 @@ export interface BrandsTable {
   verified_at: string | null;
   /** JSON array of extra names the detector looks for. */
   aliases: string;
+  /** JSON MatchPolicy: how the name is told from the same word meaning something else. */
+  match_policy: Generated<string>;
   created_at: string;
 }
 

@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import type { BrandTerms, MatchPolicy } from '../pipeline/brand-matcher.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
 import { requireBrandHost } from './brand-host.js';
@@ -60,7 +62,7 @@ export const defaultName = (host: string) => {
 export async function requireBrandByHost(app: AppContext, host: string) {
   const brand = await app.db
     .selectFrom('brands')
-    .select(['id', 'account_id', 'host', 'name', 'verified', 'aliases'])
+    .select(['id', 'account_id', 'host', 'name', 'verified', 'aliases', 'match_policy'])
     .where('host', '=', host)
     .executeTakeFirst();
   if (!brand) throw new AppError('not_found', `brand ${host}: not found`);
@@ -105,3 +107,79 @@ export async function setBrandAliases(
   });
   return clean;
 }
+
+/** A brand row as the detector reads it: its name, host, aliases and match policy. */
+export function brandTermsOf(row: {
+  host: string;
+  name: string;
+  aliases?: string | null;
+  match_policy?: string | null;
+}): BrandTerms {
+  return {
+    host: row.host,
+    name: row.name,
+    aliases: row.aliases ? (JSON.parse(row.aliases) as string[]) : [],
+    match: row.match_policy ? (JSON.parse(row.match_policy) as MatchPolicy) : {},
+  };
+}
+
+const Phrases = (field: string) =>
+  z
+    .array(z.string())
+    .max(20, `${field}: at most 20`)
+    .transform((list) => [
+      ...new Set(list.map((p) => p.trim().replace(/\s+/g, ' ')).filter(Boolean)),
+    ])
+    .refine((list) => list.every((p) => p.length >= 2 && p.length <= 100), {
+      message: `${field}: each must be 2 to 100 characters`,
+    });
+
+/** A match policy as it is kept (docs/pipeline.md, "Names that are common words"). */
+export const MatchPolicySchema = z.strictObject({
+  strict: z.enum(['auto', 'on', 'off']).default('auto'),
+  exactCase: z.boolean().default(false),
+  require: Phrases('require').default([]),
+  exclude: Phrases('exclude').default([]),
+});
+
+/** The policy checked and completed with its defaults; a clear 400 when it is not one. */
+export function cleanMatchPolicy(input: unknown, field = 'match'): Required<MatchPolicy> {
+  const parsed = MatchPolicySchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = issue.path.length ? `.${issue.path.join('.')}` : '';
+    throw invalid(`${field}${at}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** Replaces the brand's match policy (see cleanMatchPolicy). */
+export async function setBrandMatchPolicy(
+  app: AppContext,
+  brand: { id: string; account_id: string },
+  policy: unknown,
+  actor: string,
+): Promise<Required<MatchPolicy>> {
+  const clean = cleanMatchPolicy(policy);
+  const at = app.clock.now().toISOString();
+  await withTransaction(app.db, async (trx) => {
+    await trx
+      .updateTable('brands')
+      .set({ match_policy: JSON.stringify(clean) })
+      .where('id', '=', brand.id)
+      .execute();
+    await writeAudit(trx, {
+      accountId: brand.account_id,
+      brandId: brand.id,
+      actor,
+      action: 'brand.match_policy_set',
+      details: clean,
+      at,
+    });
+  });
+  return clean;
+}
+
+/** The brand's policy with its defaults filled in, as shown to people. */
+export const shownMatchPolicy = (stored: string | null | undefined) =>
+  cleanMatchPolicy(stored ? JSON.parse(stored) : {});

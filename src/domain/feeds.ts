@@ -204,7 +204,7 @@ export async function pollFeedJob(
     .selectFrom('brand_feeds as f')
     .innerJoin('brands as b', 'b.id', 'f.brand_id')
     .select(['f.id', 'f.url', 'f.etag', 'f.last_modified', 'f.last_polled_at', 'b.id as brand_id'])
-    .select(['b.account_id', 'b.host', 'b.name', 'b.aliases'])
+    .select(['b.account_id', 'b.host', 'b.name', 'b.aliases', 'b.match_policy'])
     .where('f.id', '=', payload.feed)
     .executeTakeFirst();
   if (!feed) return { status: 'feed removed' };
@@ -338,7 +338,14 @@ async function remember(
 
 async function ingestItem(
   app: AppContext,
-  feed: { brand_id: string; account_id: string; host: string; name: string; aliases: string },
+  feed: {
+    brand_id: string;
+    account_id: string;
+    host: string;
+    name: string;
+    aliases: string;
+    match_policy: string;
+  },
   item: FeedItem,
   at: string,
 ): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
@@ -350,6 +357,7 @@ async function ingestItem(
     host: feed.host,
     name: feed.name,
     aliases: feed.aliases,
+    match_policy: feed.match_policy,
   };
   try {
     const r = await ingestArticle(app, brand, read.article, ACTOR);

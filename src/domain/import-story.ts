@@ -11,6 +11,7 @@ import { withJudgement } from '../pipeline/judgement.js';
 import { languageOf } from '../pipeline/language.js';
 import { queueEvent } from '../webhooks/events.js';
 import { type AuditEntry, auditRow } from './audit.js';
+import { brandTermsOf } from './brands.js';
 import { storyHolding } from './stories.js';
 
 type BrandRef = { id: string; account_id: string };
@@ -120,13 +121,17 @@ export function buildStoryRows(
  */
 export async function importStory(
   app: AppContext,
-  brand: BrandRef & { host: string; name: string; aliases?: string | null },
+  brand: BrandRef & {
+    host: string;
+    name: string;
+    aliases?: string | null;
+    match_policy?: string | null;
+  },
   input: ArticleInput,
   actor: string,
   detectedAt = app.clock.now().toISOString(),
 ): Promise<{ event_uri: string; existing?: true }> {
-  const aliases = brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [];
-  const terms = { host: brand.host, name: brand.name, aliases };
+  const terms = brandTermsOf(brand);
   // Its language chooses the signal lists it is scored with (docs/pipeline.md, "Language").
   const article = withJudgement(input, terms);
   if (!mentionsBrand(`${article.title}\n${article.text}`, terms)) {

@@ -3,7 +3,6 @@ import { withTransaction } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueue } from '../jobs/queue.js';
-import type { BrandTerms } from '../pipeline/brand-matcher.js';
 import {
   type ArticleInput,
   assessStory,
@@ -19,24 +18,20 @@ import {
 import { withJudgement } from '../pipeline/judgement.js';
 import { mentionOf } from '../pipeline/mentions.js';
 import { writeAudit } from './audit.js';
+import { brandTermsOf } from './brands.js';
 import { importStory } from './import-story.js';
 import { storyHolding, storySources } from './stories.js';
 import { lockStory } from './story-lock.js';
 
 export type BrandRow = { id: string; account_id: string; host: string; name: string } & {
   aliases?: string | null;
+  match_policy?: string | null;
 };
 
 export type IngestOutcome =
   | { status: 'created'; event_uri: string }
   | { status: 'joined'; event_uri: string; source_key: string }
   | { status: 'exists'; event_uri: string };
-
-const termsOf = (brand: BrandRow): BrandTerms => ({
-  host: brand.host,
-  name: brand.name,
-  aliases: brand.aliases ? (JSON.parse(brand.aliases) as string[]) : [],
-});
 
 const shiftDays = (date: string, days: number) =>
   new Date(Date.parse(date.slice(0, 10)) + days * 86_400_000).toISOString().slice(0, 10);
@@ -52,7 +47,7 @@ export async function ingestArticle(
   input: ArticleInput,
   actor: string,
 ): Promise<IngestOutcome> {
-  const terms = termsOf(brand);
+  const terms = brandTermsOf(brand);
   // Told once, for clustering and for the row.
   const article = withJudgement(input, terms);
   // Named only in the page's furniture, or the page is the brand's own: no story.
@@ -123,7 +118,7 @@ async function joinStory(
   actor: string,
 ): Promise<IngestOutcome | null> {
   const at = app.clock.now().toISOString();
-  const terms = termsOf(brand);
+  const terms = brandTermsOf(brand);
   return withTransaction(app.db, async (trx) => {
     await lockStory(trx, { id: storyId }, at);
     const story = await trx

@@ -57,7 +57,7 @@ export async function storyFromUrlJob(
 ): Promise<FromUrlOutcome> {
   const brand = await app.db
     .selectFrom('brands')
-    .select(['id', 'account_id', 'host', 'name', 'verified', 'aliases'])
+    .select(['id', 'account_id', 'host', 'name', 'verified', 'aliases', 'match_policy'])
     .where('id', '=', payload.brand)
     .executeTakeFirst();
   if (!brand) return { status: 'failed', reason: 'brand no longer exists' };

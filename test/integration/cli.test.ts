@@ -152,6 +152,39 @@ describe('brs, the operator command line', () => {
     });
   });
 
+  it('brand match: shown with its defaults, changed option by option, refused when bad', async () => {
+    const match = (...args: string[]) => brs(env, 'brand', 'match', '--host', 'acme.com', ...args);
+    expect((await match()).out).toEqual({
+      brand: 'acme.com',
+      match: { strict: 'auto', exactCase: false, require: [], exclude: [] },
+    });
+    const set = await match('--strict', 'on', '--require', 'Road Runner, Wile E. Coyote');
+    expect(set.out.match).toEqual({
+      strict: 'on',
+      exactCase: false,
+      require: ['Road Runner', 'Wile E. Coyote'],
+      exclude: [],
+    });
+    // Options left out keep their values.
+    expect((await match('--exclude', 'Acme of perfection')).out.match).toMatchObject({
+      strict: 'on',
+      require: ['Road Runner', 'Wile E. Coyote'],
+      exclude: ['Acme of perfection'],
+    });
+    expect(await match('--strict', 'sometimes')).toMatchObject({
+      code: 1,
+      out: { error: expect.stringMatching(/^match\.strict: /) },
+    });
+    expect(await match('--exact-case', 'yes')).toMatchObject({
+      code: 1,
+      out: { error: 'exact-case: must be on or off' },
+    });
+    expect((await match('--require', '', '--strict', 'auto')).out.match).toMatchObject({
+      strict: 'auto',
+      require: [],
+    });
+  });
+
   it('source add, list and remove; a non-public feed is refused', async () => {
     const add = await brs(
       env,

@@ -87,9 +87,12 @@ describe('what each person sees', () => {
         member: {
           status: 200,
           has: ['acme.example'],
-          hasNot: ['Add a brand', 'Add feed', 'Save aliases'],
+          hasNot: ['Add a brand', 'Add feed', 'Save aliases', 'Save recognition'],
         },
-        admin: { status: 200, has: ['Add a brand', 'Add feed', 'Save aliases'] },
+        admin: {
+          status: 200,
+          has: ['Add a brand', 'Add feed', 'Save aliases', 'Save recognition'],
+        },
         outsider: { status: 200, hasNot: ['acme.example'] },
       },
     ],
@@ -210,6 +213,22 @@ describe('what each person may do', () => {
       'set the aliases of acme.example',
       () => ['/app/brands/aliases', { brand: 'acme.example', aliases: 'Acme Corp' }],
       { member: 403, outsider: 404, admin: 303 },
+    ],
+    [
+      'set how acme.example is recognised',
+      () => [
+        '/app/brands/match',
+        { brand: 'acme.example', strict: 'on', require: 'Road Runner', exclude: '' },
+      ],
+      { member: 403, outsider: 404, admin: 303 },
+    ],
+    [
+      'set a recognition mode that does not exist',
+      () => [
+        '/app/brands/match',
+        { brand: 'acme.example', strict: 'sometimes', require: '', exclude: '' },
+      ],
+      { admin: 400 },
     ],
     [
       'invite a teammate',

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { requestBrandVerification } from '../../domain/brand-verification.js';
-import { addBrand, setBrandAliases } from '../../domain/brands.js';
+import {
+  addBrand,
+  setBrandAliases,
+  setBrandMatchPolicy,
+  shownMatchPolicy,
+} from '../../domain/brands.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { forbidden } from '../../errors.js';
 import { actorLabel, brandFor } from '../../policy.js';
@@ -48,12 +53,13 @@ export const brandMonitoring = definePortalOperation({
     const access = await brandFor(ctx.app, ctx.actor, input.brand);
     const row = await ctx.app.db
       .selectFrom('brands')
-      .select('aliases')
+      .select(['aliases', 'match_policy'])
       .where('id', '=', access.brand.id)
       .executeTakeFirstOrThrow();
     return {
       relation: access.relation,
       aliases: JSON.parse(row.aliases) as string[],
+      match: shownMatchPolicy(row.match_policy),
       sources: access.relation === 'own' ? await listFeeds(ctx.app, access.brand.id) : [],
     };
   },
@@ -90,6 +96,34 @@ export const setAliasesInApp = definePortalOperation({
       actorLabel(ctx.actor),
     );
     return { ok: true, aliases };
+  },
+});
+
+/** The match policy form: a select, a checkbox and two comma-separated lists. */
+export const setMatchPolicyInApp = definePortalOperation({
+  access: { minRole: 'admin' },
+  input: z.strictObject({
+    brand: BrandHost,
+    strict: z.string().max(10),
+    exact_case: z.string().max(10),
+    require: z.string().max(3000),
+    exclude: z.string().max(3000),
+  }),
+  async handler(ctx, input) {
+    const brand = await ownBrand(ctx, input.brand);
+    const list = (text: string) => text.split(/[,\n]/);
+    const match = await setBrandMatchPolicy(
+      ctx.app,
+      brand,
+      {
+        strict: input.strict,
+        exactCase: input.exact_case === 'on',
+        require: list(input.require),
+        exclude: list(input.exclude),
+      },
+      actorLabel(ctx.actor),
+    );
+    return { ok: true, match };
   },
 });
 

@@ -11,6 +11,7 @@ import {
   brandMonitoring,
   removeSourceInApp,
   setAliasesInApp,
+  setMatchPolicyInApp,
   verifyBrandByEmail,
 } from '../../operations/portal/brands.js';
 import { hasRole } from '../../policy.js';
@@ -29,6 +30,7 @@ interface BrandRow {
 interface Monitoring {
   relation: 'own' | 'delegated';
   aliases: string[];
+  match: { strict: string; exactCase: boolean; require: string[]; exclude: string[] };
   sources: {
     id: string;
     url: string;
@@ -36,6 +38,25 @@ interface Monitoring {
     last_status: string | null;
     last_error: string | null;
   }[];
+}
+
+/**
+ * How the brand's name is told from the same word meaning something else
+ * (docs/pipeline.md, "Names that are common words"), folded away: most brands never need it.
+ */
+function matchForm(host: string, name: string, m: Monitoring['match'], csrf: string) {
+  const option = (value: string, label: string) =>
+    html`<option value="${value}"${m.strict === value ? ' selected' : ''}>${label}</option>`;
+  return html`<details${m.strict !== 'auto' || m.exactCase || m.require.length || m.exclude.length ? ' open' : ''}><summary>How “${name}” is recognised</summary>
+<form method="post" action="/app/brands/match">${csrfField(csrf)}<input type="hidden" name="brand" value="${host}">
+<label for="strict-${host}">Proper-noun context <span class="muted small">(for names that are also common words: not at a sentence's start, not inside a longer name)</span></label>
+<select id="strict-${host}" name="strict">${option('auto', 'Automatic: when the name is an everyday word')}${option('on', 'Always')}${option('off', 'Never')}</select>
+<p><label><input type="checkbox" name="exact_case"${m.exactCase ? ' checked' : ''}> Only as spelled: “${name}”</label></p>
+<label for="require-${host}">Required words <span class="muted small">(the article must name one; comma-separated)</span></label>
+<input id="require-${host}" name="require" type="text" value="${m.require.join(', ')}" placeholder="Jack Dorsey, Cash App">
+<label for="exclude-${host}">Not the brand <span class="muted small">(phrases holding the name; comma-separated)</span></label>
+<input id="exclude-${host}" name="exclude" type="text" value="${m.exclude.join(', ')}" placeholder="Times Square, Orange County">
+<p><button type="submit" class="secondary">Save recognition</button></p></form></details>`;
 }
 
 /** Brands: the list, adding one, and for each own brand its feeds and aliases. */
@@ -80,7 +101,8 @@ ${
     ? html`<form method="post" action="/app/brands/aliases">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}">
 <label for="aliases-${b.brand_id}">Aliases <span class="muted small">(comma-separated)</span></label>
 <input id="aliases-${b.brand_id}" name="aliases" type="text" value="${m.aliases.join(', ')}">
-<p><button type="submit" class="secondary">Save aliases</button></p></form>`
+<p><button type="submit" class="secondary">Save aliases</button></p></form>
+${matchForm(b.brand_id, b.name, m.match, v.csrf)}`
     : ''
 }
 ${
@@ -132,6 +154,12 @@ ${
   act('/app/brands/sources', addSourceInApp, ['brand', 'url'], 'source');
   act('/app/brands/sources/remove', removeSourceInApp, ['brand', 'id'], 'source-removed');
   act('/app/brands/aliases', setAliasesInApp, ['brand', 'aliases'], 'aliases');
+  act(
+    '/app/brands/match',
+    setMatchPolicyInApp,
+    ['brand', 'strict', 'exact_case', 'require', 'exclude'],
+    'match',
+  );
   act('/app/brands/verify', verifyBrandByEmail, ['brand', 'email'], 'verify-sent');
 
   // The link in the email: whoever holds the brand's mailbox verifies it, signed in or

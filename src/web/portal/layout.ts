@@ -82,6 +82,7 @@ export const NOTICES: Record<string, string> = {
   source: 'Source added.',
   'source-removed': 'Source removed.',
   aliases: 'Aliases saved.',
+  match: 'Recognition saved: it applies to articles read from now on.',
   'verify-sent': 'The verification link is sent: open it from that mailbox.',
   invited: 'Invitation sent.',
   role: 'Role changed.',
