@@ -5,9 +5,10 @@ import type { AdvisoriesTable, PhasesTable } from '../db/schema.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueue } from '../jobs/queue.js';
-import { proposeAdvisory } from '../pipeline/builtin-advisor.js';
+import { type LivePlan, type ProposalInput, withStartedPhases } from '../pipeline/rethink.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
+import { brandTermsOf } from './brands.js';
 import { storySources } from './stories.js';
 import { lockStory } from './story-lock.js';
 
@@ -159,57 +160,33 @@ export function diffAdvisories(
 }
 
 /**
- * The `advisory.propose` job: writes the proposal's content, phases and diff. Running it
- * again, or after the proposal was dismissed, changes nothing.
+ * The `advisory.propose` job: the advisory thought again from the story's sources and the
+ * brand's context, by the same advisor as new stories (a model when one is configured,
+ * else the built-in generator; docs/pipeline.md, "Proposals"), then the proposal's
+ * content, phases and diff. The advisor runs outside any transaction (a model may take
+ * a minute); the write then checks the proposal is still waiting and keeps the phases
+ * started meanwhile verbatim. Running it again, or after a dismissal, changes nothing.
  */
 export async function generateProposalJob(app: AppContext, payload: { advisory: string }) {
-  const target = await app.db
-    .selectFrom('advisories')
-    .select('story_id')
-    .where('id', '=', payload.advisory)
-    .executeTakeFirst();
+  const target = await waitingProposal(app.db, payload.advisory);
   if (!target) return { skipped: true };
+  const input = await proposalInput(app.db, target);
+  const generated = await app.advisor.propose(input);
   return withTransaction(app.db, async (trx) => {
     await lockStory(trx, { id: target.story_id }, app.clock.now().toISOString());
-    const p = await trx
-      .selectFrom('advisories')
-      .selectAll()
-      .where('id', '=', payload.advisory)
-      .where('kind', '=', 'proposal')
-      .where('status', '=', 'generating')
-      .executeTakeFirst();
+    const p = await waitingProposal(trx, payload.advisory);
     if (!p) return { skipped: true };
-    const live = await trx
-      .selectFrom('advisories')
-      .selectAll()
-      .where('story_id', '=', p.story_id)
-      .where('kind', '=', 'live')
-      .executeTakeFirstOrThrow();
-    const livePhases = await trx
-      .selectFrom('phases')
-      .selectAll()
-      .where('advisory_id', '=', live.id)
-      .orderBy('number')
-      .execute();
-    const sources = await storySources(trx, p.story_id);
-    const brand = await trx
-      .selectFrom('stories as s')
-      .innerJoin('brands as b', 'b.id', 's.brand_id')
-      .select(['b.host', 'b.name', 'b.aliases'])
-      .where('s.id', '=', p.story_id)
-      .executeTakeFirstOrThrow();
-    const g = proposeAdvisory(sources, p.context ?? '', {
-      ...brand,
-      aliases: JSON.parse(brand.aliases) as string[],
-    });
+    const live = await liveAdvisory(trx, p.story_id);
+    // Phases may have been assigned or done while the advisor thought.
+    const g = withStartedPhases(generated.advisory, livePlan(live)).phases;
     const fields = {
-      assessment: g.assessment,
-      urgency: g.urgency,
-      spread: live.spread,
-      executive_summary: JSON.stringify(g.executiveSummary),
-      summary_basis: JSON.stringify(g.summaryBasis),
+      assessment: generated.advisory.assessment,
+      urgency: generated.advisory.urgency,
+      spread: generated.advisory.spread,
+      executive_summary: JSON.stringify(generated.advisory.executiveSummary),
+      summary_basis: JSON.stringify(generated.advisory.summaryBasis),
     };
-    const phases = g.phases.map((ph, i) => ({
+    const phases = g.map((ph, i) => ({
       id: newId('pha'),
       advisory_id: p.id,
       number: i + 1,
@@ -221,10 +198,15 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       done_at: null,
       comment: null,
     }));
-    const diff = diffAdvisories({ ...live, phases: livePhases }, { ...fields, phases });
+    const diff = diffAdvisories({ ...live.advisory, phases: live.phases }, { ...fields, phases });
     await trx
       .updateTable('advisories')
-      .set({ ...fields, status: 'ready', diff: JSON.stringify(diff) })
+      .set({
+        ...fields,
+        status: 'ready',
+        diff: JSON.stringify(diff),
+        generator: generated.generator,
+      })
       .where('id', '=', p.id)
       .execute();
     await trx.insertInto('phases').values(phases).execute();
@@ -240,11 +222,69 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       storyId: p.story_id,
       actor: 'system',
       action: 'advisory.proposal_ready',
-      details: { changes: diff.length },
+      details: { changes: diff.length, generator: generated.generator },
       at: app.clock.now().toISOString(),
     });
     return { ready: true, changes: diff.length };
   });
+}
+
+const waitingProposal = (db: Db, id: string) =>
+  db
+    .selectFrom('advisories')
+    .selectAll()
+    .where('id', '=', id)
+    .where('kind', '=', 'proposal')
+    .where('status', '=', 'generating')
+    .executeTakeFirst();
+
+async function liveAdvisory(db: Db, storyId: string) {
+  const advisory = await db
+    .selectFrom('advisories')
+    .selectAll()
+    .where('story_id', '=', storyId)
+    .where('kind', '=', 'live')
+    .executeTakeFirstOrThrow();
+  const phases = await db
+    .selectFrom('phases')
+    .selectAll()
+    .where('advisory_id', '=', advisory.id)
+    .orderBy('number')
+    .execute();
+  return { advisory, phases };
+}
+
+/** The live plan as the advisor reads it: each phase, and whether work on it started. */
+function livePlan(live: Awaited<ReturnType<typeof liveAdvisory>>): LivePlan {
+  return {
+    assessment: live.advisory.assessment,
+    urgency: live.advisory.urgency,
+    phases: live.phases.map((ph) => ({
+      number: ph.number,
+      title: ph.title,
+      actions: JSON.parse(ph.actions) as string[],
+      started: ph.assignee_user_id !== null || ph.status === 'done',
+    })),
+  };
+}
+
+/** What the advisor is given: the story's sources, its brand, the live plan, the context. */
+async function proposalInput(
+  db: Db,
+  p: { story_id: string; context: string | null },
+): Promise<ProposalInput> {
+  const brand = await db
+    .selectFrom('stories as s')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .select(['b.host', 'b.name', 'b.aliases', 'b.match_policy'])
+    .where('s.id', '=', p.story_id)
+    .executeTakeFirstOrThrow();
+  return {
+    sources: await storySources(db, p.story_id),
+    context: p.context ?? '',
+    brand: brandTermsOf(brand),
+    live: livePlan(await liveAdvisory(db, p.story_id)),
+  };
 }
 
 async function pendingProposal(trx: Db, access: BrandAccess, eventUri: string, at: string) {

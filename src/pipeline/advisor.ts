@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { BrandTerms } from './brand-matcher.js';
 import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
 import { ChatCompletionsAdvisor } from './chat-completions-advisor.js';
+import { type ProposalInput, rethinkAdvisory } from './rethink.js';
 
 export interface Generated {
   advisory: GeneratedAdvisory;
@@ -19,11 +20,16 @@ export interface Generated {
 export interface Advisor {
   /** The advisory of a brand's story with these sources (one, for a new story). */
   generate(sources: readonly Source[], brand?: BrandTerms): Promise<Generated>;
+  /** A proposal: the advisory thought again with the brand's context (rethink.ts). */
+  propose(input: ProposalInput): Promise<Generated>;
 }
 
 export const builtinAdvisor: Advisor = {
   async generate(sources, brand) {
     return { advisory: generateAdvisory(sources, brand), generator: 'builtin' };
+  },
+  async propose(input) {
+    return { advisory: rethinkAdvisory(input), generator: 'builtin' };
   },
 };
 

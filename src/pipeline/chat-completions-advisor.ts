@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Advisor, Generated } from './advisor.js';
 import type { BrandTerms } from './brand-matcher.js';
-import { generateAdvisory, type Source } from './builtin-advisor.js';
+import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
+import { type ProposalInput, rethinkAdvisory, withStartedPhases } from './rethink.js';
 
 type LlmConfig = NonNullable<Config['llm']>;
 
@@ -11,7 +12,7 @@ const Answer = z.object({
   assessment: z.enum(['informational', 'opportunity', 'watch', 'threat', 'crisis']),
   urgency: z.enum(['low', 'medium', 'high', 'immediate']),
   executive_summary: z
-    .array(z.object({ text: z.string().min(1).max(600), cites: z.array(z.string()).min(1) }))
+    .array(z.object({ text: z.string().min(1).max(600), cites: z.array(z.string()) }))
     .min(1)
     .max(6),
   phases: z
@@ -33,6 +34,22 @@ Answer with one JSON object only, with the fields:
   sentence states only what the cited sources say, and cites only ids given below;
 - "phases": 3 to 6 items {"title", "actions": [short imperative actions]}: the response plan.`;
 
+const PROPOSE = `${SYSTEM}
+This is a revision. Besides the sources you get the advisory in force ("live") and what
+the brand itself now says ("context"): authoritative facts from the company. Think the
+whole advisory again: the assessment and urgency may go down (the context shows less harm)
+or up (it shows more); the summary states what happened from the sources, and may end with
+one sentence giving the brand's position, with "cites": [] since it is not a source; the
+plan replaces every phase not started. Phases listed as started are kept verbatim by the
+service whatever you answer: do not repeat them.`;
+
+interface SourceForModel {
+  id: string;
+  publisher: string;
+  title: string;
+  text: string;
+}
+
 /**
  * An advisory from any OpenAI-compatible chat-completions endpoint (base URL, key and
  * model from configuration), asked for JSON and validated: the schema, and every citation
@@ -44,38 +61,79 @@ export class ChatCompletionsAdvisor implements Advisor {
 
   async generate(stored: readonly Source[], brand?: BrandTerms): Promise<Generated> {
     const base = generateAdvisory(stored, brand);
-    const sources = stored.map((s) => ({
-      id: s.source_key,
-      publisher: s.publisher,
-      title: s.title,
-      text: s.text,
-    }));
+    const sources = forModel(stored);
+    const answer = await this.answer(SYSTEM, { sources }, sources, false);
+    return answer ? this.written(base, answer) : { advisory: base, generator: 'builtin' };
+  }
+
+  async propose(input: ProposalInput): Promise<Generated> {
+    const base = generateAdvisory(input.sources, input.brand);
+    const sources = forModel(input.sources);
+    const answer = await this.answer(
+      PROPOSE,
+      {
+        sources,
+        live: {
+          assessment: input.live.assessment,
+          urgency: input.live.urgency,
+          phases: input.live.phases.map((p) => ({ ...p })),
+        },
+        context: input.context,
+      },
+      sources,
+      true,
+    );
+    if (!answer) return { advisory: rethinkAdvisory(input), generator: 'builtin' };
+    const written = this.written(base, answer);
+    return { ...written, advisory: withStartedPhases(written.advisory, input.live) };
+  }
+
+  private written(base: GeneratedAdvisory, answer: z.infer<typeof Answer>): Generated {
+    return {
+      advisory: {
+        ...base,
+        assessment: answer.assessment,
+        urgency: answer.urgency,
+        executiveSummary: answer.executive_summary,
+        summaryBasis: [...new Set(answer.executive_summary.flatMap((i) => i.cites))],
+        phases: answer.phases,
+      },
+      generator: `llm:${this.config.model}`,
+    };
+  }
+
+  /**
+   * The model's answer, valid and with every citation resolving to a source (a proposal
+   * may hold uncited sentences: the brand's position); null after every attempt failed.
+   */
+  private async answer(
+    system: string,
+    payload: object,
+    sources: SourceForModel[],
+    uncitedAllowed: boolean,
+  ): Promise<z.infer<typeof Answer> | null> {
+    const known = new Set(sources.map((s) => s.id));
     for (let attempt = 0; attempt <= this.config.retries; attempt++) {
       try {
-        const answer = await this.ask(sources);
-        const known = new Set(sources.map((s) => s.id));
-        if (!answer.executive_summary.every((i) => i.cites.every((c) => known.has(c)))) {
-          throw new Error('a citation names no source of the story');
+        const answer = await this.ask(system, payload);
+        for (const item of answer.executive_summary) {
+          if (item.cites.length === 0 && !uncitedAllowed) throw new Error('an uncited sentence');
+          if (!item.cites.every((c) => known.has(c))) {
+            throw new Error('a citation names no source of the story');
+          }
         }
-        return {
-          advisory: {
-            ...base,
-            assessment: answer.assessment,
-            urgency: answer.urgency,
-            executiveSummary: answer.executive_summary,
-            summaryBasis: [...new Set(answer.executive_summary.flatMap((i) => i.cites))],
-            phases: answer.phases,
-          },
-          generator: `llm:${this.config.model}`,
-        };
+        if (!answer.executive_summary.some((i) => i.cites.length > 0)) {
+          throw new Error('no sentence cites a source');
+        }
+        return answer;
       } catch {
         // Next attempt, then the built-in generator.
       }
     }
-    return { advisory: base, generator: 'builtin' };
+    return null;
   }
 
-  private async ask(sources: { id: string; publisher: string; title: string; text: string }[]) {
+  private async ask(system: string, payload: object) {
     const res = await fetch(`${this.config.baseUrl}/chat/completions`, {
       method: 'POST',
       signal: AbortSignal.timeout(this.config.timeoutMs),
@@ -88,13 +146,8 @@ export class ChatCompletionsAdvisor implements Advisor {
         temperature: 0,
         response_format: { type: 'json_object' },
         messages: [
-          { role: 'system', content: SYSTEM },
-          {
-            role: 'user',
-            content: JSON.stringify({
-              sources: sources.map((s) => ({ ...s, text: s.text.slice(0, 12_000) })),
-            }),
-          },
+          { role: 'system', content: system },
+          { role: 'user', content: JSON.stringify(payload) },
         ],
       }),
     });
@@ -105,3 +158,12 @@ export class ChatCompletionsAdvisor implements Advisor {
     return Answer.parse(JSON.parse(content));
   }
 }
+
+/** The sources as the model reads them: ids to cite, texts cut to 12,000 characters. */
+const forModel = (stored: readonly Source[]): SourceForModel[] =>
+  stored.map((s) => ({
+    id: s.source_key,
+    publisher: s.publisher,
+    title: s.title,
+    text: s.text.slice(0, 12_000),
+  }));

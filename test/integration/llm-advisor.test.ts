@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscribe } from '../../src/domain/billing-admin.js';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -58,6 +59,7 @@ beforeAll(async () => {
   );
   answers = [];
   w = await seedWorld(svc.app);
+  await subscribe(svc.app, w.accounts.agency, 'test');
 });
 afterAll(async () => {
   llm.close();
@@ -114,5 +116,98 @@ describe('chat-completions advisor', () => {
     for (const item of JSON.parse(a.executive_summary) as { cites: string[] }[]) {
       expect(item.cites).toEqual(['s1']);
     }
+  });
+
+  it('writes proposals too: the context reaches the model, its answer is checked, started phases stay verbatim', async () => {
+    answers = [reply(good)];
+    const event_uri = await w.story('northwind.example', 703);
+    const post = (path: string, body: object) =>
+      svc.request('POST', path, {
+        key: w.keys.owner,
+        body: { brand: 'northwind.example', event_uri, ...body },
+      });
+    expect((await post('/v1/advisory', {})).body.ok).toBe(true);
+    expect((await post('/v1/story/phase-done', { phase: 1, comment: 'Called' })).status).toBe(200);
+    const revised = {
+      assessment: 'watch',
+      urgency: 'medium',
+      executive_summary: [
+        { text: 'The model summarises the recall again.', cites: ['s1'] },
+        { text: 'The company says nobody was hurt.', cites: [] },
+      ],
+      phases: [
+        { title: 'Correct the record', actions: ['Send the correction'] },
+        { title: 'Watch the coverage', actions: ['Check twice a day'] },
+        { title: 'Close', actions: ['Report to the board'] },
+      ],
+    };
+    answers = [
+      reply({ ...revised, executive_summary: [{ text: 'Invented.', cites: ['s7'] }] }),
+      reply(revised),
+    ];
+    requests.length = 0;
+    const context = 'Nobody was hurt and the recall is voluntary.';
+    expect((await post('/v1/story/context', { context })).status).toBe(202);
+    await svc.app.jobs.drain();
+    // The second request carried the same question: sources, the live plan, the context.
+    expect(requests).toHaveLength(2);
+    const asked = JSON.parse(requests[1]!.body.messages[1].content);
+    expect(asked.context).toBe(context);
+    expect(asked.live.phases[0]).toMatchObject({ number: 1, started: true });
+    expect(asked.sources[0].id).toBe('s1');
+
+    const story = (
+      await svc.request('GET', '/v1/story', {
+        key: w.keys.owner,
+        query: { brand: 'northwind.example', event_uri },
+      })
+    ).body.story;
+    const proposal = story.advisory_pending.proposal;
+    expect(proposal).toMatchObject({ assessment: 'watch', urgency: 'medium' });
+    expect(proposal.executive_summary.map((i: { text: string }) => i.text)).toEqual([
+      'The model summarises the recall again.',
+      'The company says nobody was hurt.',
+    ]);
+    // Phase 1 was done: it stays as it was; the model's plan takes the other numbers.
+    expect(proposal.phases[0].title).toBe(story.advisory.phases[0].title);
+    expect(proposal.phases.slice(1).map((p: { title: string }) => p.title)).toEqual([
+      'Correct the record',
+      'Watch the coverage',
+      'Close',
+    ]);
+    const stored = await svc.app.db
+      .selectFrom('advisories')
+      .select('generator')
+      .where('kind', '=', 'proposal')
+      .where('context', '=', context)
+      .executeTakeFirstOrThrow();
+    expect(stored.generator).toBe('llm:test-model');
+  });
+
+  it('a proposal falls back to the built-in rethink when the model keeps failing', async () => {
+    answers = [reply(good)];
+    const event_uri = await w.story('northwind.example', 704);
+    const post = (path: string, body: object) =>
+      svc.request('POST', path, {
+        key: w.keys.owner,
+        body: { brand: 'northwind.example', event_uri, ...body },
+      });
+    expect((await post('/v1/advisory', {})).body.ok).toBe(true);
+    answers = [() => ({ status: 500 }), () => ({ status: 503 }), () => ({ status: 500 })];
+    expect((await post('/v1/story/context', { context: 'The defect was fixed.' })).status).toBe(
+      202,
+    );
+    await svc.app.jobs.drain();
+    const stored = await svc.app.db
+      .selectFrom('advisories')
+      .select(['generator', 'executive_summary'])
+      .where('kind', '=', 'proposal')
+      .where('context', '=', 'The defect was fixed.')
+      .executeTakeFirstOrThrow();
+    expect(stored.generator).toBe('builtin');
+    expect(JSON.parse(stored.executive_summary).at(-1)).toEqual({
+      text: 'The brand says: The defect was fixed.',
+      cites: [],
+    });
   });
 });

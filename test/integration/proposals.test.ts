@@ -80,7 +80,7 @@ describe('context and proposals', () => {
     const proposal = ready.advisory_pending.proposal;
     expect(proposal.locked).toBe(false);
     expect(proposal.executive_summary.at(-1).text).toContain(
-      'The brand adds: The recall was resolved',
+      'The brand says: The recall was resolved',
     );
     // Every citation resolves to a source of the story.
     const ids = new Set(proposal.sources.map((s: { id: string }) => s.id));

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BrandMatcher, mentionsBrand } from '../../src/pipeline/brand-matcher.js';
-import {
-  assessStory,
-  generateAdvisory,
-  proposeAdvisory,
-} from '../../src/pipeline/builtin-advisor.js';
+import { assessStory, generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
 import { brandWords, findEvent, terms } from '../../src/pipeline/cluster.js';
 import { PLAYBOOK, planFor } from '../../src/pipeline/playbook.js';
 import { spreadOf } from '../../src/pipeline/spread.js';
@@ -226,18 +222,6 @@ describe('built-in advisory', () => {
     );
     expect(assessStory(many.slice(0, 1)).severity).toBe('high');
     expect(assessStory(many)).toMatchObject({ spread: 'widespread', severity: 'critical' });
-  });
-
-  it('proposes with the brand context and keeps citing every source', () => {
-    const p = proposeAdvisory(
-      [source(1, 'Acme recall', 'Acme recalls kettles after injuries were reported widely.')],
-      'The defect was fixed last month.',
-    );
-    expect(p.executiveSummary.at(-1)).toEqual({
-      text: 'The brand adds: The defect was fixed last month.',
-      cites: [],
-    });
-    expect(p.phases.map((ph) => ph.title)).toContain('Correct the record');
   });
 
   it('has a plan of three to five phases for every topic, so a proposal can add one', () => {

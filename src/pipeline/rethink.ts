@@ -1,0 +1,138 @@
+import type { BrandTerms } from './brand-matcher.js';
+import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
+import { SEVERITIES, scoreText } from './taxonomy.js';
+
+/**
+ * A proposal (spec 3.3): the advisory thought again from the story's sources as they are
+ * now and the brand's context, not the live one with a line appended (docs/pipeline.md,
+ * "Proposals"). The same for the built-in generator and the model: started phases come
+ * back verbatim at their numbers, whatever writes the rest.
+ */
+export interface ProposalInput {
+  sources: readonly Source[];
+  /** What the brand says, up to 2,000 characters. */
+  context: string;
+  brand?: BrandTerms;
+  live: LivePlan;
+}
+
+export interface LivePlan {
+  assessment: string | null;
+  urgency: string | null;
+  phases: readonly { number: number; title: string; actions: string[]; started: boolean }[];
+}
+
+const ASSESSMENTS = ['informational', 'watch', 'threat', 'crisis'] as const;
+const URGENCIES = ['low', 'medium', 'high', 'immediate'] as const;
+/** Phases a plan holds at most. */
+const MAX_PHASES = 6;
+
+/**
+ * Context that says the coverage overstates the harm: corrected facts, nobody hurt, a
+ * voluntary or precautionary step, a problem already over. English, French, German,
+ * Spanish, as the signal lists.
+ */
+const EASING = new RegExp(
+  [
+    String.raw`\b(?:resolved|fixed|false|inaccurate|misleading|denied|corrected|retracted|untrue|precaution(?:ary)?|voluntar(?:y|ily)|isolated|contained|restored)\b`,
+    String.raw`\bno (?:one|body|customers?|people|injur(?:y|ies)|data|personal data)\b`,
+    String.raw`\bnobody\b`,
+    String.raw`\bnot (?:affected|hurt|injured|accessed|true|responsible)\b`,
+    String.raw`\bwas(?:n't| not) (?:hurt|injured|affected|accessed)\b`,
+    String.raw`\b(?:personne n'a été|aucun(?:e)? (?:blessé|client))|\bvolontaire\b|\bfaux\b`,
+    String.raw`\b(?:niemand|keine? (?:Verletzten|Kunden))\b|\bfreiwillig\b|\bfalsch\b`,
+    String.raw`\b(?:nadie|ningún (?:herido|cliente))\b|\bvoluntari[oa]\b|\bfals[oa]\b`,
+  ].join('|'),
+  'i',
+);
+
+/** The step an assessment or urgency takes: down when eased, up when the context is worse. */
+function step<T extends string>(scale: readonly T[], value: T, by: number): T {
+  const at = scale.indexOf(value);
+  if (at < 0) return value;
+  return scale[Math.max(0, Math.min(scale.length - 1, at + by))]!;
+}
+
+/** What the context does to the story: -1 eases it, +1 aggravates it, 0 neither. */
+export function contextDirection(
+  context: string,
+  base: GeneratedAdvisory,
+  language?: string | null,
+) {
+  const said = scoreText(context, language);
+  if (SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(base.severity)) return 1;
+  return EASING.test(context) ? -1 : 0;
+}
+
+/**
+ * The built-in proposal. Scores, summary and plan are made afresh from the sources (the
+ * spread too: the story may have grown since). The context then moves assessment and
+ * urgency one step: down when it eases the story ("nobody was hurt", "the recall is
+ * voluntary"), up when it reveals worse (its own signals outrank the coverage's). The
+ * summary ends with the brand's statement, uncited (it is not a source), and the plan
+ * gains the phase the context calls for: correcting the record, or briefing the team.
+ */
+export function rethinkAdvisory(input: ProposalInput): GeneratedAdvisory {
+  const base = generateAdvisory(input.sources, input.brand);
+  const said = input.context.replace(/\s+/g, ' ').trim();
+  const direction = contextDirection(said, base, input.sources[0]?.language);
+  const assessment =
+    base.assessment === 'opportunity'
+      ? base.assessment
+      : step(ASSESSMENTS, base.assessment, direction);
+  const urgency = step(URGENCIES, base.urgency, direction);
+  const excerpt = said.length > 280 ? `${said.slice(0, 277)}...` : said;
+  const extra =
+    direction < 0
+      ? {
+          title: 'Correct the record',
+          actions: [
+            'Send the publishers the correction with the evidence',
+            'Publish the clarification on owned channels',
+          ],
+        }
+      : {
+          title: 'Brief the team on the new context',
+          actions: [
+            'Share the context with everyone answering questions',
+            'Update the holding statement with it',
+          ],
+        };
+  const phases = [...base.phases];
+  phases.splice(Math.min(2, phases.length), 0, extra);
+  return withStartedPhases(
+    {
+      ...base,
+      assessment,
+      urgency,
+      executiveSummary: [
+        ...base.executiveSummary.slice(0, 5),
+        { text: `The brand says: ${excerpt}`, cites: [] },
+      ],
+      phases,
+    },
+    input.live,
+  );
+}
+
+/**
+ * The plan with each started live phase verbatim at its number (the fresh phase there
+ * gives way and follows), the fresh ones filling the other numbers up to six in all. A
+ * fresh phase with a started one's title is that phase, not a second copy. Applying keeps
+ * the started phases at the same numbers (applyProposal), so what the proposal shows is
+ * what applies.
+ */
+export function withStartedPhases(advisory: GeneratedAdvisory, live: LivePlan): GeneratedAdvisory {
+  const started = live.phases.filter((p) => p.started);
+  const fresh = advisory.phases.filter((p) => !started.some((s) => s.title === p.title));
+  const last = Math.max(0, ...started.map((s) => s.number));
+  const out: { title: string; actions: string[] }[] = [];
+  let next = 0;
+  for (let n = 1; n <= last || (next < fresh.length && out.length < MAX_PHASES); n++) {
+    const kept = started.find((s) => s.number === n);
+    if (kept) out.push({ title: kept.title, actions: [...kept.actions] });
+    else if (next < fresh.length) out.push(fresh[next++]!);
+    else break;
+  }
+  return { ...advisory, phases: out };
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
+import { type LivePlan, rethinkAdvisory, withStartedPhases } from '../../src/pipeline/rethink.js';
+import { source } from '../support/source.js';
+
+const acme = { host: 'acme.com', name: 'Acme' };
+const recall = [
+  source(
+    1,
+    'Acme recalls kettles after injuries',
+    'Acme recalled 40,000 kettles after customers were injured by a faulty switch. Regulators opened an investigation.',
+  ),
+  source(
+    2,
+    'Injuries prompt Acme kettle recall',
+    'Acme kettles were recalled after reports of burns and injuries.',
+  ),
+];
+
+/** The live plan of a story: its built-in advisory, with the phases given started. */
+function liveOf(sources: typeof recall, started: number[] = []): LivePlan {
+  const g = generateAdvisory(sources, acme);
+  return {
+    assessment: g.assessment,
+    urgency: g.urgency,
+    phases: g.phases.map((p, i) => ({ number: i + 1, ...p, started: started.includes(i + 1) })),
+  };
+}
+
+describe('proposals that rethink (built-in)', () => {
+  it('context that eases the story lowers assessment and urgency a step', () => {
+    const live = liveOf(recall);
+    const p = rethinkAdvisory({
+      sources: recall,
+      context: 'Nobody was hurt: the reports were unconfirmed, and the recall is voluntary.',
+      brand: acme,
+      live,
+    });
+    const before = generateAdvisory(recall, acme);
+    expect(before.assessment).toBe('crisis');
+    expect(p.assessment).toBe('threat');
+    expect(['low', 'medium', 'high', 'immediate'].indexOf(p.urgency)).toBe(
+      ['low', 'medium', 'high', 'immediate'].indexOf(before.urgency) - 1,
+    );
+    expect(p.phases.map((ph) => ph.title)).toContain('Correct the record');
+    expect(p.executiveSummary.at(-1)).toEqual({
+      text: 'The brand says: Nobody was hurt: the reports were unconfirmed, and the recall is voluntary.',
+      cites: [],
+    });
+    // The rest still cites the story's sources only.
+    for (const item of p.executiveSummary.slice(0, -1)) {
+      expect(item.cites.length).toBeGreaterThan(0);
+      for (const c of item.cites) expect(['s1', 's2']).toContain(c);
+    }
+  });
+
+  it('context that reveals worse raises them', () => {
+    const mild = [
+      source(1, 'Acme kettles delayed', 'Deliveries of Acme kettles were delayed by a week.'),
+    ];
+    const before = generateAdvisory(mild, acme);
+    const p = rethinkAdvisory({
+      sources: mild,
+      context:
+        'A customer has filed a lawsuit over injuries and the regulator opened an investigation.',
+      brand: acme,
+      live: liveOf(mild),
+    });
+    expect(['informational', 'watch', 'threat', 'crisis'].indexOf(p.assessment)).toBe(
+      ['informational', 'watch', 'threat', 'crisis'].indexOf(before.assessment) + 1,
+    );
+    expect(p.phases.map((ph) => ph.title)).toContain('Brief the team on the new context');
+  });
+
+  it('recomputes the spread from the sources as they are now', () => {
+    const many = ['A', 'B', 'C', 'D'].map((pub, i) =>
+      source(i + 1, 'Acme recall', 'Acme recalls kettles over a defect.', pub),
+    );
+    const p = rethinkAdvisory({
+      sources: many,
+      context: 'We are on it.',
+      brand: acme,
+      live: liveOf(recall),
+    });
+    expect(p.spread).toBe('widespread');
+  });
+
+  it('keeps started phases verbatim at their numbers, and does not repeat them', () => {
+    const live = liveOf(recall, [1, 3]);
+    const p = rethinkAdvisory({
+      sources: recall,
+      context: 'The defect was fixed last month.',
+      brand: acme,
+      live,
+    });
+    expect(p.phases[0]).toEqual({ title: live.phases[0]!.title, actions: live.phases[0]!.actions });
+    expect(p.phases[2]).toEqual({ title: live.phases[2]!.title, actions: live.phases[2]!.actions });
+    const titles = p.phases.map((ph) => ph.title);
+    expect(new Set(titles).size).toBe(titles.length);
+    expect(p.phases.length).toBeLessThanOrEqual(6);
+  });
+
+  it('withStartedPhases places a started phase beyond the fresh plan after it', () => {
+    const g = generateAdvisory(recall, acme);
+    const out = withStartedPhases(
+      { ...g, phases: [{ title: 'A', actions: ['a'] }] },
+      {
+        assessment: null,
+        urgency: null,
+        phases: [
+          { number: 1, title: 'Old 1', actions: ['x'], started: false },
+          { number: 2, title: 'Kept', actions: ['k'], started: true },
+        ],
+      },
+    );
+    expect(out.phases).toEqual([
+      { title: 'A', actions: ['a'] },
+      { title: 'Kept', actions: ['k'] },
+    ]);
+  });
+});
