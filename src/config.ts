@@ -59,6 +59,8 @@ const Env = z.object({
   LLM_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   LLM_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  LLM_BUDGET_MS: z.coerce.number().int().min(1_000).default(80_000),
+  LLM_STREAM: z.enum(['true', 'false']).default('false'),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
   JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
@@ -143,6 +145,10 @@ export interface Config {
         model: string;
         timeoutMs: number;
         retries: number;
+        /** All attempts of one advisory end within it (spec: 40 to 90 s), then built-in. */
+        budgetMs: number;
+        /** Ask for a streamed answer (server-sent events). */
+        stream: boolean;
       }
     | undefined;
   /** First delay before a failed webhook delivery is tried again (then doubled, with jitter). */
@@ -196,6 +202,8 @@ function llmConfig(e: z.infer<typeof Env>): Config['llm'] {
     model: e.LLM_MODEL,
     timeoutMs: e.LLM_TIMEOUT_MS,
     retries: e.LLM_RETRIES,
+    budgetMs: e.LLM_BUDGET_MS,
+    stream: e.LLM_STREAM === 'true',
   };
 }
 

@@ -104,7 +104,10 @@ export class ChatCompletionsAdvisor implements Advisor {
 
   /**
    * The model's answer, valid and with every citation resolving to a source (a proposal
-   * may hold uncited sentences: the brand's position); null after every attempt failed.
+   * may hold uncited sentences: the brand's position); null after every attempt failed,
+   * or once LLM_BUDGET_MS is spent, so the advisory is ready within the spec's 90 s.
+   * A refusal, an answer cut at the length limit and bad JSON are failures like an HTTP
+   * error; a slow answer is cut at LLM_TIMEOUT_MS.
    */
   private async answer(
     system: string,
@@ -113,9 +116,12 @@ export class ChatCompletionsAdvisor implements Advisor {
     uncitedAllowed: boolean,
   ): Promise<z.infer<typeof Answer> | null> {
     const known = new Set(sources.map((s) => s.id));
+    const deadline = Date.now() + this.config.budgetMs;
     for (let attempt = 0; attempt <= this.config.retries; attempt++) {
+      const left = deadline - Date.now();
+      if (left < 1_000) break;
       try {
-        const answer = await this.ask(system, payload);
+        const answer = await this.ask(system, payload, Math.min(this.config.timeoutMs, left));
         for (const item of answer.executive_summary) {
           if (item.cites.length === 0 && !uncitedAllowed) throw new Error('an uncited sentence');
           if (!item.cites.every((c) => known.has(c))) {
@@ -133,10 +139,10 @@ export class ChatCompletionsAdvisor implements Advisor {
     return null;
   }
 
-  private async ask(system: string, payload: object) {
+  private async ask(system: string, payload: object, timeoutMs: number) {
     const res = await fetch(`${this.config.baseUrl}/chat/completions`, {
       method: 'POST',
-      signal: AbortSignal.timeout(this.config.timeoutMs),
+      signal: AbortSignal.timeout(timeoutMs),
       headers: {
         'content-type': 'application/json',
         ...(this.config.apiKey && { authorization: `Bearer ${this.config.apiKey}` }),
@@ -145,6 +151,7 @@ export class ChatCompletionsAdvisor implements Advisor {
         model: this.config.model,
         temperature: 0,
         response_format: { type: 'json_object' },
+        ...(this.config.stream && { stream: true }),
         messages: [
           { role: 'system', content: system },
           { role: 'user', content: JSON.stringify(payload) },
@@ -152,12 +159,65 @@ export class ChatCompletionsAdvisor implements Advisor {
       }),
     });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const body = (await res.json()) as { choices?: { message?: { content?: string } }[] };
-    const content = body.choices?.[0]?.message?.content;
-    if (!content) throw new Error('no content');
-    return Answer.parse(JSON.parse(content));
+    // Some servers stream whether asked or not: the content type says which came.
+    const reply = (res.headers.get('content-type') ?? '').includes('text/event-stream')
+      ? await streamedReply(res)
+      : wholeReply(await res.json());
+    if (reply.refusal) throw new Error('the model refused');
+    if (reply.finish === 'length') throw new Error('the answer was cut at the length limit');
+    if (!reply.content) throw new Error('no content');
+    return Answer.parse(JSON.parse(unfenced(reply.content)));
   }
 }
+
+interface Reply {
+  content: string;
+  refusal: string | null;
+  finish: string | null;
+}
+
+type Choice = {
+  message?: { content?: string | null; refusal?: string | null };
+  delta?: { content?: string | null; refusal?: string | null };
+  finish_reason?: string | null;
+};
+
+function wholeReply(body: unknown): Reply {
+  const choice = (body as { choices?: Choice[] }).choices?.[0];
+  return {
+    content: choice?.message?.content ?? '',
+    refusal: choice?.message?.refusal ?? null,
+    finish: choice?.finish_reason ?? null,
+  };
+}
+
+/** A streamed answer: `data:` lines of chunks whose deltas add up, until `[DONE]`. */
+async function streamedReply(res: Response): Promise<Reply> {
+  const reply: Reply = { content: '', refusal: null, finish: null };
+  let buffer = '';
+  const decoder = new TextDecoder();
+  const take = (line: string) => {
+    if (!line.startsWith('data:')) return;
+    const data = line.slice(5).trim();
+    if (!data || data === '[DONE]') return;
+    const choice = (JSON.parse(data) as { choices?: Choice[] }).choices?.[0];
+    reply.content += choice?.delta?.content ?? '';
+    if (choice?.delta?.refusal) reply.refusal = (reply.refusal ?? '') + choice.delta.refusal;
+    reply.finish = choice?.finish_reason ?? reply.finish;
+  };
+  for await (const chunk of res.body ?? []) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    const lines = buffer.split(/\r?\n/);
+    buffer = lines.pop() ?? '';
+    lines.forEach(take);
+  }
+  take(buffer);
+  return reply;
+}
+
+/** The JSON inside a Markdown fence, which models add though told not to. */
+const unfenced = (content: string) =>
+  content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
 
 /** The sources as the model reads them: ids to cite, texts cut to 12,000 characters. */
 const forModel = (stored: readonly Source[]): SourceForModel[] =>

@@ -35,7 +35,7 @@ async function delegatedClient(host: string) {
   await addUser(svc.app, id, `owner@${host}`, PASSWORD, 'owner');
   await addUser(svc.app, id, `admin@${host}`, PASSWORD, 'admin');
   await addUser(svc.app, id, `member@${host}`, PASSWORD, 'member');
-  await addBrand(svc.app, id, host, 'Reclaim', true);
+  await addBrand(svc.app, id, host, 'Reclaimo', true);
   await grantDelegation(svc.app, {
     partnerId: w.accounts.agency,
     clientId: id,
