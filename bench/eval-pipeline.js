@@ -23,6 +23,12 @@
  * against hand labels: precision and recall per brand class (ordinary names, names that
  * are common words), for the matcher as configured and for the plain matcher (every
  * brand's proper-noun context off) in the same run, with the pairs each gets wrong.
+ *
+ * `--events FILE` (bench/event-labels.json) scores clustering on pairs of pages: which
+ * report the same event, by different publishers, and which are unrelated (every other
+ * pair, as if all arrived the same day). The pipeline's weighted terms (with the rarity
+ * of words across all the pages, as a brand's recent coverage) against plain word counts,
+ * each at its own bar, in the same run.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -30,6 +36,13 @@ import { performance } from 'node:perf_hooks';
 import { gunzipSync } from 'node:zlib';
 import { analyzePage, brandIndex } from '../dist/pipeline/analyze-page.js';
 import { decodeBody } from '../dist/pipeline/charset.js';
+import {
+  SAME_EVENT_SIMILARITY,
+  similarity,
+  stopwordsFor,
+  terms,
+  weighByPool,
+} from '../dist/pipeline/cluster.js';
 import { parseFeed } from '../dist/pipeline/feed.js';
 import { findMentions } from '../dist/pipeline/mentions.js';
 import { readPage } from '../dist/pipeline/read-article.js';
@@ -43,8 +56,10 @@ const option = (flag) => {
 const peerFile = option('--peer');
 const brandsFile = option('--brands');
 const labelsFile = option('--labels');
+const eventsFile = option('--events');
 const dir = args.find(
-  (a, i) => !a.startsWith('--') && !['--peer', '--brands', '--labels'].includes(args[i - 1]),
+  (a, i) =>
+    !a.startsWith('--') && !['--peer', '--brands', '--labels', '--events'].includes(args[i - 1]),
 );
 if (!dir) {
   console.error('usage: npm run eval:pipeline -- <dir> [--peer FILE] [--json]');
@@ -155,6 +170,72 @@ function detectionScores({ classOf, truth, found }) {
   return out;
 }
 
+/** Plain counts of content words, the title's three times: the clustering before issue 15. */
+function countsOf(article) {
+  const counts = new Map();
+  const stop = stopwordsFor(article.language);
+  const add = (text, weight) => {
+    for (const w of text.toLowerCase().match(WORD) ?? []) {
+      if (w.length >= 3 && !stop.has(w)) counts.set(w, (counts.get(w) ?? 0) + weight);
+    }
+  };
+  add(article.title, 3);
+  add(article.text, 1);
+  return new Map([...counts].sort((a, b) => b[1] - a[1]).slice(0, 100));
+}
+
+/** Pairwise precision and recall of same-event decisions, with the pairs wrong. */
+function clusteringScores(articles, labels) {
+  const ids = [...articles.keys()].sort();
+  const group = (lists) => {
+    const of = new Map();
+    lists.forEach((list, i) => {
+      for (const id of list) of.set(id, [...(of.get(id) ?? []), i]);
+    });
+    return (a, b) => (of.get(a) ?? []).some((i) => (of.get(b) ?? []).includes(i));
+  };
+  const same = group(labels.events);
+  const ambiguous = group(labels.ambiguous ?? []);
+  const score = (vectors, bar) => {
+    let tp = 0;
+    let fp = 0;
+    let fn = 0;
+    const merged = [];
+    const missed = [];
+    for (let i = 0; i < ids.length; i++) {
+      for (let j = i + 1; j < ids.length; j++) {
+        const [a, b] = [ids[i], ids[j]];
+        const truth = same(a, b);
+        if (!truth && ambiguous(a, b)) continue;
+        const s = similarity(vectors.get(a), vectors.get(b));
+        if (s >= bar && truth) tp++;
+        else if (s >= bar) {
+          fp++;
+          merged.push(`${a}~${b} ${round(s)}`);
+        } else if (truth) {
+          fn++;
+          missed.push(`${a}~${b} ${round(s)}`);
+        }
+      }
+    }
+    return {
+      bar,
+      same_event_pairs: tp + fn,
+      precision: round(tp / (tp + fp || 1)),
+      recall: round(tp / (tp + fn || 1)),
+      unrelated_merged: fp,
+      merged: merged.slice(0, 10),
+      missed: missed.slice(0, 10),
+    };
+  };
+  const weighted = weighByPool(ids.map((id) => terms(articles.get(id))));
+  const plain = new Map(ids.map((id) => [id, countsOf(articles.get(id))]));
+  return {
+    pipeline: score(new Map(ids.map((id, i) => [id, weighted[i]])), SAME_EVENT_SIMILARITY),
+    plain: score(plain, 0.28),
+  };
+}
+
 const report = {};
 const pages = pagesOf(dir);
 if (pages.length > 0) {
@@ -187,6 +268,7 @@ if (pages.length > 0) {
     ),
     found: { configured: new Set(), plain: new Set() },
   };
+  const articlesRead = new Map();
   const severities = { low: 0, medium: 0, high: 0, critical: 0 };
   let mentions = 0;
   const scores = [];
@@ -209,6 +291,7 @@ if (pages.length > 0) {
     }
     findMentions(out.article, brands);
     detect += performance.now() - t1;
+    articlesRead.set(p.id.slice(0, 12), out.article);
     if (labelled) {
       for (const kind of ['configured', 'plain']) {
         for (const m of findMentions(out.article, labelled[kind])) {
@@ -241,6 +324,11 @@ if (pages.length > 0) {
     ...(brandsFile && { brand_mentions: mentions, severities }),
   };
   if (labelled) report.detection = detectionScores(labelled);
+  if (eventsFile)
+    report.clustering = clusteringScores(
+      articlesRead,
+      JSON.parse(readFileSync(eventsFile, 'utf8')),
+    );
   if (peerFile) {
     const peer = JSON.parse(readFileSync(peerFile, 'utf8'));
     const output = peer.output && typeof peer.output === 'object' ? peer.output : peer;
@@ -312,6 +400,11 @@ if (json) {
           `detection (${kind}), ${cls} names: precision ${d.precision}, recall ${d.recall} (${d.found} found, ${d.labelled} labelled; false: ${d.false_positives.join(', ') || 'none'}; missed: ${d.missed.join(', ') || 'none'})`,
         );
       }
+    }
+    for (const [kind, c] of Object.entries(report.clustering ?? {})) {
+      console.log(
+        `clustering (${kind}, bar ${c.bar}): ${c.same_event_pairs} same-event pairs, precision ${c.precision}, recall ${c.recall}, ${c.unrelated_merged} unrelated pairs merged (${c.merged.join(', ') || 'none'}; missed: ${c.missed.join(', ') || 'none'})`,
+      );
     }
     console.log(
       `speed, one core: ${a.articles_per_second} articles/s (reading ${a.reading_ms_per_article} ms, detection ${a.detection_ms_per_article} ms per article)`,

