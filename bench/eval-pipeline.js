@@ -15,7 +15,10 @@
  * pages that still hold U+FFFD once decoded; feed items and dates found; and the rate of
  * reading (decode + extract + language) and detection (every page's text against one brand
  * per page's host, or the brands of `--brands FILE`, a JSON array as `brs analyze`
- * takes, and then the severity each mention would get) on one core. `--peer FILE` scores another extractor's output on the
+ * takes, and then the severity each mention would get and the quality of the summary its
+ * story would get: items that are not whole sentences, quoted items their source does not
+ * hold, near-duplicate items, and how many say who is affected and what is at stake)
+ * on one core. `--peer FILE` scores another extractor's output on the
  * same pages in the same run (a JSON object id → {articleBody}, as the benchmark's
  * `output/*.json`), as the baseline.
  *
@@ -35,6 +38,7 @@ import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gunzipSync } from 'node:zlib';
 import { analyzePage, brandIndex } from '../dist/pipeline/analyze-page.js';
+import { firstSource, generateAdvisory } from '../dist/pipeline/builtin-advisor.js';
 import { decodeBody } from '../dist/pipeline/charset.js';
 import {
   SAME_EVENT_SIMILARITY,
@@ -170,6 +174,33 @@ function detectionScores({ classOf, truth, found }) {
   return out;
 }
 
+const WHOLE_SENTENCE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
+/** The summary's own lines: what the first source reports, who covers it. */
+const OWN_LINE = / reports: | publishers report it: |^No other publisher reports it so far\.$/;
+
+/** Counts what is wrong with one summary, and which parts it has. */
+function judgeSummary(tally, items, source) {
+  tally.summaries++;
+  tally.items += items.length;
+  const held = new Set(words(`${source.title} ${source.text}`));
+  const quoted = items.filter((i) => !OWN_LINE.test(i.text));
+  tally.quoted += quoted.length;
+  for (const item of quoted) {
+    if (!WHOLE_SENTENCE.test(item.text)) tally.not_sentences++;
+    if (words(item.text).filter((w) => !held.has(w)).length > 2) tally.unsupported++;
+  }
+  // Two quoted items that say nearly the same (the headline and its lede may share words).
+  const vectors = quoted.map((i) => terms({ title: '', text: i.text }));
+  for (let i = 0; i < vectors.length; i++) {
+    for (let j = i + 1; j < vectors.length; j++) {
+      if (similarity(vectors[i], vectors[j]) >= 0.5) tally.near_duplicates++;
+    }
+  }
+  // An item between "what happened" and the spread line says who is affected.
+  const spreadAt = items.findIndex((i) => OWN_LINE.test(i.text) && !/ reports: /.test(i.text));
+  if (spreadAt > 1) tally.with_affected++;
+}
+
 /** Plain counts of content words, the title's three times: the clustering before issue 15. */
 function countsOf(article) {
   const counts = new Map();
@@ -270,6 +301,16 @@ if (pages.length > 0) {
   };
   const articlesRead = new Map();
   const severities = { low: 0, medium: 0, high: 0, critical: 0 };
+  const summaries = {
+    summaries: 0,
+    items: 0,
+    quoted: 0,
+    not_sentences: 0,
+    unsupported: 0,
+    near_duplicates: 0,
+    with_affected: 0,
+    with_stakes: 0,
+  };
   let mentions = 0;
   const scores = [];
   let failed = 0;
@@ -301,9 +342,16 @@ if (pages.length > 0) {
     }
     if (brandsFile) {
       // The severity a story of each brand the page mentions would get.
-      for (const m of analyzePage(out.article, brands, now.toISOString()).mentions) {
+      const found = analyzePage(out.article, brands, now.toISOString()).mentions;
+      for (const m of found) {
         mentions++;
         severities[m.severity]++;
+        const brand = brands.occurrences(m.brand)[0]?.brand;
+        const source = firstSource({
+          ...out.article,
+          published_at: now.toISOString().slice(0, 10),
+        });
+        judgeSummary(summaries, generateAdvisory([source], brand).executiveSummary, source);
       }
     }
     if (out.article.text.includes('\uFFFD') || out.article.title.includes('\uFFFD')) replacement++;
@@ -321,7 +369,7 @@ if (pages.length > 0) {
     articles_per_second: round((pages.length * 1000) / (read + detect)),
     reading_ms_per_article: round(read / pages.length),
     detection_ms_per_article: round(detect / pages.length),
-    ...(brandsFile && { brand_mentions: mentions, severities }),
+    ...(brandsFile && { brand_mentions: mentions, severities, summaries }),
   };
   if (labelled) report.detection = detectionScores(labelled);
   if (eventsFile)
@@ -404,6 +452,12 @@ if (json) {
     for (const [kind, c] of Object.entries(report.clustering ?? {})) {
       console.log(
         `clustering (${kind}, bar ${c.bar}): ${c.same_event_pairs} same-event pairs, precision ${c.precision}, recall ${c.recall}, ${c.unrelated_merged} unrelated pairs merged (${c.merged.join(', ') || 'none'}; missed: ${c.missed.join(', ') || 'none'})`,
+      );
+    }
+    const sm = a.summaries;
+    if (sm) {
+      console.log(
+        `summaries: ${sm.summaries}, ${sm.items} items (${sm.quoted} quoted): ${sm.not_sentences} not whole sentences, ${sm.unsupported} not held by their source, ${sm.near_duplicates} near-duplicate pairs of quoted items; ${sm.with_affected} say who is affected`,
       );
     }
     console.log(

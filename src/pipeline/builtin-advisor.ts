@@ -4,7 +4,15 @@ import { boilerplateOf, focusOf } from './mentions.js';
 import { planFor } from './playbook.js';
 import { sentencesOf } from './sentences.js';
 import { spreadOf } from './spread.js';
-import { maxSeverity, orderTopics, type Reason, raise, SEVERITIES, scoreText } from './taxonomy.js';
+import {
+  maxSeverity,
+  orderTopics,
+  type Reason,
+  raise,
+  SEVERITIES,
+  scoreText,
+  TOPICS,
+} from './taxonomy.js';
 
 /**
  * The deterministic advisory generator that works offline. It reads only the sources it
@@ -116,49 +124,100 @@ const list = (names: string[]) =>
   names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 
 /**
- * The executive summary of a story, drawn from its sources only: what the first source
- * reports, who else covers it, then the leading sentences of each source in turn; a
- * sentence several sources share (nearly the same words) cites all of them.
+ * Who a sentence says is affected: the people, or a count of things. English, French,
+ * German and Spanish, as the signal lists.
  */
-function summarize(sources: readonly Source[], brand?: BrandTerms) {
+const AFFECTED = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${[
+    'customers?|users?|consumers?|passengers?|patients?|employees?|staff|workers?|drivers?',
+    'residents?|shareholders?|investors?|owners?|buyers?|children|famil(?:y|ies)|subscribers?',
+    'members?|clients?|households?|account ?holders?|travell?ers?|guests?|victims?',
+    '\\d[\\d,. ]*(?:million |billion |thousand )?(?:people|units|vehicles|cars|products|devices|accounts|records|homes|jobs|flights)',
+    'utilisateurs|consommateurs|passagers|salariés|employés|habitants|actionnaires|familles|abonnés',
+    'Kunden|Nutzer|Verbraucher|Fahrgäste|Passagiere|Patienten|Mitarbeiter|Beschäftigte|Anwohner|Aktionäre|Familien|Abonnenten',
+    'clientes|usuarios|consumidores|pasajeros|pacientes|empleados|trabajadores|residentes|accionistas|familias|suscriptores',
+  ].join('|')})(?![\\p{L}\\p{N}])`,
+  'iu',
+);
+
+interface Item {
+  text: string;
+  cites: string[];
+  words?: Terms;
+}
+
+/**
+ * The executive summary of a story, drawn from its sources only (docs/pipeline.md, "The
+ * advisory"), in distinct sentences: what happened (the first source's report), who is
+ * affected (a sentence naming the people or the count), how it is spreading (who covers
+ * it), what is at stake for the brand (the sentence where its weightiest signal fired),
+ * then the leading sentences of each source in turn. A sentence that says again what an
+ * item says cites its source on that item instead: nothing is said twice.
+ */
+function summarize(
+  sources: readonly Source[],
+  brand: BrandTerms | undefined,
+  reasons: readonly StoryReason[],
+) {
   const first = sources[0]!;
-  const items: { text: string; cites: string[]; words?: Terms }[] = [
-    {
-      text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
-      cites: [first.source_key],
-    },
-  ];
-  // A sentence that only restates the headline adds nothing.
   const headline = terms({ title: '', text: first.title });
-  const others = sources.slice(1);
-  if (others.length > 0) {
-    const names = [...new Set(others.map((s) => s.publisher))];
-    const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
-    items.push({
-      text: `The story is also covered by ${list(shown)}.`,
-      cites: others.map((s) => s.source_key),
-    });
-  }
-  // Up to two sentences from the first source, then one from each other source; a
-  // sentence that says again what an item says cites its source there instead (maximal
-  // marginal relevance with a hard bar: nothing is said twice).
   const quotes = sources.map((s) => quotable(s, brand).slice(0, 8));
-  const taken = sources.map(() => 0);
+  const items: Item[] = [];
+  /** Adds a quoted sentence unless it restates the headline or an item; true if it did. */
+  const quote = (sentence: string, key: string): boolean => {
+    const words = terms({ title: '', text: sentence });
+    if (similarity(headline, words) >= RESTATES) return false;
+    const same = items.find((it) => it.words && similarity(it.words, words) >= SAME_THING);
+    if (same) {
+      if (!same.cites.includes(key)) same.cites.push(key);
+      return false;
+    }
+    if (items.length >= SUMMARY_ITEMS) return false;
+    items.push({ text: sentence, cites: [key], words });
+    // Quoted once from its source; another source saying it still cites it, further on.
+    const own = quotes[sources.findIndex((s) => s.source_key === key)]!;
+    if (own.includes(sentence)) own.splice(own.indexOf(sentence), 1);
+    return true;
+  };
+
+  // What happened.
+  items.push({
+    text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
+    cites: [first.source_key],
+  });
+  // Who is affected: the first quotable sentence, source by source, that names them.
+  for (const [i, s] of sources.entries()) {
+    const found = quotes[i]!.find((q) => AFFECTED.test(q));
+    if (found && quote(found, s.source_key)) break;
+  }
+  // How it is spreading.
+  const names = [...new Set(sources.map((s) => s.publisher))];
+  const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
+  items.push({
+    text:
+      names.length === 1
+        ? 'No other publisher reports it so far.'
+        : `${names.length} publishers report it: ${list(shown)}.`,
+    cites: sources.map((s) => s.source_key),
+  });
+  // What is at stake: where the weightiest signal fired, when it is a sentence to quote.
+  const weight = (topic: string) => TOPICS.find((t) => t.tag === topic)?.weight ?? 0;
+  const stakes = [...reasons].sort((a, b) => weight(b.topic) - weight(a.topic));
+  for (const r of stakes) {
+    const i = sources.findIndex((s) => s.source_key === r.source);
+    if (i >= 0 && quotes[i]!.includes(r.sentence) && quote(r.sentence, r.source)) break;
+  }
+  // Then the leading sentences: two of the first source, one of each other.
+  const taken = sources.map(
+    (_, i) => items.filter((it) => it.words && it.cites[0] === sources[i]!.source_key).length,
+  );
   for (let round = 0; round < 2; round++) {
     sources.forEach((source, i) => {
-      if (taken[i]! >= (i === 0 ? 2 : 1)) return;
-      for (let sentence = quotes[i]!.shift(); sentence; sentence = quotes[i]!.shift()) {
-        const words = terms({ title: '', text: sentence });
-        if (similarity(headline, words) >= RESTATES) continue;
-        const same = items.find((it) => it.words && similarity(it.words, words) >= SAME_THING);
-        // Its own point again: look further in the same source.
-        if (same?.cites.includes(source.source_key)) continue;
-        if (same) same.cites.push(source.source_key);
-        else if (items.length < SUMMARY_ITEMS) {
-          items.push({ text: sentence, cites: [source.source_key], words });
+      while (taken[i]! < (i === 0 ? 2 : 1) && quotes[i]!.length > 0) {
+        if (quote(quotes[i]!.shift()!, source.source_key)) {
           taken[i]! += 1;
+          return;
         }
-        return;
       }
     });
   }
@@ -176,7 +235,7 @@ export function generateAdvisory(
 ): GeneratedAdvisory {
   const { severity, topics, spread, positive, reasons } = assessStory(sources, brand);
   const level = SEVERITIES.indexOf(severity);
-  const executiveSummary = summarize(sources, brand);
+  const executiveSummary = summarize(sources, brand, reasons);
   return {
     severity,
     topics,

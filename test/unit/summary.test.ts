@@ -23,13 +23,40 @@ describe('the executive summary', () => {
     ].join('\n\n'),
   );
   const g = generateAdvisory([first], acme);
-  const quoted = g.executiveSummary.slice(1).map((i) => i.text);
+
+  it('says what happened, who is affected, how it spreads and what is at stake, in turn', () => {
+    expect(g.executiveSummary.map((i) => i.text)).toEqual([
+      'Paper 1 reports: Acme recalls battery packs.',
+      'Owners can return the packs to any Acme store for a full refund, the company said.',
+      'No other publisher reports it so far.',
+      'Acme is recalling 40,000 PowerCell 9 battery packs after reports of overheating in several homes.',
+    ]);
+  });
 
   it('quotes whole sentences about the brand: no credits, prompts, fragments or headline again', () => {
-    expect(quoted).toEqual([
+    const quoted = g.executiveSummary.filter((i) => !generated(i.text)).map((i) => i.text);
+    expect(quoted.sort()).toEqual([
       'Acme is recalling 40,000 PowerCell 9 battery packs after reports of overheating in several homes.',
       'Owners can return the packs to any Acme store for a full refund, the company said.',
     ]);
+  });
+
+  it('names who is affected in any of the four languages, or by a count', () => {
+    const fr = source(
+      1,
+      'Acme rappelle des batteries',
+      'Acme rappelle ses batteries défectueuses cette semaine en Europe. Les consommateurs doivent rapporter les batteries en magasin dès maintenant.',
+    );
+    const g = generateAdvisory([{ ...fr, language: 'fr' }], acme);
+    expect(g.executiveSummary[1]!.text).toMatch(/^Les consommateurs doivent/);
+    const count = source(
+      1,
+      'Acme recall',
+      'Acme said the fault was found in March by its own engineers. About 40,000 units were sold in Europe before the recall.',
+    );
+    expect(generateAdvisory([count], acme).executiveSummary[1]!.text).toMatch(
+      /^About 40,000 units/,
+    );
   });
 
   it('says nothing twice', () => {
@@ -50,17 +77,42 @@ describe('the executive summary', () => {
       'Retailers pull Acme packs',
       'Retailers have removed the Acme packs from shelves across Europe this week.',
     );
-    const two = generateAdvisory([first, second], acme);
-    const texts = new Map(
-      [first, second].map((s) => [s.source_key, words(`${s.title} ${s.text}`)]),
+    const third = source(
+      3,
+      'Acme pack fires',
+      'Two house fires were linked to the packs, firefighters said.',
     );
-    for (const item of two.executiveSummary.slice(2)) {
-      for (const cite of item.cites) {
-        const support = texts.get(cite)!;
-        const missing = [...words(item.text)].filter((w) => !support.has(w));
-        // Near-duplicates merged from another source differ by a word or two at most.
-        expect(missing.length, `${item.text} ← ${cite}`).toBeLessThanOrEqual(2);
+    const sources = [first, second, third];
+    const all = generateAdvisory(sources, acme);
+    const texts = new Map(sources.map((s) => [s.source_key, words(`${s.title} ${s.text}`)]));
+    const of = (key: string) => sources.find((s) => s.source_key === key)!;
+    for (const item of all.executiveSummary) {
+      expect(item.cites.length, item.text).toBeGreaterThan(0);
+      if (/ reports: /.test(item.text)) {
+        // What happened: the cited source's own headline, under its publisher's name.
+        const s = of(item.cites[0]!);
+        expect(item.text).toBe(`${s.publisher} reports: ${s.title}.`);
+      } else if (generated(item.text)) {
+        // How it spreads: every source it cites is named.
+        for (const c of item.cites) expect(item.text).toContain(of(c).publisher);
+      } else {
+        for (const cite of item.cites) {
+          const support = texts.get(cite)!;
+          const missing = [...words(item.text)].filter((w) => !support.has(w));
+          // Near-duplicates merged from another source differ by a word or two at most.
+          expect(missing.length, `${item.text} ← ${cite}`).toBeLessThanOrEqual(2);
+        }
       }
     }
+    const texts2 = all.executiveSummary.map((i) => i.text);
+    expect(new Set(texts2).size).toBe(texts2.length);
   });
 });
+
+/** The summary's own lines, not quoted: what the first source reports, who covers it. */
+function generated(text: string) {
+  return (
+    / reports: /.test(text) ||
+    / publishers report it: |^No other publisher reports it so far\.$/.test(text)
+  );
+}
