@@ -221,7 +221,11 @@ function summarize(
       }
     });
   }
-  return items.map(({ text, cites }) => ({ text, cites }));
+  const order = (key: string) => sources.findIndex((s) => s.source_key === key);
+  return items.map(({ text, cites }) => ({
+    text,
+    cites: cites.sort((a, b) => order(a) - order(b)),
+  }));
 }
 
 /**

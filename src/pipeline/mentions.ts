@@ -198,23 +198,28 @@ export function mentionOf(article: MentionArticle, brand: BrandTerms): Mention<B
 }
 
 /**
- * What the article says about the brand (docs/pipeline.md, "Topics and severity"): the
- * headline, and each sentence that names the brand outside furniture with the sentences
- * either side of it, in the article's order. What a page says about anything else (the
- * sports results beside a sponsor's name, the rest of a newsletter) does not score it.
+ * What the article says about the brand (docs/pipeline.md, "Topics and severity"): each
+ * sentence that names the brand outside furniture with the sentences either side of it,
+ * in the article's order, and the headline when it is about the brand: it names the
+ * brand, or the article names the brand twice or more. What a page says about anything
+ * else (the sports results beside a sponsor's name, the layoffs of a company that "said
+ * on Twitter") does not score it.
  */
 export function focusOf(article: { title: string; text: string }, brand: BrandTerms): string {
   const matcher = new BrandMatcher([{ brand: true, terms: brand }]);
-  const kept: string[] = [article.title];
+  const kept: string[] = [];
+  let named = 0;
   for (const paragraph of article.text.split(/\n\s*\n/)) {
     if (boilerplateOf(paragraph)) continue;
     const sentences = splitSentences(paragraph);
     const near = new Set<number>();
     sentences.forEach((s, i) => {
       if (boilerplateOf(s) || matcher.occurrences(s).length === 0) return;
+      named += 1;
       for (const j of [i - 1, i, i + 1]) if (j >= 0 && j < sentences.length) near.add(j);
     });
     for (const i of [...near].sort((a, b) => a - b)) kept.push(sentences[i]!);
   }
-  return kept.join('\n');
+  const headlined = matcher.occurrences(article.title).length > 0;
+  return [...(headlined || named >= 2 ? [article.title] : []), ...kept].join('\n');
 }

@@ -109,6 +109,17 @@ describe('spread', () => {
     expect(spreadOf(['A', 'B', 'C', 'D'].map((p) => s(p)))).toBe('widespread');
     expect(spreadOf(Array.from({ length: 8 }, (_, i) => s(`P${i}`)))).toBe('viral');
   });
+
+  it('counts a wire service or a national title twice, its news only', () => {
+    const wire = { publisher: 'Reuters', type: 'news', url: 'https://www.reuters.com/a' };
+    const local = { publisher: 'Leeds Post', type: 'news', url: 'https://leedspost.example/a' };
+    expect(spreadOf([local])).toBe('contained');
+    expect(spreadOf([wire])).toBe('growing');
+    expect(spreadOf([wire, local, { ...local, publisher: 'York Press' }])).toBe('widespread');
+    // Its blog is a blog; a look-alike site is not the title.
+    expect(spreadOf([{ ...wire, type: 'blog' }])).toBe('contained');
+    expect(spreadOf([{ ...wire, url: 'https://reuters.com.example.org/a' }])).toBe('contained');
+  });
 });
 
 describe('clustering', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assessStory } from '../../src/pipeline/builtin-advisor.js';
 import { focusOf } from '../../src/pipeline/mentions.js';
-import { scoreText } from '../../src/pipeline/taxonomy.js';
+import { SEVERITIES, scoreText } from '../../src/pipeline/taxonomy.js';
 
 /** Issue 15: severity read in the signal's sense, and on what the article says about the brand. */
 describe('signals in their sense', () => {
@@ -80,13 +80,29 @@ describe('what the article says about the brand', () => {
     ].join('\n\n'),
   };
 
-  it('is the headline and the sentences naming the brand, with their neighbours', () => {
+  it('is the sentences naming the brand, with their neighbours', () => {
     expect(focusOf(article, brand).split('\n')).toEqual([
-      'Weekend sport round-up',
       'Fans cheered all afternoon.',
       'The match was sponsored by Acme, whose logo filled the stadium.',
       'The crowd left happy.',
     ]);
+  });
+
+  it('and the headline when it is about the brand: it names it, or the article does twice', () => {
+    const named = { ...article, title: 'Acme logo fills the stadium' };
+    expect(focusOf(named, brand).split('\n')[0]).toBe('Acme logo fills the stadium');
+    const twice = { ...article, text: `${article.text}\n\nAcme said it would sponsor again.` };
+    expect(focusOf(twice, brand).split('\n')[0]).toBe('Weekend sport round-up');
+    // A company that "said on Twitter" is not what the headline's layoffs are about.
+    const passing = {
+      title: 'Acme staff laid off after a fatal fire at its plant',
+      text: 'Acme will cut 300 jobs. The union said on Twitter that staff were told by email.',
+    };
+    const twitter = { host: 'twitter.com', name: 'Twitter' };
+    expect(focusOf(passing, twitter)).not.toContain('laid off');
+    const story = [{ ...article, ...passing }];
+    const rank = (b: typeof brand) => SEVERITIES.indexOf(assessStory(story, b).severity);
+    expect(rank(twitter)).toBeLessThan(rank(brand));
   });
 
   it('is what a story of the brand is scored on: a sponsor of a grim round-up is low', () => {
