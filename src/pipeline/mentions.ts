@@ -29,14 +29,36 @@ const SOCIAL =
   'twitter|x|facebook|instagram|linkedin|youtube|tiktok|threads|bluesky|mastodon|pinterest|reddit|whatsapp|telegram|snapchat|flipboard|google news|rss|email|e-mail';
 const NETWORK = new RegExp(`^(?:${SOCIAL})$`, 'i');
 
-/** A row of short links, two of them networks at least: "Twitter | Facebook | Acme". */
+/**
+ * A row of short links, two of them networks at least: "Twitter | Facebook | Acme", or
+ * share buttons side by side with no separator: "Whatsapp Facebook Pint Baixar".
+ */
 function isLinkRow(line: string): boolean {
   const parts = line.split(/\s*[|·•]\s*/).filter(Boolean);
-  return (
+  if (
     parts.length >= 3 &&
     parts.every((p) => p.length <= 30) &&
     parts.filter((p) => NETWORK.test(p)).length >= 2
+  ) {
+    return true;
+  }
+  const words = line.trim().split(/\s+/);
+  return (
+    words.length <= 6 &&
+    !/[.!?]$/.test(line.trim()) &&
+    words.filter((w) => NETWORK.test(w)).length >= 2
   );
+}
+
+/**
+ * Whether a place sits in a run of headlines strung together with pipes, a list of other
+ * stories: "Senators call for 5G security coordinator | Acme gets questions over location
+ * tracking | Louisiana hit by ransomware attack".
+ */
+function inHeadlineList(line: string, at: number): boolean {
+  const pipes = [...line.matchAll(/ \| /g)].map((m) => m.index);
+  if (pipes.length < 2) return false;
+  return pipes.some((p) => p < at) && pipes.some((p) => p > at);
 }
 
 /**
@@ -175,7 +197,7 @@ export function findMentions<T extends { host: string }>(
     const lineStart = text.lastIndexOf('\n', o.start) + 1;
     const next = text.indexOf('\n', o.end);
     const line = text.slice(lineStart, next < 0 ? text.length : next);
-    if (boilerplateOf(line)) continue;
+    if (boilerplateOf(line) || inHeadlineList(line, o.start - lineStart)) continue;
     const sentence = sentenceAround(line, o.start - lineStart, o.end - lineStart);
     if (sentence !== line && boilerplateOf(sentence)) continue;
     add(o, sentence);

@@ -21,6 +21,13 @@ describe('findMentions: boilerplate is not a mention', () => {
   it.each([
     ['share and follow links', 'Follow us on Twitter | Facebook | Acme'],
     ['a line of networks', 'Twitter | Facebook | Instagram | Acme'],
+    ['share buttons side by side', 'Whatsapp Facebook Acme Baixar'],
+    [
+      'a string of other headlines',
+      'Senators call for 5G security | Acme gets questions over tracking | Louisiana hit by ransomware',
+    ],
+    ['an affiliate notice', 'Acme may earn an affiliate commission if you buy through our links.'],
+    ['an invitation to follow', 'Be sure to visit Acme on Facebook, Twitter and Instagram.'],
     ['share links', 'Share this story on LinkedIn, X or Acme'],
     ['a photo credit', 'Photo: Acme'],
     ['a credit in brackets', '(Image credit: Acme Corp)'],
