@@ -89,23 +89,32 @@ export async function setBrandAliases(
   actor: string,
 ): Promise<string[]> {
   const clean = cleanAliases(aliases);
-  const at = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
-    await trx
-      .updateTable('brands')
-      .set({ aliases: JSON.stringify(clean) })
-      .where('id', '=', brand.id)
-      .execute();
-    await writeAudit(trx, {
-      accountId: brand.account_id,
-      brandId: brand.id,
-      actor,
+  await saveDetectionSetting(
+    app,
+    brand,
+    actor,
+    { aliases: JSON.stringify(clean) },
+    {
       action: 'brand.aliases_set',
       details: { aliases: clean },
-      at,
-    });
-  });
+    },
+  );
   return clean;
+}
+
+/** Writes one of the brand's detection settings and its audit entry, in one transaction. */
+async function saveDetectionSetting(
+  app: AppContext,
+  brand: { id: string; account_id: string },
+  actor: string,
+  set: { aliases: string } | { match_policy: string },
+  audit: { action: string; details: Record<string, unknown> },
+) {
+  const at = app.clock.now().toISOString();
+  await withTransaction(app.db, async (trx) => {
+    await trx.updateTable('brands').set(set).where('id', '=', brand.id).execute();
+    await writeAudit(trx, { accountId: brand.account_id, brandId: brand.id, actor, ...audit, at });
+  });
 }
 
 /** A brand row as the detector reads it: its name, host, aliases and match policy. */
@@ -161,22 +170,16 @@ export async function setBrandMatchPolicy(
   actor: string,
 ): Promise<Required<MatchPolicy>> {
   const clean = cleanMatchPolicy(policy);
-  const at = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
-    await trx
-      .updateTable('brands')
-      .set({ match_policy: JSON.stringify(clean) })
-      .where('id', '=', brand.id)
-      .execute();
-    await writeAudit(trx, {
-      accountId: brand.account_id,
-      brandId: brand.id,
-      actor,
+  await saveDetectionSetting(
+    app,
+    brand,
+    actor,
+    { match_policy: JSON.stringify(clean) },
+    {
       action: 'brand.match_policy_set',
       details: clean,
-      at,
-    });
-  });
+    },
+  );
   return clean;
 }
 

@@ -66,6 +66,19 @@ afterAll(async () => {
   await svc.close();
 });
 
+/** A story the model wrote, unlocked, with a way to post to its endpoints. */
+async function unlockedStory(n: number) {
+  answers = [reply(good)];
+  const event_uri = await w.story('northwind.example', n);
+  const post = (path: string, body: object) =>
+    svc.request('POST', path, {
+      key: w.keys.owner,
+      body: { brand: 'northwind.example', event_uri, ...body },
+    });
+  expect((await post('/v1/advisory', {})).body.ok).toBe(true);
+  return { event_uri, post };
+}
+
 async function advisoryOf(event_uri: string) {
   return svc.app.db
     .selectFrom('advisories as a')
@@ -119,14 +132,7 @@ describe('chat-completions advisor', () => {
   });
 
   it('writes proposals too: the context reaches the model, its answer is checked, started phases stay verbatim', async () => {
-    answers = [reply(good)];
-    const event_uri = await w.story('northwind.example', 703);
-    const post = (path: string, body: object) =>
-      svc.request('POST', path, {
-        key: w.keys.owner,
-        body: { brand: 'northwind.example', event_uri, ...body },
-      });
-    expect((await post('/v1/advisory', {})).body.ok).toBe(true);
+    const { event_uri, post } = await unlockedStory(703);
     expect((await post('/v1/story/phase-done', { phase: 1, comment: 'Called' })).status).toBe(200);
     const revised = {
       assessment: 'watch',
@@ -185,14 +191,7 @@ describe('chat-completions advisor', () => {
   });
 
   it('a proposal falls back to the built-in rethink when the model keeps failing', async () => {
-    answers = [reply(good)];
-    const event_uri = await w.story('northwind.example', 704);
-    const post = (path: string, body: object) =>
-      svc.request('POST', path, {
-        key: w.keys.owner,
-        body: { brand: 'northwind.example', event_uri, ...body },
-      });
-    expect((await post('/v1/advisory', {})).body.ok).toBe(true);
+    const { post } = await unlockedStory(704);
     answers = [() => ({ status: 500 }), () => ({ status: 503 }), () => ({ status: 500 })];
     expect((await post('/v1/story/context', { context: 'The defect was fixed.' })).status).toBe(
       202,
