@@ -5,7 +5,7 @@ import type { DB } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Generated } from '../pipeline/advisor.js';
-import { mentionsBrand } from '../pipeline/brand-matcher.js';
+import { namesBrand } from '../pipeline/brand-matcher.js';
 import { type ArticleInput, firstSource, generateAdvisory } from '../pipeline/builtin-advisor.js';
 import { withJudgement } from '../pipeline/judgement.js';
 import { languageOf } from '../pipeline/language.js';
@@ -134,7 +134,7 @@ export async function importStory(
   const terms = brandTermsOf(brand);
   // Its language chooses the signal lists it is scored with (docs/pipeline.md, "Language").
   const article = withJudgement(input, terms);
-  if (!mentionsBrand(`${article.title}\n${article.text}`, terms)) {
+  if (!namesBrand(`${article.title}\n${article.text}`, terms)) {
     throw invalid('article: brand not mentioned');
   }
   // Outside the transaction: a model may take seconds, and holds nothing meanwhile.

@@ -367,6 +367,16 @@ export function mentionsBrand(text: string, brand: BrandTerms): boolean {
 }
 
 /**
+ * Whether the text names the brand at all, sure or not (required words and excluded
+ * phrases still apply): a partner's import is its own statement that the article is
+ * about the brand, so "Next recalls kettles" at a sentence's start is enough there.
+ */
+export function namesBrand(text: string, brand: BrandTerms): boolean {
+  if (!hasRequired(text, brand.match)) return false;
+  return new BrandMatcher([{ brand: true, terms: brand }]).occurrences(text).length > 0;
+}
+
+/**
  * Whether the text names one of the policy's required words, in any case, as whole
  * words; true when it requires none.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type BrandTerms, mentionsBrand } from '../../src/pipeline/brand-matcher.js';
+import { type BrandTerms, mentionsBrand, namesBrand } from '../../src/pipeline/brand-matcher.js';
 import { isCommonWord } from '../../src/pipeline/common-words.js';
 import { mentionOf } from '../../src/pipeline/mentions.js';
 
@@ -60,6 +60,18 @@ describe('names that are common words', () => {
     expect(mentionsBrand('The new car is on smart.com now.', smart)).toBe(true);
     const monday: BrandTerms = { host: 'monday.com', name: 'monday' };
     expect(mentionsBrand('Police said on Monday that the road was closed.', monday)).toBe(false);
+  });
+
+  it('a partner import only needs the name at all, where monitoring needs it sure', () => {
+    expect(mentionsBrand('Next recalls kettles.', next)).toBe(false);
+    expect(namesBrand('Next recalls kettles.', next)).toBe(true);
+    expect(namesBrand('the next two years', next)).toBe(false);
+    const block: BrandTerms = {
+      host: 'block.xyz',
+      name: 'Block',
+      match: { require: ['Cash App'] },
+    };
+    expect(namesBrand('Block recalls kettles.', block)).toBe(false);
   });
 
   it('leaves names that are not common words as they were', () => {
