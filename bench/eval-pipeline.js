@@ -41,6 +41,9 @@ import { analyzePage, brandIndex } from '../dist/pipeline/analyze-page.js';
 import { firstSource, generateAdvisory } from '../dist/pipeline/builtin-advisor.js';
 import { decodeBody } from '../dist/pipeline/charset.js';
 import {
+  brandWords,
+  eventSimilarity,
+  headlineTerms,
   SAME_EVENT_SIMILARITY,
   similarity,
   stopwordsFor,
@@ -215,8 +218,12 @@ function countsOf(article) {
   return new Map([...counts].sort((a, b) => b[1] - a[1]).slice(0, 100));
 }
 
-/** Pairwise precision and recall of same-event decisions, with the pairs wrong. */
-function clusteringScores(articles, labels) {
+/**
+ * Pairwise precision and recall of same-event decisions, with the pairs wrong; and, with
+ * the mention labels, the same among pairs that share a brand (what one brand's stories
+ * would see).
+ */
+function clusteringScores(articles, labels, mentioned, brandsByHost = new Map()) {
   const ids = [...articles.keys()].sort();
   const group = (lists) => {
     const of = new Map();
@@ -227,7 +234,8 @@ function clusteringScores(articles, labels) {
   };
   const same = group(labels.events);
   const ambiguous = group(labels.ambiguous ?? []);
-  const score = (vectors, bar) => {
+  const shareBrand = group(Object.values(mentioned ?? {}));
+  const score = (joins, onlyShared = false) => {
     let tp = 0;
     let fp = 0;
     let fn = 0;
@@ -236,11 +244,12 @@ function clusteringScores(articles, labels) {
     for (let i = 0; i < ids.length; i++) {
       for (let j = i + 1; j < ids.length; j++) {
         const [a, b] = [ids[i], ids[j]];
+        if (onlyShared && !shareBrand(a, b)) continue;
         const truth = same(a, b);
         if (!truth && ambiguous(a, b)) continue;
-        const s = similarity(vectors.get(a), vectors.get(b));
-        if (s >= bar && truth) tp++;
-        else if (s >= bar) {
+        const { join, s } = joins(i, j);
+        if (join && truth) tp++;
+        else if (join) {
           fp++;
           merged.push(`${a}~${b} ${round(s)}`);
         } else if (truth) {
@@ -250,7 +259,6 @@ function clusteringScores(articles, labels) {
       }
     }
     return {
-      bar,
       same_event_pairs: tp + fn,
       precision: round(tp / (tp + fp || 1)),
       recall: round(tp / (tp + fn || 1)),
@@ -260,11 +268,38 @@ function clusteringScores(articles, labels) {
     };
   };
   const weighted = weighByPool(ids.map((id) => terms(articles.get(id))));
-  const plain = new Map(ids.map((id) => [id, countsOf(articles.get(id))]));
-  return {
-    pipeline: score(new Map(ids.map((id, i) => [id, weighted[i]])), SAME_EVENT_SIMILARITY),
-    plain: score(plain, 0.28),
+  // As a brand's stories compare them: the words of the brands a page names left out.
+  const brandWordsOf = (id) =>
+    new Set(
+      Object.entries(mentioned ?? {})
+        .filter(([, list]) => list.includes(id))
+        .flatMap(([host]) => [...brandWords(brandsByHost.get(host) ?? { host, name: host })]),
+    );
+  const headlines = ids.map((id) => headlineTerms(articles.get(id).title, brandWordsOf(id)));
+  const pipeline = (i, j) => {
+    const joined = eventSimilarity(
+      { terms: weighted[i], headline: headlines[i] },
+      { terms: weighted[j], headline: headlines[j] },
+    );
+    return { join: joined !== null, s: joined ?? similarity(weighted[i], weighted[j]) };
   };
+  const counts = ids.map((id) => countsOf(articles.get(id)));
+  const plain = (i, j) => {
+    const s = similarity(counts[i], counts[j]);
+    return { join: s >= 0.28, s };
+  };
+  const out = {
+    pipeline: { bar: SAME_EVENT_SIMILARITY, ...score(pipeline) },
+    plain: { bar: 0.28, ...score(plain) },
+  };
+  if (mentioned) {
+    out['pipeline, pairs sharing a brand'] = {
+      bar: SAME_EVENT_SIMILARITY,
+      ...score(pipeline, true),
+    };
+    out['plain, pairs sharing a brand'] = { bar: 0.28, ...score(plain, true) };
+  }
+  return out;
 }
 
 const report = {};
@@ -372,11 +407,14 @@ if (pages.length > 0) {
     ...(brandsFile && { brand_mentions: mentions, severities, summaries }),
   };
   if (labelled) report.detection = detectionScores(labelled);
-  if (eventsFile)
+  if (eventsFile) {
     report.clustering = clusteringScores(
       articlesRead,
       JSON.parse(readFileSync(eventsFile, 'utf8')),
+      labels?.mentioned,
+      new Map((labels?.brands ?? []).map((b) => [b.host, b])),
     );
+  }
   if (peerFile) {
     const peer = JSON.parse(readFileSync(peerFile, 'utf8'));
     const output = peer.output && typeof peer.output === 'object' ? peer.output : peer;

@@ -13,6 +13,7 @@ import {
   brandWords,
   EVENT_WINDOW_DAYS,
   findEvent,
+  headlineTerms,
   terms as termsOfText,
   weighByPool,
 } from '../pipeline/cluster.js';
@@ -75,8 +76,17 @@ export async function ingestArticle(
   // The brand's recent coverage is the corpus that tells an event's words from its own.
   const [own, ...theirs] = weighByPool([article, ...nearby].map((a) => termsOfText(a, ignore)));
   const event = findEvent(
-    { published_at: article.published_at, terms: own! },
-    nearby.map((a, i) => ({ story: a.story_id, published_at: a.published_at, terms: theirs[i]! })),
+    {
+      published_at: article.published_at,
+      terms: own!,
+      headline: headlineTerms(article.title, ignore),
+    },
+    nearby.map((a, i) => ({
+      story: a.story_id,
+      published_at: a.published_at,
+      terms: theirs[i]!,
+      headline: headlineTerms(a.title, ignore),
+    })),
   );
   const joined = event && (await joinStory(app, brand, event.story, article, actor));
   if (joined) return joined;

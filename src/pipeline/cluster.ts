@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { wordSize } from './common-words.js';
+import { boilerplateOf } from './mentions.js';
 
 /**
  * Whether two articles report the same event (docs/pipeline.md, "Clustering"). Two
@@ -14,12 +15,10 @@ import { wordSize } from './common-words.js';
 /** Days apart two articles of one event may be published. */
 export const EVENT_WINDOW_DAYS = 3;
 /**
- * Cosine similarity from which two articles are one event. On real coverage (pairs of the
- * scrapinghub benchmark's pages, bench/event-labels.json) it joins 34 of 39 same-event
- * pairs and merges 8 of 16,000 unrelated ones, mostly two pieces on one place (Hong
- * Kong); lower bars merge more (0.28: 12), higher ones split real coverage (0.33: 33 of
- * 39). On the hand-labelled corpus every article of an event links to one of its others at
- * 0.27 or more, and different events of a brand stay below 0.16.
+ * Cosine similarity from which two articles may be one event (eventSimilarity adds the
+ * headlines). Measured on real coverage (bench/event-labels.json, docs/pipeline.md): lower
+ * bars merge more unrelated pieces of one place and week, higher ones split real
+ * coverage. On the hand-labelled corpus different events of a brand stay below 0.16.
  */
 export const SAME_EVENT_SIMILARITY = 0.3;
 /** Words kept per article: the most frequent, which carry the event. */
@@ -84,7 +83,9 @@ export function terms(
     }
   };
   count(article.title, 3);
-  count(article.text, 1);
+  // The page's furniture and a press release's company description are the same in every
+  // article of a publisher or a brand, whatever the event.
+  for (const line of article.text.split('\n')) if (!boilerplateOf(line)) count(line, 1);
   const weighted = new Map<string, number>();
   for (const [w, n] of counts) {
     weighted.set(w, (1 + Math.log(n)) * rarity(w));
@@ -142,27 +143,46 @@ export function similarity(a: Terms, b: Terms): number {
 export const daysApart = (a: string, b: string) =>
   Math.abs(Date.parse(a.slice(0, 10)) - Date.parse(b.slice(0, 10))) / 86_400_000;
 
-export interface Candidate<S> {
-  story: S;
-  published_at: string;
+/**
+ * Two reports of one event name it in their headlines: two pieces on one place and week
+ * ("Alibaba's Hong Kong listing", "Hong Kong's unrest") share their texts' words, not
+ * their headlines'. Headlines meet from this similarity of their words (the brand's left
+ * out); texts alike beyond ALIKE_WITHOUT_HEADLINE are one event whatever their headlines.
+ */
+export const HEADLINES_MEET = 0.1;
+export const ALIKE_WITHOUT_HEADLINE = 0.4;
+
+interface Compared {
   terms: Terms;
+  /** The words of its headline (headlineTerms), when known. */
+  headline?: Terms;
+}
+
+/** How alike two articles are when they report one event; null when they do not. */
+export function eventSimilarity(a: Compared, b: Compared): number | null {
+  const s = similarity(a.terms, b.terms);
+  if (s < SAME_EVENT_SIMILARITY) return null;
+  if (!a.headline || !b.headline || s >= ALIKE_WITHOUT_HEADLINE) return s;
+  return similarity(a.headline, b.headline) >= HEADLINES_MEET ? s : null;
 }
 
 /**
  * The story whose article is most similar to this one, among those published within the
- * window, if any is similar enough; undefined means the article starts a new story.
+ * window, if any reports the same event (eventSimilarity); undefined means a new story.
  */
 export function findEvent<S>(
-  article: { published_at: string; terms: Terms },
-  candidates: Iterable<Candidate<S>>,
+  article: Compared & { published_at: string },
+  candidates: Iterable<Compared & { story: S; published_at: string }>,
 ): { story: S; similarity: number } | undefined {
   let best: { story: S; similarity: number } | undefined;
   for (const c of candidates) {
     if (daysApart(c.published_at, article.published_at) > EVENT_WINDOW_DAYS) continue;
-    const s = similarity(article.terms, c.terms);
-    if (s >= SAME_EVENT_SIMILARITY && (!best || s > best.similarity)) {
-      best = { story: c.story, similarity: s };
-    }
+    const s = eventSimilarity(article, c);
+    if (s !== null && (!best || s > best.similarity)) best = { story: c.story, similarity: s };
   }
   return best;
 }
+
+/** The words of a headline, as the clustering compares them. */
+export const headlineTerms = (title: string, ignore: ReadonlySet<string> = new Set()) =>
+  terms({ title, text: '' }, ignore);

@@ -136,6 +136,17 @@ const BOILERPLATE: readonly { why: string; test: (line: string) => boolean }[] =
       ),
   },
   {
+    why: 'the company description closing a press release: "Acme is a global provider of kettles…", "Acme is headquartered in Leeds…", "For more information, visit acme.com"',
+    test: (l) =>
+      (l.length <= 700 &&
+        (/^\p{Lu}[\p{L}\p{N}&.'’ -]{0,40} (?:is|are) (?:a|an|the|one of the) (?:world['’]s )?(?:global|leading|international|premier|pioneering)\b/u.test(
+          l,
+        ) ||
+          /^\p{Lu}[\p{L}\p{N}&.'’ -]{0,40} (?:is|are) headquartered in\b/u.test(l))) ||
+      (l.length <= 300 &&
+        /^for (?:more|further) information\b.{0,200}\b(?:visit|see|go to|contact)\b/i.test(l)),
+  },
+  {
     why: 'copyright lines: "© 2026 Acme Media", "All rights reserved"',
     test: (l) =>
       l.length <= 200 && (/^(?:©|\(c\)\s|copyright\b)/i.test(l) || /all rights reserved/i.test(l)),

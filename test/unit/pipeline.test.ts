@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { BrandMatcher, mentionsBrand } from '../../src/pipeline/brand-matcher.js';
 import { assessStory, generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
 import {
+  ALIKE_WITHOUT_HEADLINE,
   brandWords,
+  eventSimilarity,
   findEvent,
+  headlineTerms,
   SAME_EVENT_SIMILARITY,
   similarity,
   terms,
@@ -186,6 +189,32 @@ describe('clustering', () => {
     const gain = (w: string, i: number) => weighed[i]!.get(w)! / pool[i]!.get(w)!;
     expect(gain('toaster', 2)).toBeGreaterThan(gain('powercell', 0));
     expect(weighByPool(pool.slice(0, 4))).toEqual(pool.slice(0, 4));
+  });
+
+  it('asks the headlines to meet, unless the texts are alike beyond doubt', () => {
+    const compared = (title: string, text: string) => ({
+      terms: terms({ title, text }, ignore),
+      headline: headlineTerms(title, ignore),
+    });
+    // Two pieces of one city and week: their texts share the place, not the event.
+    const listing = compared(
+      'Acme to raise $12.9bn in Hong Kong listing',
+      'Acme will list its shares in Hong Kong next week and hopes to raise $12.9bn from investors. Bankers said demand for the shares was strong despite months of protests in the city.',
+    );
+    const unrest = compared(
+      'Troops deployed as city braces for more protests',
+      'Beijing warned protesters in Hong Kong on Tuesday. Acme closed its shops in the city early as thousands marched, and police fired tear gas near the harbour.',
+    );
+    const s = similarity(listing.terms, unrest.terms);
+    expect(s).toBeGreaterThanOrEqual(SAME_EVENT_SIMILARITY);
+    expect(s).toBeLessThan(ALIKE_WITHOUT_HEADLINE);
+    expect(eventSimilarity(listing, unrest)).toBeNull();
+    // The same texts under headlines that meet are one event.
+    const followUp = {
+      ...unrest,
+      headline: headlineTerms('Hong Kong listing goes ahead despite protests', ignore),
+    };
+    expect(eventSimilarity(listing, followUp)).toBeCloseTo(s);
   });
 
   it('does not join coverage published outside the window', () => {
