@@ -27,6 +27,12 @@ describe('findMentions: boilerplate is not a mention', () => {
       'Senators call for 5G security | Acme gets questions over tracking | Louisiana hit by ransomware',
     ],
     ['an affiliate notice', 'Acme may earn an affiliate commission if you buy through our links.'],
+    [
+      'a press release’s company description',
+      'Acme is a global provider of kettles and toasters with offices in 15 countries.',
+    ],
+    ['where the company is based', 'Acme is headquartered in Leeds and employs 1,300 people.'],
+    ['a pointer for more', 'For more information on the kettles, please visit www.acme.com.'],
     ['an invitation to follow', 'Be sure to visit Acme on Facebook, Twitter and Instagram.'],
     ['share links', 'Share this story on LinkedIn, X or Acme'],
     ['a photo credit', 'Photo: Acme'],
