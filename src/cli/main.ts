@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { type AppContext, createContext } from '../context.js';
-import { migrate } from '../db/database.js';
+import { migrate, requireMigrated } from '../db/database.js';
 import { seedDemo } from '../demo/seed-demo.js';
 import { addUser, createAccount, requireAccount } from '../domain/accounts.js';
 import { createKey, revokeKey } from '../domain/api-key-admin.js';
@@ -60,16 +60,21 @@ const CliLimit = z.coerce
 
 type Printable = Record<string, unknown>;
 
-/** Runs one command against a migrated database and prints its result. */
+/**
+ * Runs one command and prints its result. The database must be migrated already
+ * (requireMigrated); `migrate: true` is for `brs migrate` itself.
+ */
 function action<A extends unknown[]>(
   run: (app: AppContext, ...args: A) => Promise<Printable>,
   human: (out: Printable) => string,
+  { migrate: migrates = false } = {},
 ) {
   return async (...args: A) => {
     const opts = args.at(-2) as { json?: boolean };
     const app = await createContext(loadConfig(), { limiter: new MemoryRateLimiter() });
     try {
-      await migrate(app.db);
+      if (migrates) await migrate(app.db);
+      else await requireMigrated(app.db);
       const out = await run(app, ...args);
       process.stdout.write(opts.json ? `${JSON.stringify(out)}\n` : `${human(out)}\n`);
     } finally {
@@ -100,6 +105,7 @@ export function buildCli(): Command {
     action(
       async () => ({ ok: true }),
       () => 'database is up to date',
+      { migrate: true },
     ),
   );
 

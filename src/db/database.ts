@@ -116,6 +116,20 @@ export async function migrate(db: Db): Promise<void> {
   if (error) throw error;
 }
 
+/**
+ * Refuses to work on a database whose schema is behind the code. Only `brs migrate`,
+ * `brs serve` and `brs start` migrate: an operator's `brs audit` against production must
+ * not change its schema as a side effect.
+ */
+export async function requireMigrated(db: Db): Promise<void> {
+  const pending = (await migrator(db).getMigrations()).filter((m) => !m.executedAt);
+  if (pending.length > 0) {
+    throw new Error(
+      `the database schema is behind this version (${pending.length} migration${pending.length === 1 ? '' : 's'} to apply): run \`brs migrate\` first`,
+    );
+  }
+}
+
 /** Whether the database answers and, on SQLite, is still the file at its path. */
 export async function ping(db: Db): Promise<void> {
   sqliteHandle(db)?.checkFile();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { brs, brsServe } from '../support/cli.js';
-import { freshDatabase } from '../support/databases.js';
+import { freshDatabase, migratedDatabase } from '../support/databases.js';
 
 let env: Record<string, string>;
 let drop: () => Promise<void>;
@@ -32,7 +32,15 @@ describe('brs, the operator command line', () => {
   let client: string;
   let key: { id: string; key: string };
 
-  it('migrate', async () => {
+  it('only migrate migrates: other commands refuse a database whose schema is behind', async () => {
+    expect(await brs(env, 'account', 'create', '--name', 'Early', '--plan', 'pro')).toMatchObject({
+      code: 1,
+      out: {
+        error: expect.stringMatching(
+          /^the database schema is behind this version \(\d+ migrations to apply\): run `brs migrate` first$/,
+        ),
+      },
+    });
     expect(await brs(env, 'migrate')).toMatchObject({ code: 0, out: { ok: true } });
   });
 
@@ -405,7 +413,7 @@ describe('brs, the operator command line', () => {
   });
 
   it('demo seeds a complete data set whose keys work, once', async () => {
-    const demoDb = await freshDatabase();
+    const demoDb = await migratedDatabase();
     const demoEnv = { DATABASE_URL: demoDb.url };
     const r = await brs(demoEnv, 'demo');
     expect(r.code).toBe(0);
@@ -434,7 +442,7 @@ describe('brs, the operator command line', () => {
   });
 
   it('demo writes nothing when any of its brands is taken', async () => {
-    const db = await freshDatabase();
+    const db = await migratedDatabase();
     const e = { DATABASE_URL: db.url };
     const acc = (await brs(e, 'account', 'create', '--name', 'Other', '--plan', 'pro')).out.account;
     await brs(e, 'brand', 'add', '--account', acc, '--host', 'globex.com');

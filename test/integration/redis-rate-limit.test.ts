@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brs, brsServe } from '../support/cli.js';
-import { freshDatabase, REDIS_URL } from '../support/databases.js';
+import { migratedDatabase, REDIS_URL } from '../support/databases.js';
 import { PortalClient } from '../support/portal-client.js';
 
 let env: Record<string, string>;
@@ -9,7 +9,7 @@ let drop: () => Promise<void>;
 const servers: Awaited<ReturnType<typeof brsServe>>[] = [];
 
 beforeAll(async () => {
-  const db = await freshDatabase();
+  const db = await migratedDatabase();
   env = { DATABASE_URL: db.url, REDIS_URL };
   drop = db.drop;
 });

@@ -3,7 +3,7 @@ import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { readBrandKit } from '../../src/domain/brand-kit.js';
 import { listOutbox } from '../../src/email/outbox.js';
 import { brs, brsServe } from '../support/cli.js';
-import { freshDatabase } from '../support/databases.js';
+import { migratedDatabase } from '../support/databases.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
 
@@ -273,7 +273,7 @@ describe('brs account brand-kit', () => {
   let drop: () => Promise<void>;
   let server: Awaited<ReturnType<typeof brsServe>> | undefined;
   beforeAll(async () => {
-    const db = await freshDatabase();
+    const db = await migratedDatabase();
     env = { DATABASE_URL: db.url };
     drop = db.drop;
   });

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brs, brsServe } from '../support/cli.js';
-import { freshDatabase } from '../support/databases.js';
+import { migratedDatabase } from '../support/databases.js';
 import { PortalClient } from '../support/portal-client.js';
 
 /** WORKERS=2: several server processes on one port, without Redis. */
@@ -31,7 +31,7 @@ async function workerPids(): Promise<number[]> {
 }
 
 beforeAll(async () => {
-  const db = await freshDatabase();
+  const db = await migratedDatabase();
   env = { DATABASE_URL: db.url, WORKERS: '2' };
   drop = db.drop;
   const account = (await brs(env, 'account', 'create', '--name', 'P', '--plan', 'partner')).out

@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import { migrate } from '../../src/db/database.js';
 import { randomId } from '../../src/ids.js';
 
 /** Where the test PostgreSQL server is; any database on it works for creating others. */
@@ -37,4 +40,19 @@ export async function freshDatabase(): Promise<{ url: string; drop: () => Promis
       await c.end();
     },
   };
+}
+
+/**
+ * A fresh database with the schema in place, as `brs migrate` leaves it: the operator
+ * commands other than migrate, serve and start refuse an unmigrated one.
+ */
+export async function migratedDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const fresh = await freshDatabase();
+  const app = await createContext(loadConfig({ DATABASE_URL: fresh.url }));
+  try {
+    await migrate(app.db);
+  } finally {
+    await app.close();
+  }
+  return fresh;
 }
