@@ -1,0 +1,120 @@
+import type { Command } from 'commander';
+import { createKey, revokeKey } from '../../domain/api-key-admin.js';
+import { requireBrandByHost } from '../../domain/brands.js';
+import { grantDelegation, revokeDelegation } from '../../domain/delegations.js';
+import { addShareGuest } from '../../domain/shares.js';
+import { BrandHost, Role, TeammateEmail } from '../../operations/schemas.js';
+import { parse } from '../args.js';
+import { action } from '../command.js';
+
+/** `brs` API keys, delegations and share guests. */
+export function registerAccess(program: Command): void {
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .requiredOption('--account <account>', 'account key')
+    .requiredOption('--role <role>', 'owner, admin or member')
+    .requiredOption('--scope <scope>', 'full, or a comma-separated list of brand hosts')
+    .option('--name <name>', 'a name to recognise the key by')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { account: string; role: string; scope: string; name?: string }) => {
+          const scope =
+            o.scope === 'full' ? null : o.scope.split(',').map((h) => parse(BrandHost, h, 'scope'));
+          return createKey(app, {
+            accountId: o.account,
+            role: parse(Role, o.role, 'role'),
+            scope,
+            name: o.name,
+            actor: 'operator',
+          });
+        },
+        (o) => `key ${o.id}\n${o.key}\n(the secret is shown once; store it now)`,
+      ),
+    );
+  key
+    .command('revoke')
+    .requiredOption('--id <id>', 'key id')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { id: string }) => {
+          await revokeKey(app, o.id, 'operator');
+          return { ok: true };
+        },
+        () => 'revoked',
+      ),
+    );
+
+  const delegation = program.command('delegation').description('delegations');
+  delegation
+    .command('grant')
+    .requiredOption('--partner <account>', 'partner account key')
+    .requiredOption('--client <account>', 'client account key')
+    .requiredOption('--brand <host>', 'client brand host')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { partner: string; client: string; brand: string }) => ({
+          status: await grantDelegation(app, {
+            partnerId: o.partner,
+            clientId: o.client,
+            host: parse(BrandHost, o.brand, 'brand'),
+            actor: 'operator',
+          }),
+        }),
+        (o) => `delegation ${o.status}`,
+      ),
+    );
+  delegation
+    .command('revoke')
+    .description("revoke a partner's delegation, as the client does in the app")
+    .requiredOption('--partner <account>', 'partner account key')
+    .requiredOption('--client <account>', 'client account key')
+    .requiredOption('--brand <host>', 'client brand host')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { partner: string; client: string; brand: string }) => ({
+          status: await revokeDelegation(
+            app,
+            o.client,
+            o.partner,
+            parse(BrandHost, o.brand, 'brand'),
+            'operator',
+          ),
+        }),
+        (o) => `delegation ${o.status}`,
+      ),
+    );
+
+  program
+    .command('share')
+    .description('story shares')
+    .command('guest')
+    .description('guests of a guests share (the portal manages them too)')
+    .command('add')
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption('--event <event_uri>', "the story's event_uri")
+    .requiredOption('--email <email>', "the guest's email")
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; event: string; email: string }) => {
+          const brand = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          const email = parse(TeammateEmail, o.email, 'email');
+          await addShareGuest(
+            app,
+            { brand, relation: 'own' },
+            o.event,
+            email,
+            'operator',
+            brand.account_id,
+          );
+          return { ok: true, email };
+        },
+        (o) => `guest ${o.email} added`,
+      ),
+    );
+}

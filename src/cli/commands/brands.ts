@@ -1,0 +1,166 @@
+import type { Command } from 'commander';
+import {
+  addBrand,
+  requireBrandByHost,
+  setBrandAliases,
+  setBrandMatchPolicy,
+  shownMatchPolicy,
+} from '../../domain/brands.js';
+import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
+import { invalid } from '../../errors.js';
+import { BrandHost } from '../../operations/schemas.js';
+import { Name, parse } from '../args.js';
+import { action } from '../command.js';
+
+/** `brs` brands: adding one, its aliases and match policy, its feeds. */
+export function registerBrands(program: Command): void {
+  const brand = program.command('brand').description('brands');
+  brand
+    .command('add')
+    .requiredOption('--account <account>', 'account key')
+    .requiredOption('--host <host>', 'brand host, e.g. acme.com')
+    .option('--name <name>', 'display name')
+    .option('--verified', 'mark the brand as verified')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { account: string; host: string; name?: string; verified?: boolean }) => {
+          const host = parse(BrandHost, o.host, 'host');
+          const name = o.name === undefined ? undefined : parse(Name, o.name, 'name');
+          await addBrand(app, o.account, host, name, !!o.verified);
+          return { brand: host };
+        },
+        (o) => `brand ${o.brand}`,
+      ),
+    );
+
+  brand
+    .command('aliases')
+    .description('show, or with --set replace, the other names a brand is mentioned by')
+    .requiredOption('--host <host>', 'brand host')
+    .option('--set <aliases>', 'comma-separated aliases ("" clears them)')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { host: string; set?: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.host, 'host'));
+          const aliases =
+            o.set === undefined
+              ? (JSON.parse(b.aliases) as string[])
+              : await setBrandAliases(app, b, o.set.split(','), 'operator');
+          return { brand: b.host, aliases };
+        },
+        (o) => `${o.brand}: ${(o.aliases as string[]).join(', ') || '(no aliases)'}`,
+      ),
+    );
+
+  brand
+    .command('match')
+    .description(
+      "show, or with options change, how a brand's name is told from the same word meaning something else",
+    )
+    .requiredOption('--host <host>', 'brand host')
+    .option('--strict <mode>', 'proper-noun context for the name: auto, on or off')
+    .option('--exact-case <on|off>', 'count the name only as spelled')
+    .option('--require <words>', 'comma-separated words the article must name one of ("" clears)')
+    .option('--exclude <phrases>', 'comma-separated phrases that are not the brand ("" clears)')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (
+          app,
+          o: {
+            host: string;
+            strict?: string;
+            exactCase?: string;
+            require?: string;
+            exclude?: string;
+          },
+        ) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.host, 'host'));
+          const now = shownMatchPolicy(b.match_policy);
+          const changes = [o.strict, o.exactCase, o.require, o.exclude].some(
+            (v) => v !== undefined,
+          );
+          if (!changes) return { brand: b.host, match: now };
+          const list = (v: string | undefined, was: readonly string[]) =>
+            v === undefined ? was : v.split(',');
+          const onOff = (v: string | undefined, was: boolean) => {
+            if (v === undefined) return was;
+            if (v !== 'on' && v !== 'off') throw invalid('exact-case: must be on or off');
+            return v === 'on';
+          };
+          const match = await setBrandMatchPolicy(
+            app,
+            b,
+            {
+              strict: o.strict ?? now.strict,
+              exactCase: onOff(o.exactCase, now.exactCase),
+              require: list(o.require, now.require),
+              exclude: list(o.exclude, now.exclude),
+            },
+            'operator',
+          );
+          return { brand: b.host, match };
+        },
+        (o) => {
+          const m = o.match as ReturnType<typeof shownMatchPolicy>;
+          return [
+            `${o.brand}: strict ${m.strict}, exact case ${m.exactCase ? 'on' : 'off'}`,
+            `  require: ${m.require.join(', ') || '(nothing)'}`,
+            `  exclude: ${m.exclude.join(', ') || '(nothing)'}`,
+          ].join('\n');
+        },
+      ),
+    );
+
+  const source = program.command('source').description("a brand's monitored RSS and Atom feeds");
+  source
+    .command('add')
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption('--url <url>', 'feed URL (http or https, public host)')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; url: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          return { source: await addFeed(app, b, o.url, 'operator') };
+        },
+        (o) => `source ${(o.source as { id: string }).id}`,
+      ),
+    );
+  source
+    .command('list')
+    .requiredOption('--brand <host>', 'brand host')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          return { sources: await listFeeds(app, b.id) };
+        },
+        (o) =>
+          (o.sources as Awaited<ReturnType<typeof listFeeds>>)
+            .map(
+              (f) =>
+                `${f.id}  ${f.url}  ${f.last_status ?? 'not polled yet'}${f.last_error ? `  (${f.last_error})` : ''}`,
+            )
+            .join('\n') || '(no sources)',
+      ),
+    );
+  source
+    .command('remove')
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption('--id <id>', 'source id')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; id: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          await removeFeed(app, b, o.id, 'operator');
+          return { ok: true };
+        },
+        () => 'removed',
+      ),
+    );
+}
