@@ -4,7 +4,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.js';
-import { jobHandlers } from './jobs/handlers.js';
+import { jobDefinitions } from './jobs/handlers.js';
 import { JobRunner } from './jobs/queue.js';
 import { type Advisor, createAdvisor } from './pipeline/advisor.js';
 
@@ -49,7 +49,7 @@ export async function createContext(
     billing: createBilling(config),
     advisor: createAdvisor(config),
     get jobs() {
-      runner ??= new JobRunner(ctx, jobHandlers);
+      runner ??= new JobRunner(ctx, jobDefinitions);
       return runner;
     },
     async close() {

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import { CLIENT_BRANDS } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
@@ -43,6 +44,6 @@ export async function subscribe(
       .execute();
     await writeAudit(trx, { accountId, actor, action: 'billing.subscribed', at: now });
     // A partner's client brands are billed from now on: report the current number.
-    await enqueue(trx, 'billing.client_brands', { account: accountId }, { now });
+    await enqueue(trx, CLIENT_BRANDS, { account: accountId }, { now });
   });
 }

@@ -5,6 +5,7 @@ import type { Plan } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { CLIENT_BRANDS } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
@@ -92,7 +93,7 @@ export async function activateDelegation(
     details: { partner: d.partnerId, ...d.details },
     at: d.at,
   });
-  await enqueue(trx, 'billing.client_brands', { account: d.partnerId }, { now: d.at });
+  await enqueue(trx, CLIENT_BRANDS, { account: d.partnerId }, { now: d.at });
 }
 
 /** The reclaim trial of a client account handed back after its last delegation ended. */
@@ -153,7 +154,7 @@ export async function dropDelegation(
       details: { client: d.client_account_id, client_account: clientAccount },
       at,
     });
-    await enqueue(trx, 'billing.client_brands', { account: partnerId }, { now: at });
+    await enqueue(trx, CLIENT_BRANDS, { account: partnerId }, { now: at });
     return { clientAccount, trialEndsAt, clientId: d.client_account_id, brandId: d.brand_id };
   });
 }
@@ -202,7 +203,7 @@ export async function revokeDelegation(
       details: { partner: partnerId },
       at,
     });
-    await enqueue(trx, 'billing.client_brands', { account: partnerId }, { now: at });
+    await enqueue(trx, CLIENT_BRANDS, { account: partnerId }, { now: at });
     return 'revoked' as const;
   });
 }

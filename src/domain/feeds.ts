@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation, withTransaction } from '../db/database.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import { FEED_POLL } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { dispatcherFor, FetchRefused, safeFetch } from '../net/safe-fetch.js';
 import { decodeBody } from '../pipeline/charset.js';
@@ -158,12 +159,12 @@ export async function scheduleDueFeeds(app: AppContext): Promise<number> {
       const pending = await trx
         .selectFrom('jobs')
         .select('id')
-        .where('name', '=', FEED_POLL_JOB)
+        .where('name', '=', FEED_POLL.name)
         .where('payload', '=', JSON.stringify({ feed: feed.id }))
         .where('status', 'in', ['queued', 'running'])
         .executeTakeFirst();
       if (pending) return;
-      await enqueue(trx, FEED_POLL_JOB, { feed: feed.id }, { now: at, maxAttempts: 3 });
+      await enqueue(trx, FEED_POLL, { feed: feed.id }, { now: at, maxAttempts: 3 });
       claimed++;
     });
   }

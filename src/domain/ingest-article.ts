@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import { ADVISORY_PROPOSE } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import {
   type ArticleInput,
@@ -231,7 +232,7 @@ async function joinStory(
         .set({ status: 'generating', diff: null })
         .where('id', '=', pending.id)
         .execute();
-      await enqueue(trx, 'advisory.propose', { advisory: pending.id }, { now: at });
+      await enqueue(trx, ADVISORY_PROPOSE, { advisory: pending.id }, { now: at });
     }
 
     const entry = {

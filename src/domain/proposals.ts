@@ -4,6 +4,7 @@ import { type Db, isUniqueViolation, withTransaction } from '../db/database.js';
 import type { AdvisoriesTable, PhasesTable } from '../db/schema.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { ADVISORY_PROPOSE } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { type LivePlan, type ProposalInput, withStartedPhases } from '../pipeline/rethink.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
@@ -89,7 +90,7 @@ export async function addContext(
           applied_at: null,
         })
         .execute();
-      await enqueue(trx, 'advisory.propose', { advisory: id }, { now: at });
+      await enqueue(trx, ADVISORY_PROPOSE, { advisory: id }, { now: at });
       await trx
         .updateTable('stories')
         .set({ last_activity_at: at })

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { AppError, invalid, notFound } from '../errors.js';
+import { STORY_FROM_URL } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { dispatcherFor, FetchRefused } from '../net/safe-fetch.js';
 import { readArticle } from '../pipeline/read-article.js';
@@ -35,7 +36,7 @@ export async function requestStoryFromUrl(
   if (existing) return { ok: true, status: 'exists', event_uri: existing };
   const job = await enqueue(
     app.db,
-    FROM_URL_JOB,
+    STORY_FROM_URL,
     { brand: access.brand.id, url, actor },
     { now: app.clock.now().toISOString(), maxAttempts: 3 },
   );
@@ -81,7 +82,7 @@ export async function readStoryFromUrlJob(app: AppContext, access: BrandAccess, 
     .selectFrom('jobs')
     .select(['status', 'payload', 'result', 'last_error'])
     .where('id', '=', jobId)
-    .where('name', '=', FROM_URL_JOB)
+    .where('name', '=', STORY_FROM_URL.name)
     .executeTakeFirst();
   // Another brand's job is as unknown as a made-up id.
   if (!job || (JSON.parse(job.payload) as { brand: string }).brand !== access.brand.id) {

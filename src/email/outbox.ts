@@ -2,6 +2,7 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import { newId } from '../ids.js';
+import { EMAIL_SEND } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 
 export interface Email {
@@ -35,7 +36,7 @@ export async function queueEmail(db: Db, email: Email, now: string): Promise<str
       sent_at: null,
     })
     .execute();
-  await enqueue(db, 'email.send', { email: id }, { now });
+  await enqueue(db, EMAIL_SEND, { email: id }, { now });
   return id;
 }
 

@@ -1,17 +1,25 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
-import { FEED_POLL_JOB, pollFeedJob } from '../domain/feeds.js';
+import { pollFeedJob } from '../domain/feeds.js';
 import { generateProposalJob } from '../domain/proposals.js';
-import { FROM_URL_JOB, storyFromUrlJob } from '../domain/story-from-url.js';
+import { storyFromUrlJob } from '../domain/story-from-url.js';
 import { sendEmailJob } from '../email/outbox.js';
 import { deliverWebhookJob } from '../webhooks/deliver.js';
-import type { JobHandler } from './queue.js';
+import {
+  ADVISORY_PROPOSE,
+  CLIENT_BRANDS,
+  EMAIL_SEND,
+  FEED_POLL,
+  STORY_FROM_URL,
+  WEBHOOK_DELIVER,
+} from './kinds.js';
+import { defineJob } from './queue.js';
 
-/** Every kind of background job, by the name it is enqueued with. */
-export const jobHandlers: Record<string, JobHandler> = {
-  'email.send': sendEmailJob,
-  'advisory.propose': generateProposalJob,
-  'billing.client_brands': recalculateClientBrands,
-  'webhook.deliver': deliverWebhookJob,
-  [FROM_URL_JOB]: storyFromUrlJob,
-  [FEED_POLL_JOB]: pollFeedJob,
-};
+/** Every kind of background job with the handler that runs it. */
+export const jobDefinitions = [
+  defineJob(EMAIL_SEND, sendEmailJob),
+  defineJob(ADVISORY_PROPOSE, generateProposalJob),
+  defineJob(CLIENT_BRANDS, recalculateClientBrands),
+  defineJob(WEBHOOK_DELIVER, deliverWebhookJob),
+  defineJob(STORY_FROM_URL, storyFromUrlJob),
+  defineJob(FEED_POLL, pollFeedJob),
+];

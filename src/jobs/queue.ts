@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { DB, JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
+import type { JobKind } from './kinds.js';
 
 /**
  * Background work as rows of the jobs table, on both databases. A job is enqueued in the
@@ -16,8 +17,20 @@ import { newId } from '../ids.js';
  * that runs again.
  */
 export type JobRow = JobsTable;
-/** A handler declares the payload it takes; the registry only knows it takes one. */
-export type JobHandler = (app: AppContext, payload: never, job: JobRow) => Promise<unknown>;
+/** A kind of job with what runs it (handlers.ts). */
+export interface JobDefinition<P = never> {
+  kind: JobKind<P>;
+  handler: (app: AppContext, payload: P, job: JobRow) => Promise<unknown>;
+}
+
+/** A handler for a kind of job; its payload's type is the kind's. */
+export const defineJob = <P>(
+  kind: JobKind<P>,
+  handler: (app: AppContext, payload: P, job: JobRow) => Promise<unknown>,
+): JobDefinition<P> => ({ kind, handler });
+
+/** A payload a handler cannot take fails its job at once: running it again changes nothing. */
+class UnreadablePayload extends Error {}
 
 /**
  * What runs the queue, the same on SQLite and PostgreSQL (test/integration/job-queue.test.ts
@@ -36,12 +49,15 @@ export interface JobQueue {
   stop(): Promise<void>;
 }
 
-export async function enqueue(
+export async function enqueue<P>(
   db: Db,
-  name: string,
-  payload: Record<string, unknown>,
+  kind: JobKind<P>,
+  payload: P,
   opts: { runAt?: string; maxAttempts?: number; now: string },
 ): Promise<string> {
+  // A payload its handler could not take is a bug here, not a job that fails later.
+  kind.payload.parse(payload);
+  const name = kind.name;
   const id = newId('job');
   await db
     .insertInto('jobs')
@@ -115,13 +131,17 @@ async function claim(app: AppContext, worker: string): Promise<JobRow | undefine
     .executeTakeFirst();
 }
 
-async function finish(app: AppContext, job: JobRow, outcome: { result?: unknown; error?: Error }) {
+async function finish(
+  app: AppContext,
+  job: JobRow,
+  outcome: { result?: unknown; error?: Error; final?: boolean },
+) {
   const now = app.clock.now();
   const base = { locked_by: null, locked_until: null, updated_at: now.toISOString() };
   let update: Partial<JobRow>;
   if (!outcome.error) {
     update = { ...base, status: 'done', result: JSON.stringify(outcome.result ?? null) };
-  } else if (job.attempts >= job.max_attempts) {
+  } else if (outcome.final || job.attempts >= job.max_attempts) {
     update = { ...base, status: 'failed', last_error: outcome.error.message };
   } else {
     // Exponential backoff: base, 2×base, 4×base, …
@@ -188,10 +208,15 @@ export class JobRunner implements JobQueue {
   private running: Promise<number> | undefined;
   private stopped = false;
 
+  private readonly handlers: Map<string, JobDefinition<unknown>>;
+
   constructor(
     private readonly app: AppContext,
-    private readonly handlers: Record<string, JobHandler>,
-  ) {}
+    // biome-ignore lint/suspicious/noExplicitAny: each definition pairs its own payload type
+    definitions: readonly JobDefinition<any>[],
+  ) {
+    this.handlers = new Map(definitions.map((d) => [d.kind.name, d as JobDefinition<unknown>]));
+  }
 
   /** Runs every job that is due now, one after another; answers how many ran. */
   drain(): Promise<number> {
@@ -208,20 +233,24 @@ export class JobRunner implements JobQueue {
       const job = await claim(this.app, this.worker);
       if (!job) return ran;
       ran++;
-      const handler = this.handlers[job.name];
+      const definition = this.handlers.get(job.name);
       try {
-        if (!handler) throw new Error(`no handler for job ${job.name}`);
+        if (!definition) throw new UnreadablePayload(`no handler for job ${job.name}`);
+        const payload = definition.kind.payload.safeParse(JSON.parse(job.payload));
+        if (!payload.success) {
+          throw new UnreadablePayload(`payload: ${payload.error.issues[0]?.message}`);
+        }
         const release = holdLease(this.app, job);
         let result: unknown;
         try {
-          result = await handler(this.app, JSON.parse(job.payload) as never, job);
+          result = await definition.handler(this.app, payload.data, job);
         } finally {
           await release();
         }
         await finish(this.app, job, { result });
       } catch (e) {
         this.app.log?.warn({ job: job.id, name: job.name, err: e }, 'job failed');
-        await finish(this.app, job, { error: e as Error });
+        await finish(this.app, job, { error: e as Error, final: e instanceof UnreadablePayload });
       }
     }
   }

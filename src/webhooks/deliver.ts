@@ -3,9 +3,9 @@ import { Webhook } from 'standardwebhooks';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
 import { newId } from '../ids.js';
+import { WEBHOOK_DELIVER } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { safePost } from '../net/safe-post.js';
-import { DELIVER_JOB } from './events.js';
 
 /** Deliveries are retried for about three days, then given up. */
 export const RETRY_WINDOW_MS = 3 * 24 * 3_600_000;
@@ -141,7 +141,12 @@ export async function deliverWebhookJob(app: AppContext, payload: { delivery: st
         .execute();
     }
     if (outcome === 'pending') {
-      await enqueue(trx, DELIVER_JOB, { delivery: d.id }, { now: at, runAt: next.toISOString() });
+      await enqueue(
+        trx,
+        WEBHOOK_DELIVER,
+        { delivery: d.id },
+        { now: at, runAt: next.toISOString() },
+      );
     }
   });
   return { attempt, status, outcome };
@@ -165,7 +170,7 @@ export async function requeueStalledDeliveries(app: AppContext): Promise<number>
         exists(
           selectFrom('jobs as j')
             .select('j.id')
-            .where('j.name', '=', DELIVER_JOB)
+            .where('j.name', '=', WEBHOOK_DELIVER.name)
             .where('j.status', 'in', ['queued', 'running'])
             .where(
               'j.payload',
@@ -178,7 +183,7 @@ export async function requeueStalledDeliveries(app: AppContext): Promise<number>
     .limit(1000)
     .execute();
   for (const d of stalled) {
-    await enqueue(app.db, DELIVER_JOB, { delivery: d.id }, { now: now.toISOString() });
+    await enqueue(app.db, WEBHOOK_DELIVER, { delivery: d.id }, { now: now.toISOString() });
   }
   return stalled.length;
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { AuditEntry } from '../domain/audit.js';
 import { newId } from '../ids.js';
+import { WEBHOOK_DELIVER } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 
 /** The event types partners can subscribe to (docs/api.md, "Webhooks"). */
@@ -118,6 +119,6 @@ export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
         delivered_at: null,
       })
       .execute();
-    await enqueue(db, DELIVER_JOB, { delivery: id }, { now: e.at });
+    await enqueue(db, WEBHOOK_DELIVER, { delivery: id }, { now: e.at });
   }
 }

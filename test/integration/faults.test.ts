@@ -2,12 +2,13 @@ import { linkSync, renameSync, unlinkSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { migrate } from '../../src/db/database.js';
 import { isDatabaseOutage } from '../../src/http/render-error.js';
 import { buildServer } from '../../src/http/server.js';
-import { enqueue, JobRunner } from '../../src/jobs/queue.js';
+import { defineJob, enqueue, JobRunner } from '../../src/jobs/queue.js';
 import { freshDatabase, REDIS_URL, testDialect } from '../support/databases.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -215,9 +216,10 @@ if (postgres) {
     it('while the database fails, the job runner backs off instead of hammering it, and runs due jobs once it is back', async () => {
       const { svc, proxy } = await behindProxy({ JOB_POLL_MS: '50' }, { runJobs: false });
       const ran: string[] = [];
-      const runner = new JobRunner(svc.app, {
-        'fault.mark': async (_app, payload: { n: number }) => ran.push(`job ${payload.n}`),
-      });
+      const mark = { name: 'fault.mark', payload: z.strictObject({ n: z.number() }) };
+      const runner = new JobRunner(svc.app, [
+        defineJob(mark, async (_app, payload) => ran.push(`job ${payload.n}`)),
+      ]);
       runner.start();
       cleanups.push(() => runner.stop());
       proxy.reset();
@@ -227,7 +229,7 @@ if (postgres) {
       expect(proxy.accepted - before).toBeLessThan(15);
       proxy.restore();
       const now = new Date().toISOString();
-      await enqueue(svc.app.db, 'fault.mark', { n: 1 }, { now });
+      await enqueue(svc.app.db, mark, { n: 1 }, { now });
       // The backoff reached at most 3.2 s (50 ms doubled six times).
       const t0 = performance.now();
       while (ran.length === 0 && performance.now() - t0 < 8000) {

@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { migrate } from '../../src/db/database.js';
-import { enqueue, type JobHandler, type JobRow, JobRunner } from '../../src/jobs/queue.js';
+import type { JobKind } from '../../src/jobs/kinds.js';
+import { defineJob, enqueue, type JobRow, JobRunner } from '../../src/jobs/queue.js';
 import { freshDatabase } from '../support/databases.js';
 
 /**
@@ -59,8 +61,15 @@ async function open(env: Record<string, string> = {}, clock?: Clock): Promise<Ap
   return app;
 }
 
+type JobHandler = (app: AppContext, payload: any, job: JobRow) => Promise<unknown>;
+/** A kind of job of the tests', taking any payload. */
+const kind = (name: string): JobKind<any> => ({ name, payload: z.any() });
+
 function runner(app: AppContext, handlers: Record<string, JobHandler>): JobRunner {
-  const r = new JobRunner(app, handlers);
+  const r = new JobRunner(
+    app,
+    Object.entries(handlers).map(([name, handler]) => defineJob(kind(name), handler)),
+  );
   runners.push(r);
   return r;
 }
@@ -117,7 +126,7 @@ describe('job queue', () => {
         return { doubled: payload.n * 2 };
       },
     });
-    const id = await enqueue(main.db, 'test.double', { n: 21 }, { now: nowIso() });
+    const id = await enqueue(main.db, kind('test.double'), { n: 21 }, { now: nowIso() });
     expect(await r.drain()).toBe(1);
     expect(await r.drain()).toBe(0);
     expect(payloads).toEqual([{ n: 21 }]);
@@ -128,6 +137,28 @@ describe('job queue', () => {
       last_error: null,
       locked_by: null,
       locked_until: null,
+    });
+  });
+
+  it('checks a payload against its kind: refused at enqueue, and failed at once when unreadable at claim', async () => {
+    const typed = { name: 'test.typed', payload: z.strictObject({ n: z.number() }) };
+    await expect(
+      enqueue(main.db, typed, { n: 'one' } as unknown as { n: number }, { now: nowIso() }),
+    ).rejects.toThrow();
+    expect(await main.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
+    // A row written by an older version, say, with a payload the handler cannot take.
+    const id = await enqueue(main.db, kind('test.typed'), { n: 'one' }, { now: nowIso() });
+    const ran: unknown[] = [];
+    const app = await open();
+    const r = new JobRunner(app, [defineJob(typed, async (_app, p) => ran.push(p))]);
+    runners.push(r);
+    expect(await r.drain()).toBe(1);
+    expect(ran).toEqual([]);
+    // No retry: running it again would change nothing.
+    expect(await row(id)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      last_error: expect.stringMatching(/^payload: /),
     });
   });
 
@@ -143,7 +174,7 @@ describe('job queue', () => {
         return 'ok';
       },
     });
-    const id = await enqueue(main.db, 'test.flaky', {}, { now: at(t0) });
+    const id = await enqueue(main.db, kind('test.flaky'), {}, { now: at(t0) });
 
     expect(await r.drain()).toBe(1);
     expect(await row(id)).toMatchObject({
@@ -183,7 +214,7 @@ describe('job queue', () => {
     });
     const id = await enqueue(
       main.db,
-      'test.broken',
+      kind('test.broken'),
       {},
       { now: at(clock.now().getTime()), maxAttempts: 3 },
     );
@@ -211,7 +242,7 @@ describe('job queue', () => {
         return 'rescued';
       },
     });
-    const id = await enqueue(main.db, 'test.once', {}, { now: nowIso() });
+    const id = await enqueue(main.db, kind('test.once'), {}, { now: nowIso() });
     // Claimed by a worker that then vanished (its process died mid-job).
     const claimedBy = (lockedUntil: string) =>
       main.db
@@ -269,7 +300,7 @@ describe('job queue', () => {
         return 'from the new owner';
       },
     });
-    const id = await enqueue(main.db, 'test.slow', {}, { now: at(clock.now().getTime()) });
+    const id = await enqueue(main.db, kind('test.slow'), {}, { now: at(clock.now().getTime()) });
 
     // A failed expectation must not leave a handler waiting, or stopping its runner hangs.
     try {
@@ -314,7 +345,7 @@ describe('job queue', () => {
     };
     const ids: string[] = [];
     for (let i = 0; i < 40; i++)
-      ids.push(await enqueue(main.db, 'test.count', { i }, { now: nowIso() }));
+      ids.push(await enqueue(main.db, kind('test.count'), { i }, { now: nowIso() }));
     const [ranA, ranB] = await Promise.all([
       runner(a, { 'test.count': handler }).drain(),
       runner(b, { 'test.count': handler }).drain(),
@@ -339,7 +370,7 @@ describe('job queue', () => {
       await sleep(1200);
       return 'long';
     };
-    const id = await enqueue(main.db, 'test.long', {}, { now: nowIso() });
+    const id = await enqueue(main.db, kind('test.long'), {}, { now: nowIso() });
     const ra = runner(a, { 'test.long': long });
     const rb = runner(b, { 'test.long': long });
 
@@ -373,7 +404,7 @@ describe('job queue', () => {
         throw new Error('late failure');
       },
     });
-    const id = await enqueue(main.db, 'test.fails-late', {}, { now: nowIso() });
+    const id = await enqueue(main.db, kind('test.fails-late'), {}, { now: nowIso() });
     expect(await r.drain()).toBe(1);
     expect(await row(id)).toMatchObject({
       status: 'queued',
@@ -388,7 +419,7 @@ describe('job queue', () => {
 
   it('keeps jobs across a restart', async () => {
     const before = await open();
-    const id = await enqueue(before.db, 'test.durable', { n: 7 }, { now: nowIso() });
+    const id = await enqueue(before.db, kind('test.durable'), { n: 7 }, { now: nowIso() });
     opened.splice(opened.indexOf(before), 1);
     await before.close();
 
@@ -403,7 +434,7 @@ describe('job queue', () => {
     const effects = join(dir, 'effects.log');
     writeFileSync(effects, '');
     const lines = () => readFileSync(effects, 'utf8').split('\n').filter(Boolean);
-    const id = await enqueue(main.db, 'test.effect', {}, { now: nowIso() });
+    const id = await enqueue(main.db, kind('test.effect'), {}, { now: nowIso() });
 
     const first = startWorker(effects);
     await waitFor('the first worker to start the job', () => lines().includes(`start ${id}`), {

@@ -5,23 +5,24 @@
 // process killed in between leaves a start without its effect.
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
 import { loadConfig } from '../../dist/config.js';
 import { createContext } from '../../dist/context.js';
-import { JobRunner } from '../../dist/jobs/queue.js';
+import { defineJob, JobRunner } from '../../dist/jobs/queue.js';
 
 const log = process.env.QUEUE_WORKER_LOG;
 if (!log) throw new Error('QUEUE_WORKER_LOG is required');
 const delay = Number(process.env.EFFECT_DELAY_MS ?? 1500);
 
 const app = await createContext(loadConfig(process.env));
-const runner = new JobRunner(app, {
-  'test.effect': async (_app, _payload, job) => {
+const runner = new JobRunner(app, [
+  defineJob({ name: 'test.effect', payload: z.any() }, async (_app, _payload, job) => {
     appendFileSync(log, `start ${job.id}\n`);
     await sleep(delay);
     appendFileSync(log, `effect ${job.id}\n`);
     return { pid: process.pid };
-  },
-});
+  }),
+]);
 runner.start();
 
 process.once('SIGTERM', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { conflict, notFound } from '../../errors.js';
+import { WEBHOOK_DELIVER } from '../../jobs/kinds.js';
 import { enqueue } from '../../jobs/queue.js';
 import { actorLabel } from '../../policy.js';
 import {
@@ -8,7 +9,6 @@ import {
   listEndpoints,
   rotateSecret,
 } from '../../webhooks/endpoints.js';
-import { DELIVER_JOB } from '../../webhooks/events.js';
 import { definePortalOperation } from './define.js';
 
 /** Webhook endpoints of the account (owners and admins, as `brs webhook` for operators). */
@@ -84,7 +84,7 @@ export const retryDelivery = definePortalOperation({
         .set({ status: 'pending', next_attempt_at: at })
         .where('id', '=', d.id)
         .execute();
-      await enqueue(trx, DELIVER_JOB, { delivery: d.id }, { now: at, maxAttempts: 1 });
+      await enqueue(trx, WEBHOOK_DELIVER, { delivery: d.id }, { now: at, maxAttempts: 1 });
     });
     return { ok: true };
   },

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/**
+ * Every kind of background job: the name it is stored under and the payload it takes,
+ * checked when it is enqueued and parsed when it is claimed (queue.ts). Here, apart from
+ * the handlers (handlers.ts), so that the modules that enqueue a job need not import the
+ * code that runs it.
+ */
+export interface JobKind<P> {
+  name: string;
+  payload: z.ZodType<P>;
+}
+
+const kind = <P>(name: string, payload: z.ZodType<P>): JobKind<P> => ({ name, payload });
+const Id = z.string().min(1).max(100);
+
+export const EMAIL_SEND = kind('email.send', z.strictObject({ email: Id }));
+export const ADVISORY_PROPOSE = kind('advisory.propose', z.strictObject({ advisory: Id }));
+export const CLIENT_BRANDS = kind('billing.client_brands', z.strictObject({ account: Id }));
+export const WEBHOOK_DELIVER = kind('webhook.deliver', z.strictObject({ delivery: Id }));
+export const FEED_POLL = kind('feed.poll', z.strictObject({ feed: Id }));
+export const STORY_FROM_URL = kind(
+  'story.from_url',
+  z.strictObject({
+    brand: Id,
+    url: z.string().min(1).max(2048),
+    actor: z.string().min(1).max(300),
+  }),
+);
