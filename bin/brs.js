@@ -10,4 +10,4 @@ if (major < 22 || (major === 22 && minor < 12)) {
 }
 const { main } = await import('../dist/cli/main.js');
 
-await main(process.argv);
+process.exitCode = await main(process.argv);

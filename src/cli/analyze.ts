@@ -16,6 +16,7 @@ import {
 } from '../pipeline/analyze-page.js';
 import { fetchPage, type PageFailure, readPage } from '../pipeline/read-article.js';
 import { Name, parse, readJsonFile } from './args.js';
+import { ioOf } from './io.js';
 
 /**
  * `brs analyze --brands FILE [--text] [--json] INPUT...`: what the pipeline makes of any
@@ -126,37 +127,40 @@ export function registerAnalyze(program: Command): void {
     .requiredOption('--brands <file>', 'JSON array of {"host", "name"?, "aliases"?, "match"?}')
     .option('--text', 'include the extracted text')
     .option('--json', 'print NDJSON, one object per input')
-    .action(async (inputs: string[], o: { brands: string; text?: boolean; json?: boolean }) => {
-      const brands = brandIndex(brandsFrom(await readJsonFile(o.brands, 'brands')));
-      // The fetcher's settings, read once and only when a URL is given.
-      let config: ReturnType<typeof loadConfig> | undefined;
-      const fetchConfig = () => {
-        config ??= loadConfig();
-        return config;
-      };
-      // Workers take the inputs in turn; the lines still come out in input order.
-      const settle: ((o: Outcome) => void)[] = [];
-      const outcomes = inputs.map((_, i) => new Promise<Outcome>((r) => (settle[i] = r)));
-      let next = 0;
-      const worker = async () => {
-        for (let i = next++; i < inputs.length; i = next++) {
-          settle[i]!(
-            await analyzeInput(inputs[i]!, brands, fetchConfig).catch(
-              (e: Error): Outcome => ({ ok: false, error: e.message }),
-            ),
+    .action(
+      async (inputs: string[], o: { brands: string; text?: boolean; json?: boolean }, cmd) => {
+        const io = ioOf(cmd);
+        const brands = brandIndex(brandsFrom(await readJsonFile(o.brands, 'brands')));
+        // The fetcher's settings, read once and only when a URL is given.
+        let config: ReturnType<typeof loadConfig> | undefined;
+        const fetchConfig = () => {
+          config ??= loadConfig(io.env);
+          return config;
+        };
+        // Workers take the inputs in turn; the lines still come out in input order.
+        const settle: ((o: Outcome) => void)[] = [];
+        const outcomes = inputs.map((_, i) => new Promise<Outcome>((r) => (settle[i] = r)));
+        let next = 0;
+        const worker = async () => {
+          for (let i = next++; i < inputs.length; i = next++) {
+            settle[i]!(
+              await analyzeInput(inputs[i]!, brands, fetchConfig).catch(
+                (e: Error): Outcome => ({ ok: false, error: e.message }),
+              ),
+            );
+          }
+        };
+        for (let k = 0; k < Math.min(CONCURRENCY, inputs.length); k++) void worker();
+        let failures = 0;
+        for (let i = 0; i < inputs.length; i++) {
+          const out = await outcomes[i]!;
+          if (!out.ok) failures++;
+          io.out(
+            o.json ? `${jsonLine(inputs[i]!, out, !!o.text)}\n` : report(inputs[i]!, out, !!o.text),
           );
         }
-      };
-      for (let k = 0; k < Math.min(CONCURRENCY, inputs.length); k++) void worker();
-      let failures = 0;
-      for (let i = 0; i < inputs.length; i++) {
-        const out = await outcomes[i]!;
-        if (!out.ok) failures++;
-        process.stdout.write(
-          o.json ? `${jsonLine(inputs[i]!, out, !!o.text)}\n` : report(inputs[i]!, out, !!o.text),
-        );
-      }
-      // Every input was reported; the status says whether all of them could be read.
-      if (failures > 0) process.exitCode = 2;
-    });
+        // Every input was reported; the status says whether all of them could be read.
+        if (failures > 0) io.exitCode = 2;
+      },
+    );
 }

@@ -5,6 +5,7 @@ import { type AppContext, createContext } from '../context.js';
 import { migrate, requireMigrated } from '../db/database.js';
 import { MemoryRateLimiter } from '../http/rate-limiter.js';
 import { SourceType } from '../operations/schemas.js';
+import { ioOf } from './io.js';
 
 /** What the command groups share: their output, the options every command takes. */
 export const Plan = z.enum(
@@ -40,12 +41,13 @@ export function action<A extends unknown[]>(
 ) {
   return async (...args: A) => {
     const opts = args.at(-2) as { json?: boolean };
-    const app = await createContext(loadConfig(), { limiter: new MemoryRateLimiter() });
+    const io = ioOf(args.at(-1) as Command);
+    const app = await createContext(loadConfig(io.env), { limiter: new MemoryRateLimiter() });
     try {
       if (migrates) await migrate(app.db);
       else await requireMigrated(app.db);
       const out = await run(app, ...args);
-      process.stdout.write(opts.json ? `${JSON.stringify(out)}\n` : `${human(out)}\n`);
+      io.out(opts.json ? `${JSON.stringify(out)}\n` : `${human(out)}\n`);
     } finally {
       await app.close();
     }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
-import { brs, brsServe } from '../support/cli.js';
+import { brs, brsProcess, brsServe } from '../support/cli.js';
 import { freshDatabase, migratedDatabase } from '../support/databases.js';
 
 let env: Record<string, string>;
@@ -41,7 +41,8 @@ describe('brs, the operator command line', () => {
         ),
       },
     });
-    expect(await brs(env, 'migrate')).toMatchObject({ code: 0, out: { ok: true } });
+    // The command as an operator runs it, in a process of its own (a smoke test).
+    expect(await brsProcess(env, 'migrate')).toMatchObject({ code: 0, out: { ok: true } });
   });
 
   it('account create', async () => {
@@ -53,7 +54,8 @@ describe('brs, the operator command line', () => {
   });
 
   it('refuses a bad plan with a clear JSON error and a non-zero exit', async () => {
-    const r = await brs(env, 'account', 'create', '--name', 'X', '--plan', 'gold');
+    // The exit status of a real process (a smoke test).
+    const r = await brsProcess(env, 'account', 'create', '--name', 'X', '--plan', 'gold');
     expect(r.code).toBe(1);
     expect(r.out).toEqual({ error: 'plan: must be starter, pro, partner or agency' });
   });

@@ -2,6 +2,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { CliIo } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
 
 const BIN = fileURLToPath(new URL('../../bin/brs.js', import.meta.url));
 
@@ -11,8 +13,36 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...rest, LOG_LEVEL: 'warn', ...extra };
 }
 
-/** Runs `brs … --json` as an operator would and parses the one JSON object it prints. */
-export function brs(env: Record<string, string>, ...args: string[]) {
+/**
+ * Runs `brs … --json` in this process, with its own environment and output, and parses
+ * the one JSON object it prints: the same code as the command, without a Node start-up
+ * per call.
+ */
+export async function brs(env: Record<string, string>, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    env: childEnv(env),
+    out: (text) => {
+      stdout += text;
+    },
+    err: (text) => {
+      stderr += text;
+    },
+    exitCode: 0,
+  };
+  const code = await main(['node', 'brs', ...args, '--json'], io);
+  let out: unknown;
+  try {
+    out = JSON.parse(stdout);
+  } catch {
+    out = stdout;
+  }
+  return { code, out: out as any, stderr };
+}
+
+/** Runs `brs … --json` as an operator would, in a process of its own: the smoke tests. */
+export function brsProcess(env: Record<string, string>, ...args: string[]) {
   return new Promise<{ code: number; out: any; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
