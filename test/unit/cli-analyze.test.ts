@@ -1,19 +1,17 @@
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
 
 /**
- * `brs analyze`, the built command as an operator runs it (docs/pipeline.md): files and
- * URLs in, one NDJSON line per input in input order, no database.
+ * `brs analyze` (docs/pipeline.md): files and URLs in, one NDJSON line per input in input
+ * order, no database. Run in-process; test/integration/cli.test.ts spawns the command.
  */
-const BIN = fileURLToPath(new URL('../../bin/brs.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'brs-analyze-'));
 let site: http.Server;
 let base: string;
@@ -45,16 +43,19 @@ const french = page(
   '<meta charset="windows-1252">',
 );
 
-function run(...args: string[]) {
-  return new Promise<{ code: number; stdout: string }>((resolve) => {
-    const { BASE_URL: _vite, ...env } = process.env;
-    execFile(
-      process.execPath,
-      [BIN, 'analyze', ...args],
-      { env: { ...env, FETCH_ALLOW_HOSTS: new URL(base).host } },
-      (err, stdout) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout }),
-    );
+/** `brs analyze …` in this process, with its own environment and output. */
+async function run(...args: string[]) {
+  const { BASE_URL: _vite, ...env } = process.env;
+  let stdout = '';
+  const code = await main(['node', 'brs', 'analyze', ...args], {
+    env: { ...env, FETCH_ALLOW_HOSTS: new URL(base).host },
+    out: (text) => {
+      stdout += text;
+    },
+    err: () => {},
+    exitCode: 0,
   });
+  return { code, stdout };
 }
 const lines = (stdout: string) =>
   stdout
