@@ -4,7 +4,6 @@ import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { type Db, openDatabase } from './db/database.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.js';
-import { jobDefinitions } from './jobs/handlers.js';
 import { JobRunner } from './jobs/queue.js';
 import { type Advisor, createAdvisor } from './pipeline/advisor.js';
 
@@ -49,7 +48,7 @@ export async function createContext(
     billing: createBilling(config),
     advisor: createAdvisor(config),
     get jobs() {
-      runner ??= new JobRunner(ctx, jobDefinitions);
+      runner ??= new JobRunner(ctx);
       return runner;
     },
     async close() {

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { startFeedScheduler } from '../domain/feeds.js';
+import { jobDefinitions } from '../jobs/handlers.js';
 import { mountMcp } from '../mcp/mcp-route.js';
 import { mountOAuth } from '../oauth/oauth-routes.js';
 import { lazyOAuthProvider } from '../oauth/provider.js';
@@ -134,7 +135,9 @@ export async function buildServer(
   mountShares(fastify, app);
   mountPortal(fastify, app);
 
-  // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts).
+  // Every server process runs background jobs; claims are atomic (src/jobs/queue.ts). The
+  // handlers are the server's to wire: a context alone (the CLI's) claims no job.
+  app.jobs.register(jobDefinitions);
   if (opts.runJobs ?? true) {
     app.jobs.start();
     const stopFeeds = startFeedScheduler(app);

@@ -87,8 +87,16 @@ const due = (at: string) => (eb: ExpressionBuilder<DB, 'jobs'>) =>
     eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
   ]);
 
-/** Takes the next due job (or one whose lease ran out) for this worker, or undefined. */
-async function claim(app: AppContext, worker: string): Promise<JobRow | undefined> {
+/**
+ * Takes the next due job (or one whose lease ran out) of the kinds this worker runs, or
+ * undefined: a process never claims a job it has no handler for.
+ */
+async function claim(
+  app: AppContext,
+  worker: string,
+  kinds: readonly string[],
+): Promise<JobRow | undefined> {
+  if (kinds.length === 0) return undefined;
   const now = app.clock.now();
   const at = now.toISOString();
   // Looked for first with a read, which never waits: an UPDATE takes SQLite's write lock
@@ -98,6 +106,7 @@ async function claim(app: AppContext, worker: string): Promise<JobRow | undefine
     .selectFrom('jobs')
     .select('id')
     .where(due(at))
+    .where('name', 'in', kinds)
     .limit(1)
     .executeTakeFirst();
   if (!any) return undefined;
@@ -115,7 +124,13 @@ async function claim(app: AppContext, worker: string): Promise<JobRow | undefine
     .whereRef('attempts', '>=', 'max_attempts')
     .execute();
   const postgres = app.config.database.dialect === 'postgres';
-  let next = app.db.selectFrom('jobs').select('id').where(due(at)).orderBy('run_at').limit(1);
+  let next = app.db
+    .selectFrom('jobs')
+    .select('id')
+    .where(due(at))
+    .where('name', 'in', kinds)
+    .orderBy('run_at')
+    .limit(1);
   if (postgres) next = next.forUpdate().skipLocked();
   return app.db
     .updateTable('jobs')
@@ -208,14 +223,20 @@ export class JobRunner implements JobQueue {
   private running: Promise<number> | undefined;
   private stopped = false;
 
-  private readonly handlers: Map<string, JobDefinition<unknown>>;
+  private readonly handlers = new Map<string, JobDefinition<unknown>>();
 
   constructor(
     private readonly app: AppContext,
     // biome-ignore lint/suspicious/noExplicitAny: each definition pairs its own payload type
-    definitions: readonly JobDefinition<any>[],
+    definitions: readonly JobDefinition<any>[] = [],
   ) {
-    this.handlers = new Map(definitions.map((d) => [d.kind.name, d as JobDefinition<unknown>]));
+    this.register(definitions);
+  }
+
+  /** Adds the handlers this process runs (the server's: src/jobs/handlers.ts). */
+  // biome-ignore lint/suspicious/noExplicitAny: as in the constructor
+  register(definitions: readonly JobDefinition<any>[]): void {
+    for (const d of definitions) this.handlers.set(d.kind.name, d as JobDefinition<unknown>);
   }
 
   /** Runs every job that is due now, one after another; answers how many ran. */
@@ -230,7 +251,7 @@ export class JobRunner implements JobQueue {
     let ran = 0;
     for (;;) {
       if (this.stopped) return ran;
-      const job = await claim(this.app, this.worker);
+      const job = await claim(this.app, this.worker, [...this.handlers.keys()]);
       if (!job) return ran;
       ran++;
       const definition = this.handlers.get(job.name);

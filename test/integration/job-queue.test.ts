@@ -162,6 +162,16 @@ describe('job queue', () => {
     });
   });
 
+  it('claims only the kinds it has a handler for: a job of another kind waits for its worker', async () => {
+    const id = await enqueue(main.db, kind('test.elsewhere'), {}, { now: nowIso() });
+    const app = await open();
+    expect(await runner(app, { 'test.other': async () => 1 }).drain()).toBe(0);
+    expect(await new JobRunner(app).drain()).toBe(0);
+    expect(await row(id)).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(await runner(app, { 'test.elsewhere': async () => 2 }).drain()).toBe(1);
+    expect(await row(id)).toMatchObject({ status: 'done' });
+  });
+
   it('retries a failure after JOB_RETRY_BASE_MS, then twice that, and not before', async () => {
     const clock = manualClock();
     const t0 = clock.now().getTime();

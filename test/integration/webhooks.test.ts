@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
+import { jobDefinitions } from '../../src/jobs/handlers.js';
 import { requeueStalledDeliveries, retryDelayMs } from '../../src/webhooks/deliver.js';
 import { addEndpoint, listDeliveries, rotateSecret } from '../../src/webhooks/endpoints.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -200,6 +201,7 @@ describe('deliveries', () => {
       .where('status', '=', 'queued')
       .execute();
     const restarted = await createContext(svc.app.config);
+    restarted.jobs.register(jobDefinitions);
     try {
       await settle(restarted);
     } finally {
