@@ -7,7 +7,7 @@ import { MemoryRateLimiter } from '../http/rate-limiter.js';
 import { SourceType } from '../operations/schemas.js';
 import { ioOf } from './io.js';
 
-/** What the command groups share: their output, the options every command takes. */
+/** What the command groups share: option schemas, the action wrapper, `command`. */
 export const Plan = z.enum(
   ['starter', 'pro', 'partner', 'agency'],
   'must be starter, pro, partner or agency',

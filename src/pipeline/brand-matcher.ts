@@ -249,7 +249,9 @@ export class BrandMatcher<T> {
         out.push({ brand, start: token.start, end: tokens[last]!.end, sure });
       }
     }
-    return this.excluded.size > 0 ? out.filter((o) => !this.isExcluded(text, o)) : out;
+    if (this.excluded.size === 0) return out;
+    const lower = text.toLowerCase();
+    return out.filter((o) => !this.isExcluded(lower, o));
   }
 
   /** The brands the text mentions surely, each once, in order of first mention. */
@@ -310,7 +312,6 @@ export class BrandMatcher<T> {
     }
     if (!term.strict) return true;
     const seen = text.slice(start, end);
-    // A common word written in lower case by the brand ("smart") reads as the word.
     // Lower case reads as the word; capitals all along ("UP NEXT") as a shouted label.
     if (seen === seen.toLowerCase() || (seen.length > 1 && seen === seen.toUpperCase())) {
       return false;
@@ -335,10 +336,10 @@ export class BrandMatcher<T> {
     return !(spaced && extendsName(after.word));
   }
 
-  private isExcluded(text: string, o: Occurrence<T>): boolean {
+  /** Whether the place is inside one of its brand's excluded phrases (`lower`: the text). */
+  private isExcluded(lower: string, o: Occurrence<T>): boolean {
     const phrases = this.excluded.get(o.brand);
     if (!phrases) return false;
-    const lower = text.toLowerCase();
     return phrases.some((phrase) => {
       const p = phrase.toLowerCase();
       // Every place the phrase starts within its own length before the name.
@@ -358,12 +359,25 @@ function isWordAt(text: string, start: number, end: number): boolean {
   return !letter.test(text[start - 1] ?? '') && !letter.test(text[end] ?? '');
 }
 
+/**
+ * Whether a brand found in a text is mentioned there: its required words are named, and
+ * one place is sure or the required words vouch for every place.
+ */
+export function isMentioned(policy: MatchPolicy | undefined, text: string, sure: boolean) {
+  return hasRequired(text, policy) && (sure || (policy?.require?.length ?? 0) > 0);
+}
+
 /** Whether the text names this one brand surely (see MatchPolicy; required words too). */
 export function mentionsBrand(text: string, brand: BrandTerms): boolean {
-  const matcher = new BrandMatcher([{ brand: true, terms: brand }]);
-  if (!hasRequired(text, brand.match)) return false;
-  const found = matcher.occurrences(text);
-  return found.length > 0 && (found.some((o) => o.sure) || (brand.match?.require?.length ?? 0) > 0);
+  const found = new BrandMatcher([{ brand: true, terms: brand }]).occurrences(text);
+  return (
+    found.length > 0 &&
+    isMentioned(
+      brand.match,
+      text,
+      found.some((o) => o.sure),
+    )
+  );
 }
 
 /**
@@ -380,7 +394,7 @@ export function namesBrand(text: string, brand: BrandTerms): boolean {
  * Whether the text names one of the policy's required words, in any case, as whole
  * words; true when it requires none.
  */
-export function hasRequired(text: string, policy: MatchPolicy | undefined): boolean {
+function hasRequired(text: string, policy: MatchPolicy | undefined): boolean {
   const required = (policy?.require ?? []).map((r) => r.trim().toLowerCase()).filter(Boolean);
   if (required.length === 0) return true;
   const lower = text.toLowerCase();

@@ -53,8 +53,9 @@ export interface Source extends ArticleInput {
   source_key: string;
 }
 
-const ASSESSMENTS = ['informational', 'watch', 'threat', 'crisis'] as const;
-const URGENCIES = ['low', 'medium', 'high', 'immediate'] as const;
+/** The assessments of risk, by severity; `opportunity` stands apart. */
+export const ASSESSMENTS = ['informational', 'watch', 'threat', 'crisis'] as const;
+export const URGENCIES = ['low', 'medium', 'high', 'immediate'] as const;
 /** Items an executive summary holds at most. */
 const SUMMARY_ITEMS = 6;
 /** Reasons a story keeps at most: enough to say why, few enough to read. */

@@ -1,5 +1,5 @@
 import { getDomain } from 'tldts';
-import { BrandMatcher, type BrandTerms, hasRequired, type Occurrence } from './brand-matcher.js';
+import { BrandMatcher, type BrandTerms, isMentioned, type Occurrence } from './brand-matcher.js';
 import { sentenceAround, splitSentences } from './sentences.js';
 
 /**
@@ -165,12 +165,7 @@ const DATELINE = /^[\p{Lu}\p{P}\s]{0,60}\([^()\n]{2,40}\)\s*[-–—]\s/u;
 /** The brands that are the page's own publisher: its site's, or named in its publisher's name. */
 function publishers<T extends { host: string }>(article: MentionArticle, matcher: BrandMatcher<T>) {
   const own = new Set(matcher.occurrences(article.publisher).map((o) => o.brand));
-  let site: string | null = null;
-  try {
-    site = getDomain(new URL(article.url).hostname);
-  } catch {
-    site = null;
-  }
+  const site = getDomain(article.url);
   return (brand: T) => own.has(brand) || (site !== null && site === getDomain(brand.host));
 }
 
@@ -216,11 +211,7 @@ export function findMentions<T extends { host: string }>(
   const isPublisher = publishers(article, matcher);
   const whole = `${title}\n${text}`;
   return [...found.values()]
-    .filter((m) => {
-      const policy = matcher.policyOf(m.brand);
-      if (!hasRequired(whole, policy)) return false;
-      return m.sure || (policy?.require?.length ?? 0) > 0;
-    })
+    .filter((m) => isMentioned(matcher.policyOf(m.brand), whole, m.sure))
     .filter((m) => headlined.has(m.brand) || !isPublisher(m.brand))
     .map(({ sure: _, ...m }) => m);
 }

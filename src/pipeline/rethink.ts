@@ -1,5 +1,11 @@
 import type { BrandTerms } from './brand-matcher.js';
-import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
+import {
+  ASSESSMENTS,
+  type GeneratedAdvisory,
+  generateAdvisory,
+  type Source,
+  URGENCIES,
+} from './builtin-advisor.js';
 import { SEVERITIES, scoreText } from './taxonomy.js';
 
 /**
@@ -22,8 +28,6 @@ export interface LivePlan {
   phases: readonly { number: number; title: string; actions: string[]; started: boolean }[];
 }
 
-const ASSESSMENTS = ['informational', 'watch', 'threat', 'crisis'] as const;
-const URGENCIES = ['low', 'medium', 'high', 'immediate'] as const;
 /** Phases a plan holds at most. */
 const MAX_PHASES = 6;
 
@@ -54,11 +58,7 @@ function step<T extends string>(scale: readonly T[], value: T, by: number): T {
 }
 
 /** What the context does to the story: -1 eases it, +1 aggravates it, 0 neither. */
-export function contextDirection(
-  context: string,
-  base: GeneratedAdvisory,
-  language?: string | null,
-) {
+function contextDirection(context: string, base: GeneratedAdvisory, language?: string | null) {
   const said = scoreText(context, language);
   if (SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(base.severity)) return 1;
   return EASING.test(context) ? -1 : 0;

@@ -1,4 +1,5 @@
-import { english } from './english.js';
+import model from 'wink-eng-lite-web-model';
+import winkNLP, { type WinkMethods } from 'wink-nlp';
 
 /**
  * How the coverage speaks of the brand, from −1 (hostile) to 1 (glowing), by wink-nlp's
@@ -8,10 +9,18 @@ import { english } from './english.js';
  * German text as well, and a wrong number is worse than none, so other languages are
  * null.
  */
+let nlp: WinkMethods | undefined;
+
+/** The model loads on first use (about 0.1 s): commands that never score do not pay it. */
+const reader = () => {
+  nlp ??= winkNLP(model);
+  return nlp;
+};
+
 /** The sentiment of a text in −1 … 1, two decimals; null when it is not English. */
 export function sentimentOf(text: string, language: string | null | undefined): number | null {
   if (language !== 'en' || !text.trim()) return null;
-  const n = english();
+  const n = reader();
   const score = n.readDoc(text).out(n.its.sentiment) as number;
   return Math.round(Math.max(-1, Math.min(1, score)) * 100) / 100;
 }

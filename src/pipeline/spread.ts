@@ -62,12 +62,7 @@ const MAJOR = new Set([
 function reachOf(s: { type?: string; url?: string }): number {
   const reach = REACH[s.type ?? 'news'] ?? 0.5;
   if (reach !== 1 || !s.url) return reach;
-  let site: string | null = null;
-  try {
-    site = getDomain(new URL(s.url).hostname);
-  } catch {
-    site = null;
-  }
+  const site = getDomain(s.url);
   return site && MAJOR.has(site) ? MAJOR_REACH : reach;
 }
 
