@@ -47,11 +47,14 @@ describe('proposals that rethink (built-in)', () => {
       text: 'The brand says: Nobody was hurt: the reports were unconfirmed, and the recall is voluntary.',
       cites: [],
     });
-    // The rest still cites the story's sources only.
+    // The rest still cites the story's sources only, and the basis is what it cites.
     for (const item of p.executiveSummary.slice(0, -1)) {
       expect(item.cites.length).toBeGreaterThan(0);
       for (const c of item.cites) expect(['s1', 's2']).toContain(c);
     }
+    expect([...p.summaryBasis].sort()).toEqual(
+      [...new Set(p.executiveSummary.flatMap((i) => i.cites))].sort(),
+    );
   });
 
   it('context that reveals worse raises them', () => {
