@@ -69,7 +69,11 @@ function withStatementCache(sqlite: SQLite.Database, guard: { check(): void }) {
     prepare(sql: string) {
       let statement = cache.get(sql);
       if (!statement) {
-        statement = sqlite.prepare(sql);
+        // Kysely opens transactions with a plain `begin`, which takes the write lock only
+        // at the first write: if another process wrote since the transaction's first read,
+        // SQLite refuses that write at once ("database is locked"), without waiting.
+        // `begin immediate` takes the lock up front, waiting its busy timeout for it.
+        statement = sqlite.prepare(sql === 'begin' ? 'begin immediate' : sql);
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
         cache.set(sql, statement);
       }
