@@ -34,8 +34,8 @@ export interface MembershipsTable {
   account_id: string;
   user_id: string;
   role: Role;
-  /** 'active' or 'invited' (an invited teammate holds a seat). */
-  status: string;
+  /** An invited teammate holds a seat. */
+  status: 'active' | 'invited';
   created_at: string;
 }
 
@@ -179,8 +179,8 @@ export interface SharesTable {
   id: string;
   story_id: string;
   token: string;
-  access: string;
-  mode: string;
+  access: 'public' | 'guests';
+  mode: 'compact' | 'briefing' | 'full';
   listed: Bool;
   /**
    * The account whose key or user last set its settings (created or retuned it): a

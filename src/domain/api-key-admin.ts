@@ -67,7 +67,27 @@ async function readableHosts(app: AppContext, accountId: string): Promise<Set<st
   return new Set([...own, ...delegated].map((r) => r.host));
 }
 
-export async function revokeKey(app: AppContext, id: string, actor: string): Promise<void> {
+/** The account's keys, newest first, with their scopes decoded. */
+export async function listKeys(app: AppContext, accountId: string) {
+  const keys = await app.db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'role', 'scope', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .execute();
+  return keys.map((k) => ({ ...k, scope: k.scope ? (JSON.parse(k.scope) as string[]) : null }));
+}
+
+/**
+ * Revokes a key (again: nothing changes). With `accountId`, another account's key is as
+ * unknown as a made-up id.
+ */
+export async function revokeKey(
+  app: AppContext,
+  id: string,
+  actor: string,
+  opts: { accountId?: string } = {},
+): Promise<void> {
   const now = app.clock.now().toISOString();
   await withTransaction(app.db, async (trx) => {
     const key = await trx
@@ -75,7 +95,9 @@ export async function revokeKey(app: AppContext, id: string, actor: string): Pro
       .select(['account_id', 'revoked_at'])
       .where('id', '=', id)
       .executeTakeFirst();
-    if (!key) throw new AppError('not_found', `key ${id}: not found`);
+    if (!key || (opts.accountId !== undefined && key.account_id !== opts.accountId)) {
+      throw new AppError('not_found', `key ${id}: not found`);
+    }
     if (key.revoked_at !== null) return;
     await trx.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).execute();
     await writeAudit(trx, {

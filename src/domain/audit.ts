@@ -56,3 +56,37 @@ export async function listAudit(app: AppContext, brandId: string, limit: number)
     details: JSON.parse(r.details) as Record<string, unknown>,
   }));
 }
+
+/**
+ * The audit trail as the portal shows it, newest first: an account's own entries, or one
+ * story's, with the brand and story each names.
+ */
+export async function listActivity(
+  app: AppContext,
+  of: { accountId: string } | { storyId: string },
+  limit: number,
+) {
+  let q = app.db
+    .selectFrom('audit_log as l')
+    .leftJoin('stories as s', 's.id', 'l.story_id')
+    .leftJoin('brands as b', 'b.id', 'l.brand_id')
+    .select([
+      'l.created_at',
+      'l.actor',
+      'l.action',
+      'b.host',
+      's.event_uri',
+      's.title',
+      'l.details',
+    ]);
+  q =
+    'storyId' in of
+      ? q.where('l.story_id', '=', of.storyId)
+      : q.where('l.account_id', '=', of.accountId);
+  const rows = await q
+    .orderBy('l.created_at', 'desc')
+    .orderBy('l.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> }));
+}

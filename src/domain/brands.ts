@@ -186,3 +186,16 @@ export async function setBrandMatchPolicy(
 /** The brand's policy with its defaults filled in, as shown to people. */
 export const shownMatchPolicy = (stored: string | null | undefined) =>
   cleanMatchPolicy(stored ? JSON.parse(stored) : {});
+
+/** What makes a brand recognised in articles: its aliases and its match policy, decoded. */
+export async function brandDetection(app: AppContext, brandId: string) {
+  const row = await app.db
+    .selectFrom('brands')
+    .select(['aliases', 'match_policy'])
+    .where('id', '=', brandId)
+    .executeTakeFirstOrThrow();
+  return {
+    aliases: JSON.parse(row.aliases) as string[],
+    match: shownMatchPolicy(row.match_policy),
+  };
+}

@@ -209,3 +209,36 @@ export async function expirePending(
   if ('host' in which && which.host !== undefined) q = q.where('brand_host', '=', which.host);
   await q.execute();
 }
+
+/** A partner's invitations and their states, newest first (pending ones expire on read). */
+export async function listInvites(app: AppContext, partnerId: string) {
+  await expirePending(app.db, app.clock.now().toISOString(), { partnerId });
+  return app.db
+    .selectFrom('delegation_invites')
+    .select(['id', 'brand_host', 'status', 'created_at', 'expires_at'])
+    .where('partner_account_id', '=', partnerId)
+    .orderBy('created_at', 'desc')
+    .limit(100)
+    .execute() as Promise<
+    (Pick<DelegationInvitesTable, 'id' | 'brand_host' | 'created_at' | 'expires_at'> & {
+      status: InviteStatus;
+    })[]
+  >;
+}
+
+/** Revokes a pending invitation of this partner by its id (the portal never shows tokens twice). */
+export async function revokeInviteById(
+  app: AppContext,
+  partnerId: string,
+  id: string,
+  actor: string,
+) {
+  const invite = await app.db
+    .selectFrom('delegation_invites')
+    .select('id')
+    .where('id', '=', id)
+    .where('partner_account_id', '=', partnerId)
+    .executeTakeFirst();
+  if (!invite) throw notFound();
+  return revokeInvite(app, partnerId, await tokenOf(app, invite.id), actor);
+}

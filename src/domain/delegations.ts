@@ -298,3 +298,23 @@ async function handBackIfAlone(
   }
   return trialEnds;
 }
+
+/** The client's side of delegations: the partners acting (or who acted) on its brands. */
+export async function listPartners(app: AppContext, clientAccountId: string) {
+  return app.db
+    .selectFrom('delegations as d')
+    .innerJoin('brands as b', 'b.id', 'd.brand_id')
+    .innerJoin('accounts as p', 'p.id', 'd.partner_account_id')
+    .select([
+      'b.host as brand',
+      'p.id as partner',
+      'p.name as partner_name',
+      'd.status',
+      'd.created_at',
+      'd.ended_at',
+    ])
+    .where('d.client_account_id', '=', clientAccountId)
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .execute();
+}

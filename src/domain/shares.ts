@@ -218,3 +218,64 @@ export async function isShareGuest(app: AppContext, shareId: string, email: stri
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** A story's share with its guests, as its page in the portal shows it; null when unshared. */
+export async function storyShare(app: AppContext, storyId: string) {
+  const share = await app.db
+    .selectFrom('shares')
+    .select(['id', 'token', 'access', 'mode', 'listed', 'suspended_at'])
+    .where('story_id', '=', storyId)
+    .executeTakeFirst();
+  if (!share) return null;
+  const guests = await app.db
+    .selectFrom('share_guests')
+    .select('email')
+    .where('share_id', '=', share.id)
+    .orderBy('email')
+    .execute();
+  return {
+    url: shareUrl(app, share.token),
+    access: share.access,
+    mode: share.mode,
+    listed: share.listed === 1 || (share.listed as unknown) === true,
+    guests: guests.map((g) => g.email),
+    suspended_at: share.suspended_at,
+  };
+}
+
+/** Takes a guest off a story's share; an unknown share or guest is `not found`. */
+export async function removeShareGuest(
+  app: AppContext,
+  access: BrandAccess,
+  eventUri: string,
+  email: string,
+  actor: string,
+): Promise<void> {
+  const at = app.clock.now().toISOString();
+  const normalized = email.trim().toLowerCase();
+  await withTransaction(app.db, async (trx) => {
+    const share = await trx
+      .selectFrom('shares as sh')
+      .innerJoin('stories as s', 's.id', 'sh.story_id')
+      .select(['sh.id', 's.id as story_id'])
+      .where('s.brand_id', '=', access.brand.id)
+      .where('s.event_uri', '=', eventUri)
+      .executeTakeFirst();
+    if (!share) throw notFound();
+    const r = await trx
+      .deleteFrom('share_guests')
+      .where('share_id', '=', share.id)
+      .where('email', '=', normalized)
+      .executeTakeFirst();
+    if (Number(r.numDeletedRows) === 0) throw notFound();
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: share.story_id,
+      actor,
+      action: 'share.guest_removed',
+      details: { email: normalized },
+      at,
+    });
+  });
+}

@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import { writeAudit } from './audit.js';
 
 /** Members who hold a seat: active ones and those invited but not yet signed up. */
-const SEAT_STATUSES = ['active', 'invited'];
+const SEAT_STATUSES = ['active', 'invited'] as const;
 
 /**
  * The teammate an assignment names, by email (spec section 7): a member of the account;

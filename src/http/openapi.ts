@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Operation } from '../operations/operation.js';
+import { successStatus } from '../operations/execute.js';
+import { type RestOperation, ruleFor } from '../operations/operation.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,7 +22,7 @@ const schemaOf = (s: z.ZodType, io: 'input' | 'output') => {
 };
 
 /** The OpenAPI 3.1 document, generated from the same schemas the operations validate with. */
-export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
+export function buildOpenApi(ops: readonly RestOperation[], baseUrl: string): Json {
   const paths: Record<string, Json> = {};
   for (const op of ops) {
     const input = schemaOf(op.input, 'input') as { properties?: Json; required?: string[] };
@@ -30,7 +31,7 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
       summary: op.summary,
       description: op.description,
       responses: {
-        ...('never' in op.access
+        ...('never' in ruleFor(op.access, 'key')
           ? {}
           : Object.fromEntries(
               successStatuses(op).map((status) => [
@@ -53,7 +54,7 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
         ),
       },
     };
-    if (op.method === 'POST') {
+    if (op.rest.method === 'POST') {
       operation.parameters = [
         {
           name: 'Idempotency-Key',
@@ -77,7 +78,8 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
         schema,
       }));
     }
-    paths[op.path] = { ...paths[op.path], [op.method.toLowerCase()]: operation };
+    const { path, method } = op.rest;
+    paths[path] = { ...paths[path], [method.toLowerCase()]: operation };
   }
   return {
     openapi: '3.1.0',
@@ -108,5 +110,5 @@ export function buildOpenApi(ops: readonly Operation[], baseUrl: string): Json {
 }
 
 /** A status decided by the answer (queued or already there) documents both. */
-const successStatuses = (op: Operation) =>
-  typeof op.status === 'function' ? [202, 200] : [op.status ?? 200];
+const successStatuses = (op: RestOperation) =>
+  op.rest.statusOf ? [202, 200] : [successStatus(op, undefined)];

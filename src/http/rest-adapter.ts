@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
 import { executeOperation } from '../operations/execute.js';
-import type { Operation } from '../operations/operation.js';
+import { type RestOperation, ruleFor } from '../operations/operation.js';
 import { type Actor, checkAccess } from '../policy.js';
 import {
   beginIdempotent,
@@ -19,14 +19,19 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * Mounts every operation as a REST route: inputs from the query for GET and DELETE, from
  * a strict JSON body for POST; Idempotency-Key honoured on every POST.
  */
-export function mountRest(fastify: FastifyInstance, app: AppContext, ops: readonly Operation[]) {
+export function mountRest(
+  fastify: FastifyInstance,
+  app: AppContext,
+  ops: readonly RestOperation[],
+) {
   /** Who is calling, set before the body is parsed (see onRequest below). */
   const actors = new WeakMap<FastifyRequest, Actor>();
 
   for (const op of ops) {
+    const { method, path } = op.rest;
     fastify.route({
-      method: op.method,
-      url: op.path,
+      method,
+      url: path,
       // Authenticate before the body is read: a bad key is a 401 whatever the body, and a
       // malformed body from a good key still counts against its window, with the headers.
       // The access bar depends on the caller only, so it comes before the body too: an
@@ -34,14 +39,14 @@ export function mountRest(fastify: FastifyInstance, app: AppContext, ops: readon
       onRequest: async (req, reply) => {
         const { actor, headers } = await authenticateKey(app, presentedKey(req.headers), req.ip);
         reply.headers(headers);
-        checkAccess(actor, op.access);
+        checkAccess(actor, ruleFor(op.access, actor.kind));
         actors.set(req, actor);
       },
       handler: async (req, reply) => {
         const actor = actors.get(req)!;
-        const input = op.method === 'POST' ? req.body : req.query;
+        const input = method === 'POST' ? req.body : req.query;
         const idemKey = req.headers['idempotency-key'];
-        if (op.method === 'POST' && idemKey !== undefined) {
+        if (method === 'POST' && idemKey !== undefined) {
           return runIdempotent(app, op, actor, req, reply, idemKey);
         }
         const result = await executeOperation(app, op, actor, input);
@@ -57,7 +62,7 @@ export function mountRest(fastify: FastifyInstance, app: AppContext, ops: readon
  */
 async function runIdempotent(
   app: AppContext,
-  op: Operation,
+  op: RestOperation,
   actor: Actor,
   req: FastifyRequest,
   reply: FastifyReply,
@@ -69,7 +74,7 @@ async function runIdempotent(
     app,
     keyId,
     idemKey,
-    fingerprint(op.method, op.path, req.body),
+    fingerprint(op.rest.method, op.rest.path, req.body),
   );
   if (begin.kind === 'replay') {
     return reply

@@ -9,7 +9,7 @@ import { mountMcp } from '../mcp/mcp-route.js';
 import { mountOAuth } from '../oauth/oauth-routes.js';
 import { lazyOAuthProvider } from '../oauth/provider.js';
 import { sweepExpiredOAuth } from '../oauth/store-adapter.js';
-import { operations } from '../operations/index.js';
+import { restOperations } from '../operations/index.js';
 import { mountOnboarding } from '../web/onboarding-routes.js';
 import { mountPortal } from '../web/portal/portal.js';
 import { mountShares } from '../web/share-routes.js';
@@ -118,7 +118,7 @@ export async function buildServer(
     }
   });
 
-  const openapi = buildOpenApi(operations, app.config.baseUrl);
+  const openapi = buildOpenApi(restOperations, app.config.baseUrl);
   fastify.get('/v1/openapi.json', async () => openapi);
   await fastify.register(swagger, {
     mode: 'static',
@@ -126,7 +126,7 @@ export async function buildServer(
   });
   await fastify.register(swaggerUi, { routePrefix: '/docs' });
 
-  mountRest(fastify, app, operations);
+  mountRest(fastify, app, restOperations);
   mountBilling(fastify, app);
   const oauth = lazyOAuthProvider(app);
   mountOAuth(fastify, app, oauth);

@@ -40,7 +40,8 @@ const ToolsCallRequest = CallToolRequestSchema.extend({
  * tools only; a signed-in user gets the user tools, plus the v1_ tools when the account
  * is on a plan with API access.
  */
-const listed = (tools: readonly ToolEntry[]) => tools.map(({ run: _run, ...tool }) => tool);
+const listed = (tools: readonly ToolEntry[]) =>
+  tools.map(({ operation: _op, door: _door, ...tool }) => tool);
 const KEY_TOOLS = {
   list: listed(partnerTools),
   byName: new Map(partnerTools.map((t) => [t.name, t])),

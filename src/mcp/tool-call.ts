@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { renderError } from '../http/render-error.js';
-import { executeOperation, type Runnable } from '../operations/execute.js';
+import { executeOperation } from '../operations/execute.js';
+import type { Door, Operation } from '../operations/operation.js';
 import type { Actor } from '../policy.js';
 
 /** MCP tool results: the answer's JSON as text and as structured content. */
@@ -14,8 +15,8 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-/** A listed tool and what runs it. */
-export type ToolEntry = Tool & { run: Runnable };
+/** A listed tool and the operation it runs, through which door. */
+export type ToolEntry = Tool & { operation: Operation; door: Extract<Door, `${string}-tool`> };
 
 export function jsonSchema(s: z.ZodType, io: 'input' | 'output') {
   const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<
@@ -61,7 +62,7 @@ export async function callTool(
   args: Record<string, unknown> | undefined,
 ): Promise<ToolResult> {
   try {
-    const { body } = await executeOperation(app, tool.run, actor, args ?? {}, 'mcp');
+    const { body } = await executeOperation(app, tool.operation, actor, args ?? {}, tool.door);
     return {
       content: [{ type: 'text', text: JSON.stringify(body) }],
       structuredContent: body as Record<string, unknown>,

@@ -11,11 +11,29 @@ import { revokeDelegationInvite } from './delegations/revoke-delegation-invite.j
 import { createApiKey } from './keys/create-api-key.js';
 import { deleteBrandNote } from './notes/delete-brand-note.js';
 import { postBrandNote } from './notes/post-brand-note.js';
-import type { Operation } from './operation.js';
+import type { Operation, RestOperation } from './operation.js';
+import { listActivity } from './portal/activity.js';
+import { createApiKeyInApp, listApiKeys, revokeApiKeyInApp } from './portal/api-keys.js';
+import { billingOverview } from './portal/billing.js';
+import { getBrandKit, saveBrandKit } from './portal/brand-kit.js';
+import {
+  addBrandInApp,
+  addSourceInApp,
+  brandMonitoring,
+  removeSourceInApp,
+  setAliasesInApp,
+  setMatchPolicyInApp,
+  verifyBrandByEmail,
+} from './portal/brands.js';
+import { listInvites, listPartners, revokeInviteInApp, revokePartner } from './portal/partners.js';
+import { addGuest, reenableStoryShare, removeGuest, storyShare } from './portal/shares.js';
+import { inviteTeammate, listTeam, setMemberRole } from './portal/team.js';
+import { addWebhook, listWebhooks, retryDelivery, rotateWebhookSecret } from './portal/webhooks.js';
 import { createShare } from './shares/create-share.js';
 import { createStoryFromUrl } from './stories/create-story-from-url.js';
 import { getStory } from './stories/get-story.js';
 import { getStoryFromUrlJob } from './stories/get-story-from-url-job.js';
+import { listRecentStories } from './stories/list-recent-stories.js';
 import { listStories } from './stories/list-stories.js';
 import { assignPhase } from './teamwork/assign-phase.js';
 import { assignStory } from './teamwork/assign-story.js';
@@ -23,7 +41,10 @@ import { completePhase } from './teamwork/complete-phase.js';
 import { unassignPhase } from './teamwork/unassign-phase.js';
 import { unassignStory } from './teamwork/unassign-story.js';
 
-/** The registry: every partner operation, mounted on REST (and as v1_ MCP tools). */
+/**
+ * The registry: every operation of the service, each with the doors it is mounted on.
+ * REST, MCP and the portal are adapters that take their share of this one array.
+ */
 export const operations: readonly Operation[] = [
   listBrands,
   listStories,
@@ -48,4 +69,41 @@ export const operations: readonly Operation[] = [
   createStoryFromUrl,
   getStoryFromUrlJob,
   createApiKey,
-] as unknown as readonly Operation[];
+  // Spec 4.3's people's story list, and what the spec does "in the app".
+  listRecentStories,
+  listActivity,
+  listApiKeys,
+  createApiKeyInApp,
+  revokeApiKeyInApp,
+  billingOverview,
+  getBrandKit,
+  saveBrandKit,
+  addBrandInApp,
+  brandMonitoring,
+  addSourceInApp,
+  removeSourceInApp,
+  setAliasesInApp,
+  setMatchPolicyInApp,
+  verifyBrandByEmail,
+  listPartners,
+  revokePartner,
+  listInvites,
+  revokeInviteInApp,
+  storyShare,
+  reenableStoryShare,
+  addGuest,
+  removeGuest,
+  listTeam,
+  inviteTeammate,
+  setMemberRole,
+  listWebhooks,
+  addWebhook,
+  rotateWebhookSecret,
+  retryDelivery,
+];
+
+/** The partner API: every operation with a REST route (and its v1_ MCP tool). */
+export const restOperations = operations.filter((op): op is RestOperation => op.rest !== undefined);
+
+/** The signed-in user's MCP session tools. */
+export const userToolOperations = operations.filter((op) => op.userTool !== undefined);

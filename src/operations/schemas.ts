@@ -20,6 +20,12 @@ export const EventUri = z
   .max(200, 'must be at most 200 characters')
   .describe('Story id (event_uri) as listed by list_stories');
 
+/** The user-session tools name the brand `brand_id` (spec 4.3). */
+export const BrandId = BrandHost.describe('Brand id as list_brands returns it (the brand host)');
+
+/** A story as the user-session tools name it. */
+export const StoryArgs = { brand_id: BrandId, event_uri: EventUri };
+
 const codePoints = (s: string) => [...s].length;
 
 export const NoteText = z

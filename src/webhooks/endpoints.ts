@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { requireAccount } from '../domain/accounts.js';
 import { writeAudit } from '../domain/audit.js';
-import { AppError, invalid } from '../errors.js';
+import { AppError, conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { WEBHOOK_DELIVER } from '../jobs/kinds.js';
+import { enqueue } from '../jobs/queue.js';
 import { assertPublicUrl } from '../net/public-url.js';
 import { EVENT_TYPES } from './events.js';
 
@@ -73,13 +75,20 @@ export async function addEndpoint(
  * A new secret; the previous one keeps signing beside it for a day (deliveries carry both
  * signatures), so a receiver switches without missing one.
  */
-export async function rotateSecret(app: AppContext, endpointId: string) {
+export async function rotateSecret(
+  app: AppContext,
+  endpointId: string,
+  opts: { accountId?: string } = {},
+) {
   const ep = await app.db
     .selectFrom('webhook_endpoints')
-    .select(['secret'])
+    .select(['secret', 'account_id'])
     .where('id', '=', endpointId)
     .executeTakeFirst();
-  if (!ep) throw new AppError('not_found', `endpoint ${endpointId}: not found`);
+  // With `accountId`, another account's endpoint is as unknown as a made-up id.
+  if (!ep || (opts.accountId !== undefined && ep.account_id !== opts.accountId)) {
+    throw new AppError('not_found', `endpoint ${endpointId}: not found`);
+  }
   const secret = newSecret();
   const expires = new Date(app.clock.now().getTime() + PREVIOUS_SECRET_TTL_MS).toISOString();
   await app.db
@@ -143,4 +152,31 @@ export async function listDeliveries(app: AppContext, accountId: string, limit: 
       .filter((a) => a.delivery_id === d.id)
       .map(({ delivery_id: _d, ...a }) => a),
   }));
+}
+
+/**
+ * Sends a failed delivery of this account again, once, now (one still being retried has
+ * its own next attempt: sending it twice would only make duplicates). Every attempt
+ * stays in its log.
+ */
+export async function retryDelivery(app: AppContext, accountId: string, id: string) {
+  const d = await app.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(['d.id', 'd.status', 'e.disabled_at'])
+    .where('d.id', '=', id)
+    .where('e.account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!d) throw notFound();
+  if (d.status !== 'failed') throw conflict('delivery: only a failed delivery is sent again');
+  if (d.disabled_at) throw conflict('delivery: its endpoint is disabled');
+  const at = app.clock.now().toISOString();
+  await app.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_at: at })
+      .where('id', '=', d.id)
+      .execute();
+    await enqueue(trx, WEBHOOK_DELIVER, { delivery: d.id }, { now: at, maxAttempts: 1 });
+  });
 }

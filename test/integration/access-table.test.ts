@@ -3,8 +3,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/domain/accounts.js';
 import { subscribe } from '../../src/domain/billing-admin.js';
-import { operations } from '../../src/operations/index.js';
-import type { Operation } from '../../src/operations/operation.js';
+import { successStatus } from '../../src/operations/execute.js';
+import { operations, restOperations } from '../../src/operations/index.js';
+import { type Operation, type RestOperation, ruleFor } from '../../src/operations/operation.js';
+import type { Access } from '../../src/policy.js';
+import { run, type View } from '../../src/web/portal/guard.js';
 import { startService, type TestService } from '../support/harness.js';
 import { signIn } from '../support/oauth-browser.js';
 import { PortalClient } from '../support/portal-client.js';
@@ -90,7 +93,7 @@ let clients = 0;
  * A valid input on a fresh story in the state the operation needs (unlocked, with a
  * pending or ready proposal), so each success row stands on its own.
  */
-async function readyInput(op: Operation): Promise<Record<string, unknown>> {
+async function readyInput(op: RestOperation): Promise<Record<string, unknown>> {
   const input = validInput(op);
   if (op.id === 'drop_delegation') return { brand: await w.clientBrand() };
   if (op.id === 'get_story_from_url_job') {
@@ -110,7 +113,7 @@ async function readyInput(op: Operation): Promise<Record<string, unknown>> {
   if (!('event_uri' in input)) return input;
   const story = {
     brand: 'northwind.example',
-    event_uri: await w.story('northwind.example', 100 + operations.indexOf(op)),
+    event_uri: await w.story('northwind.example', 100 + restOperations.indexOf(op)),
   };
   const needs = (...ids: string[]) => ids.includes(op.id);
   const post = (path: string, body: object) =>
@@ -141,10 +144,10 @@ async function readyInput(op: Operation): Promise<Record<string, unknown>> {
   return { ...input, ...story };
 }
 
-const call = (op: Operation, key: string, input = validInput(op)) =>
-  op.method === 'POST'
-    ? svc.request(op.method, op.path, { key, body: input })
-    : svc.request(op.method, op.path, { key, query: input as Record<string, string> });
+const call = (op: RestOperation, key: string, input = validInput(op)) =>
+  op.rest.method === 'POST'
+    ? svc.request('POST', op.rest.path, { key, body: input })
+    : svc.request(op.rest.method, op.rest.path, { key, query: input as Record<string, string> });
 
 /**
  * Decided from the schema: rows are chosen before the world is seeded. An invite names a
@@ -153,13 +156,17 @@ const call = (op: Operation, key: string, input = validInput(op)) =>
 const takesBrand = (op: Operation) =>
   'brand' in ((op.input as unknown as { shape?: object }).shape ?? {}) &&
   op.id !== 'create_delegation_invite';
-const never = (op: Operation) => 'never' in op.access;
-const minRole = (op: Operation) => ('minRole' in op.access ? op.access.minRole : undefined);
+const keyRule = (op: Operation) => ruleFor(op.access, 'key');
+const never = (op: Operation) => 'never' in keyRule(op);
+const minRole = (op: Operation) => {
+  const rule = keyRule(op);
+  return 'minRole' in rule ? rule.minRole : undefined;
+};
 
 const FORBIDDEN = `{"error":"outside this key's brand scope"}`;
 const NOT_FOUND = '{"error":"not found"}';
 
-describe.each(operations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
+describe.each(restOperations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
   it('answers 401 to a revoked key', async () => {
     const r = await call(op, w.keys.revoked);
     expect(r.status).toBe(401);
@@ -207,42 +214,82 @@ describe.each(operations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
   if (!never(op))
     it('succeeds for a full-scope owner key of the account', async () => {
       const r = await call(op, w.keys.owner, await readyInput(op));
-      const expected = typeof op.status === 'function' ? op.status(r.body) : (op.status ?? 200);
+      const expected = successStatus(op, r.body);
       expect(r.status).toBe(expected);
       expect(op.output.safeParse(r.body).success).toBe(true);
     });
 });
 
 /**
- * One rule per operation, whatever the door: a person of a role is refused over MCP (and
- * so in the portal, which runs operations as that person) exactly where a key of the same
- * role is refused over REST. A rule that one door applies and another does not fails here.
+ * One rule per operation and actor kind, whatever the door: for every operation of the
+ * registry, on every door it is mounted on, each role is refused (403) exactly where the
+ * rule the operation states for that kind of caller says so. A door that applied another
+ * rule, or an operation whose doors disagreed without saying so, fails here. The probe
+ * input is refused by every input schema that has fields, so a caller the rule lets in
+ * gets a 400 (or the answer of an operation without input), never a 403 of the handler.
  */
-describe("every door applies the operation's one rule", () => {
-  const refused = async (op: Operation, role: Role) => {
-    const rest = await call(op, w.keys[role]);
-    const mcp = (await agents[role].callTool({
-      name: `v1_${op.id}`,
-      arguments: validInput(op),
-    })) as { isError?: boolean; structuredContent: { status?: number } };
-    return {
-      rest: rest.status === 403,
-      mcp: mcp.isError === true && mcp.structuredContent.status === 403,
+describe("every door applies the operation's rule for the caller's kind", () => {
+  const PROBE = { probe: 'not a field of any operation' };
+  const RANK = { member: 0, admin: 1, owner: 2 } as const;
+  const refusedBy = (rule: Access, role: Role) =>
+    'never' in rule ||
+    (rule.plans !== undefined && !rule.plans.includes('agency')) ||
+    (rule.minRole !== undefined && RANK[role] < RANK[rule.minRole]);
+
+  const toolRefused = async (role: Role, name: string) => {
+    const r = (await agents[role].callTool({ name, arguments: PROBE })) as {
+      isError?: boolean;
+      structuredContent: { status?: number };
     };
+    return r.isError === true && r.structuredContent.status === 403;
+  };
+  const portalRefused = async (role: Role, op: Operation) => {
+    const user = await svc.app.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', `${role}@northwind.example`)
+      .executeTakeFirstOrThrow();
+    const account = { id: w.accounts.agency, name: 'Northwind', plan: 'agency' as const, role };
+    const view: View = {
+      session: {
+        tokenHash: '',
+        userId: user.id,
+        email: `${role}@northwind.example`,
+        account: { ...account, trial: null },
+        workspaces: [],
+      },
+      csrf: '',
+      section: null,
+    };
+    try {
+      await run(svc.app, view, op, PROBE);
+      return false;
+    } catch (e) {
+      return (e as { status?: number }).status === 403;
+    }
   };
 
-  describe.each(operations.map((op) => [op.id, op] as const))('%s', (_id, op) => {
-    it.each(['member', 'admin', 'owner'] as const)(
-      '%s: REST key and MCP user agree',
-      async (role) => {
-        const r = await refused(op, role);
-        expect(r.mcp).toBe(r.rest);
-        if (never(op)) expect(r.rest).toBe(true);
-        if (minRole(op) === 'admin' || minRole(op) === 'owner') {
-          expect(r.rest).toBe(role === 'member' || (minRole(op) === 'owner' && role === 'admin'));
-        }
-      },
-    );
+  const doors = operations.flatMap((op) => [
+    ...(op.rest ? [[op.id, 'REST', op] as const] : []),
+    ...(op.rest ? [[op.id, 'MCP partner tool', op] as const] : []),
+    ...(op.userTool ? [[op.id, 'MCP user tool', op] as const] : []),
+    ...(op.portal ? [[op.id, 'portal', op] as const] : []),
+  ]);
+
+  it.each(doors)('%s on %s', async (_id, door, op) => {
+    for (const role of ['member', 'admin', 'owner'] as const) {
+      const kind = door === 'REST' ? 'key' : 'user';
+      const expected = refusedBy(ruleFor(op.access, kind), role);
+      const refused =
+        door === 'REST'
+          ? (await call(op as RestOperation, w.keys[role], PROBE)).status === 403
+          : door === 'MCP partner tool'
+            ? await toolRefused(role, `v1_${op.id}`)
+            : door === 'MCP user tool'
+              ? await toolRefused(role, op.userTool!.name)
+              : await portalRefused(role, op);
+      expect(refused, `${role} ${kind}`).toBe(expected);
+    }
   });
 
   it('the portal invite form follows create_delegation_invite: owners and admins only', async () => {

@@ -9,8 +9,8 @@ import type { z } from 'zod';
 import { partnerTools } from '../../src/mcp/partner-tools.js';
 import type { ToolEntry } from '../../src/mcp/tool-call.js';
 import { userTools } from '../../src/mcp/user-tools.js';
-import { operations } from '../../src/operations/index.js';
-import type { Operation } from '../../src/operations/operation.js';
+import { restOperations } from '../../src/operations/index.js';
+import type { RestOperation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
 import { signIn } from '../support/oauth-browser.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -312,43 +312,44 @@ async function callRaw(headers: Record<string, string>, name: string, argsText: 
 
 // ---------------------------------------------------------------------------------------
 
-const restCases = (op: Operation) =>
+const restCases = (op: RestOperation) =>
   fieldsOf(op.input).flatMap(([field]) => HOSTILE.map(([name, raw]) => ({ field, name, raw })));
 
 describe('REST: hostile values in every field of every operation', () => {
-  it.each(operations.map((op) => [`${op.method} ${op.path}`, op] as const))(
+  it.each(restOperations.map((op) => [`${op.rest.method} ${op.rest.path}`, op] as const))(
     '%s',
     async (label, op) => {
+      const { method, path } = op.rest;
       for (const { field, name, raw } of restCases(op)) {
         const rest = baseline(op.input, field);
         const what = `${label} ${field} = ${name}`;
-        if (op.method === 'POST') {
+        if (method === 'POST') {
           await expectRestRefusalOrSuccess(what, () =>
-            svc.request('POST', op.path, {
+            svc.request('POST', path, {
               key: w.keys.owner,
               rawBody: bodyWith(rest, field, raw),
             }),
           );
         } else {
           await expectRestRefusalOrSuccess(what, () =>
-            svc.request(op.method, `${op.path}?${queryWith(rest, field, raw)}`, {
+            svc.request(method, `${path}?${queryWith(rest, field, raw)}`, {
               key: w.keys.owner,
             }),
           );
         }
       }
-      if (op.method === 'POST') {
+      if (method === 'POST') {
         const valid = JSON.stringify(baseline(op.input));
         for (const [name, make] of HOSTILE_BODIES) {
           await expectRestRefusalOrSuccess(`${label} body = ${name}`, () =>
-            svc.request('POST', op.path, { key: w.keys.owner, rawBody: make(valid) }),
+            svc.request('POST', path, { key: w.keys.owner, rawBody: make(valid) }),
           );
         }
       } else {
         const valid = new URLSearchParams(baseline(op.input) as Record<string, string>).toString();
         for (const [name, make] of HOSTILE_QUERIES) {
           await expectRestRefusalOrSuccess(`${label} query = ${name}`, () =>
-            svc.request(op.method, `${op.path}?${make(valid)}`, { key: w.keys.owner }),
+            svc.request(method, `${path}?${make(valid)}`, { key: w.keys.owner }),
           );
         }
       }
@@ -368,7 +369,10 @@ describe('MCP: hostile values in every argument of every tool', () => {
     async (name, who, tool) => {
       const client = clients[who]!;
       const headers = credentials[who];
-      const input = tool.run.input;
+      const input =
+        tool.door === 'user-tool'
+          ? (tool.operation.userTool?.args ?? tool.operation.input)
+          : tool.operation.input;
       for (const [field] of fieldsOf(input)) {
         const rest = baseline(input, field);
         for (const [valueName, raw] of HOSTILE) {

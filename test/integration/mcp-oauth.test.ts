@@ -14,7 +14,7 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/domain/accounts.js';
 import { storeAdapterFactory } from '../../src/oauth/store-adapter.js';
-import { operations } from '../../src/operations/index.js';
+import { restOperations } from '../../src/operations/index.js';
 import { startService, type TestService } from '../support/harness.js';
 import { OAuthBrowser, signIn } from '../support/oauth-browser.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -130,7 +130,7 @@ describe('OAuth 2.1 with the SDK client', () => {
     const names = tools.map((t) => t.name);
     // An agency account is on a plan with API access: user tools and the v1_ tools.
     expect(names).toEqual(expect.arrayContaining(['list_brands', 'get_story', 'unlock_advisory']));
-    expect(names.filter((n) => n.startsWith('v1_')).length).toBe(operations.length);
+    expect(names.filter((n) => n.startsWith('v1_')).length).toBe(restOperations.length);
     const brands = (await client.callTool({ name: 'list_brands', arguments: {} })) as unknown as {
       structuredContent: { brands: { brand_id: string }[] };
     };

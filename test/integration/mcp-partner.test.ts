@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/domain/billing-admin.js';
-import { operations } from '../../src/operations/index.js';
-import type { Operation } from '../../src/operations/operation.js';
+import { restOperations } from '../../src/operations/index.js';
+import type { RestOperation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
 import { expectFullyDescribed } from '../support/mcp-tools.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -40,7 +40,7 @@ async function connect(headers: Record<string, string>) {
 /** A fresh story of the agency's own brand, in the state an operation needs. */
 let clients = 0;
 
-async function prepare(op: Operation): Promise<Record<string, unknown>> {
+async function prepare(op: RestOperation): Promise<Record<string, unknown>> {
   if (op.id === 'drop_delegation') return { brand: await w.clientBrand() };
   if (op.id === 'create_story_from_url') {
     return { brand: BRAND, url: `https://news.example/${n++}` };
@@ -141,7 +141,7 @@ describe('MCP with a partner API key', () => {
   it('lists exactly the v1_ tools, each fully described', async () => {
     const client = await connect({ 'x-api-key': w.keys.owner });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(operations.map((o) => `v1_${o.id}`).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(restOperations.map((o) => `v1_${o.id}`).sort());
     expectFullyDescribed(tools);
     await client.close();
   });
@@ -176,18 +176,18 @@ describe('MCP with a partner API key', () => {
 
   it('also takes the key as Authorization: Bearer', async () => {
     const client = await connect({ authorization: `Bearer ${w.keys.owner}` });
-    expect((await client.listTools()).tools.length).toBe(operations.length);
+    expect((await client.listTools()).tools.length).toBe(restOperations.length);
     await client.close();
   });
 
-  describe.each(operations.map((op) => [op.id, op] as const))('v1_%s', (_id, op) => {
+  describe.each(restOperations.map((op) => [op.id, op] as const))('v1_%s', (_id, op) => {
     it('answers what REST answers on the same fresh data', async () => {
       const restInput = await prepare(op);
       const mcpInput = await prepare(op);
       const rest =
-        op.method === 'POST'
-          ? await svc.request('POST', op.path, { key: w.keys.owner, body: restInput })
-          : await svc.request(op.method, op.path, {
+        op.rest.method === 'POST'
+          ? await svc.request('POST', op.rest.path, { key: w.keys.owner, body: restInput })
+          : await svc.request(op.rest.method, op.rest.path, {
               key: w.keys.owner,
               query: restInput as Record<string, string>,
             });
@@ -209,10 +209,10 @@ describe('MCP with a partner API key', () => {
         expect(result.isError ?? false).toBe(false);
         const answer = JSON.parse(result.content[0]!.text);
         expect(result.structuredContent).toEqual(answer);
-        if (op.tool) {
+        if (op.rest.tool) {
           // The spec lets this tool answer more than REST: its own schema, and REST's
           // answer inside it.
-          expect(op.tool.output.safeParse(answer).success).toBe(true);
+          expect(op.rest.tool.output.safeParse(answer).success).toBe(true);
           expect(normalize(project(answer, rest.body), mcpInput)).toBe(
             normalize(rest.body, restInput),
           );

@@ -6,7 +6,7 @@ import { listAudit } from '../../src/domain/audit.js';
 import { subscribe } from '../../src/domain/billing-admin.js';
 import { requireBrandByHost } from '../../src/domain/brands.js';
 import { listOutbox } from '../../src/email/outbox.js';
-import { operations } from '../../src/operations/index.js';
+import { restOperations } from '../../src/operations/index.js';
 import { startService, type TestService } from '../support/harness.js';
 import { expectFullyDescribed } from '../support/mcp-tools.js';
 import { signIn } from '../support/oauth-browser.js';
@@ -61,7 +61,7 @@ describe('user-session tools', () => {
   it('every tool is fully described (description, described parameters, output schema, all four hints)', async () => {
     const { tools } = await clients.owner.listTools();
     // The agency's users also get the v1_ tools (a plan with API access).
-    expect(tools.length).toBe(9 + operations.length);
+    expect(tools.length).toBe(9 + restOperations.length);
     expectFullyDescribed(tools);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/operations/index.js';
+import { restOperations } from '../../src/operations/index.js';
 import { startService, type TestService } from '../support/harness.js';
 
 let svc: TestService;
@@ -32,7 +32,7 @@ describe('service endpoints', () => {
     )
       .flatMap((methods) => Object.values(methods).map((m) => m.operationId))
       .sort();
-    expect(ids).toEqual(operations.map((op) => op.id).sort());
+    expect(ids).toEqual(restOperations.map((op) => op.id).sort());
     const list = r.body.paths['/v1/stories'].get;
     expect(list.parameters.map((p: { name: string }) => p.name)).toEqual([
       'brand',

@@ -73,7 +73,9 @@ describe('what each person sees', () => {
       {
         member: {
           status: 200,
-          has: ['Response plan', 'Add context', 'Mark done', 'advisory.unlocked'],
+          has: ['Response plan', 'Add context', 'advisory.unlocked'],
+          // Only a phase's assignee marks it done, and no phase is assigned yet.
+          hasNot: ['Mark done'],
         },
         admin: { status: 200, has: ['Response plan'] },
         // A foreign story is as unknown as a made-up one.
@@ -296,4 +298,20 @@ describe('what each person may do', () => {
       });
     }
   }
+
+  it('marks a phase done only as its assignee (complete_phase for people)', async () => {
+    await as.admin.get('/app');
+    const assign = await as.admin.post(`${storyPath()}/assign-phase`, {
+      phase: '2',
+      assignee: 'member@acme.example',
+    });
+    expect(assign.status).toBe(303);
+    const byAdmin = await as.admin.post(`${storyPath()}/phase-done`, { phase: '2' });
+    expect(byAdmin.status).toBe(409);
+    expect(byAdmin.html).toContain('Only the assignee of this phase may mark it done');
+    expect((await as.admin.get(storyPath())).html).not.toContain('Mark done');
+    const page = (await as.member.get(storyPath())).html;
+    expect(page.match(/Mark done/g)).toHaveLength(1);
+    expect((await as.member.post(`${storyPath()}/phase-done`, { phase: '2' })).status).toBe(303);
+  });
 });

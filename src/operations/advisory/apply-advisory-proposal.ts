@@ -2,12 +2,10 @@ import { z } from 'zod';
 import { applyProposal } from '../../domain/proposals.js';
 import { brandFor } from '../../policy.js';
 import { defineOperation } from '../operation.js';
-import { BrandHost, EventUri, Ok, StoryStatus } from '../schemas.js';
+import { BrandHost, EventUri, Ok, StoryArgs, StoryStatus } from '../schemas.js';
 
 export const applyAdvisoryProposal = defineOperation({
   id: 'apply_advisory_proposal',
-  method: 'POST',
-  path: '/v1/story/advisory-apply',
   summary: 'Apply the pending advisory proposal',
   description:
     'Replaces the live advisory with the ready proposal. Phases already assigned or done stay verbatim with their assignees. Owner or admin keys only.',
@@ -19,8 +17,19 @@ export const applyAdvisoryProposal = defineOperation({
     applied: z.literal(true),
     status: StoryStatus.describe("the story's status afterwards"),
   }),
-  access: { minRole: 'admin' },
-  hints: { readOnly: false, destructive: true, openWorld: false },
+  // Spec 3.2: owners among people, owners and admins among keys.
+  access: { user: { minRole: 'owner' }, key: { minRole: 'admin' } },
+  rest: { method: 'POST', path: '/v1/story/advisory-apply' },
+  userTool: {
+    name: 'apply_advisory_update',
+    title: 'Apply the advisory update',
+    description:
+      'Replaces the live advisory with the pending update (see add_context). Phases already assigned or done stay as they are. Owner only.',
+    args: z.strictObject(StoryArgs),
+    toInput: (a) => ({ brand: a.brand_id, event_uri: a.event_uri }),
+  },
+  portal: true,
+  hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const { status } = await applyProposal(app, actor, access, input.event_uri);

@@ -6,8 +6,6 @@ import { BrandHost, EventUri, Ok } from '../schemas.js';
 
 export const dismissAdvisoryProposal = defineOperation({
   id: 'dismiss_advisory_proposal',
-  method: 'POST',
-  path: '/v1/story/advisory-dismiss',
   summary: 'Dismiss the pending advisory proposal',
   description:
     'Drops the pending proposal; the live advisory stays unchanged. Owner or admin keys only.',
@@ -19,7 +17,9 @@ export const dismissAdvisoryProposal = defineOperation({
     dismissed: z.literal(true),
   }),
   access: { minRole: 'admin' },
-  hints: { readOnly: false, destructive: true, openWorld: false },
+  rest: { method: 'POST', path: '/v1/story/advisory-dismiss' },
+  portal: true,
+  hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     await dismissProposal(app, actor, access, input.event_uri);

@@ -6,8 +6,6 @@ import { BrandHost, HttpsUrl, Ok, Timestamp } from '../schemas.js';
 
 export const createDelegationInvite = defineOperation({
   id: 'create_delegation_invite',
-  method: 'POST',
-  path: '/v1/delegation-invites',
   summary: 'Invite a client to delegate a brand',
   description:
     "Returns a white-label onboarding URL for a client brand: the client signs up through it with an email on the brand's own domain, confirms the email, consents to this account acting on the brand, and is sent to return_url with brand and outcome (approved or declined) as query parameters. While a pending invite for the same brand is valid, the same token comes back. Invites expire after 14 days. Needs a plan with client delegation (agency), the owner or admin role and a full-scope key.",
@@ -25,7 +23,9 @@ export const createDelegationInvite = defineOperation({
     expires_at: Timestamp,
   }),
   access: { minRole: 'admin', fullScope: true, plans: ['agency'] },
-  hints: { readOnly: false, destructive: false, openWorld: true },
+  rest: { method: 'POST', path: '/v1/delegation-invites' },
+  portal: true,
+  hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   async handler({ app, actor }, input) {
     return createInvite(app, actor.accountId, input.brand, input.return_url, actorLabel(actor));
   },

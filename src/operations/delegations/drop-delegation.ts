@@ -7,8 +7,6 @@ import { BrandHost, Ok } from '../schemas.js';
 
 export const dropDelegation = defineOperation({
   id: 'drop_delegation',
-  method: 'DELETE',
-  path: '/v1/delegations',
   summary: 'Drop the delegation of a client brand',
   description:
     "Ends this account's active delegation of a client brand (terminal): every operation on the brand answers 404 from then on, and webhook deliveries for it stop. client_account says whether the client account, left with no active delegation, was handed back to the client with a 7-day reclaim trial (trial_ends_at); the shares this account created on the brand stop. Owner or admin keys only.",
@@ -30,7 +28,9 @@ export const dropDelegation = defineOperation({
       ),
   }),
   access: { minRole: 'admin' },
-  hints: { readOnly: false, destructive: true, openWorld: false },
+  rest: { method: 'DELETE', path: '/v1/delegations' },
+  portal: true,
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     // The account's own brand has no delegation to drop.

@@ -3,8 +3,6 @@ import { defineOperation } from '../operation.js';
 
 export const listDelegations = defineOperation({
   id: 'list_delegations',
-  method: 'GET',
-  path: '/v1/delegations',
   summary: 'List the delegations of client brands to this account',
   description:
     'Client brands delegated to this partner account, newest first, with their status (pending, active, dropped, revoked). Brand-scoped keys see only their brands.',
@@ -19,7 +17,9 @@ export const listDelegations = defineOperation({
     ),
   }),
   access: {},
-  hints: { readOnly: true, destructive: false, openWorld: false },
+  rest: { method: 'GET', path: '/v1/delegations' },
+  portal: true,
+  hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   async handler({ app, actor }) {
     let q = app.db
       .selectFrom('delegations as d')

@@ -6,15 +6,14 @@ import { InviteToken, Ok } from '../schemas.js';
 
 export const revokeDelegationInvite = defineOperation({
   id: 'revoke_delegation_invite',
-  method: 'DELETE',
-  path: '/v1/delegation-invites',
   summary: 'Revoke a pending delegation invite',
   description:
     'Revokes a pending invite of this account: its onboarding URL stops working. Needs the owner or admin role and a full-scope key. A used, declined, expired or already revoked invite answers 409 naming its state.',
   input: z.object({ token: InviteToken }),
   output: z.object({ ok: Ok, token: z.string(), status: z.literal('revoked') }),
   access: { minRole: 'admin', fullScope: true },
-  hints: { readOnly: false, destructive: true, openWorld: false },
+  rest: { method: 'DELETE', path: '/v1/delegation-invites' },
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     return revokeInvite(app, actor.accountId, input.token, actorLabel(actor));
   },

@@ -6,8 +6,6 @@ import { BrandHost, EventUri, Ok } from '../schemas.js';
 
 export const deleteBrandNote = defineOperation({
   id: 'delete_brand_note',
-  method: 'DELETE',
-  path: '/v1/brand-note',
   summary: 'Delete the Brand Note of a story',
   description:
     'Removes the official note of a story; deleted tells whether there was one. Same gate as publishing.',
@@ -19,7 +17,9 @@ export const deleteBrandNote = defineOperation({
     deleted: z.boolean().describe('false when the story had no note'),
   }),
   access: {},
-  hints: { readOnly: false, destructive: true, openWorld: false },
+  rest: { method: 'DELETE', path: '/v1/brand-note' },
+  portal: true,
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const deleted = await removeNote(app, actor, access, input.event_uri);

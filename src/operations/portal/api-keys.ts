@@ -1,33 +1,42 @@
 import { z } from 'zod';
-import { createKey, revokeKey } from '../../domain/api-key-admin.js';
-import { forbidden, notFound } from '../../errors.js';
+import { createKey, listKeys, revokeKey } from '../../domain/api-key-admin.js';
+import { forbidden } from '../../errors.js';
 import { actorLabel, hasRole } from '../../policy.js';
-import { Role } from '../schemas.js';
-import { definePortalOperation } from './define.js';
+import { defineOperation } from '../operation.js';
+import { Ok, Role, Timestamp } from '../schemas.js';
 
 /**
  * API keys are made in the app by owners and admins (never by a key: create_api_key is
  * always 403). A key's role is at most its maker's, and its scope names brands the
  * account reaches.
  */
-export const listApiKeys = definePortalOperation({
-  access: { minRole: 'admin' },
+export const listApiKeys = defineOperation({
+  id: 'list_api_keys',
+  summary: "The account's API keys, newest first",
   input: z.strictObject({}),
+  output: z.object({
+    keys: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        role: Role,
+        scope: z.array(z.string()).nullable().describe('brand hosts, or null for full scope'),
+        created_at: Timestamp,
+        last_used_at: Timestamp.nullable(),
+        revoked_at: Timestamp.nullable(),
+      }),
+    ),
+  }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler({ app, actor }) {
-    const keys = await app.db
-      .selectFrom('api_keys')
-      .select(['id', 'name', 'role', 'scope', 'created_at', 'last_used_at', 'revoked_at'])
-      .where('account_id', '=', actor.accountId)
-      .orderBy('created_at', 'desc')
-      .execute();
-    return {
-      keys: keys.map((k) => ({ ...k, scope: k.scope ? (JSON.parse(k.scope) as string[]) : null })),
-    };
+    return { keys: await listKeys(app, actor.accountId) };
   },
 });
 
-export const createApiKeyInApp = definePortalOperation({
-  access: { minRole: 'admin' },
+export const createApiKeyInApp = defineOperation({
+  id: 'create_api_key_in_app',
+  summary: 'Create an API key (its secret is shown once)',
   input: z.strictObject({
     name: z
       .string()
@@ -37,6 +46,9 @@ export const createApiKeyInApp = definePortalOperation({
     role: Role,
     scope: z.union([z.literal('full'), z.array(z.string()).min(1, 'name at least one brand')]),
   }),
+  output: z.object({ id: z.string(), key: z.string().describe('the secret, shown once') }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler({ app, actor }, input) {
     if (!hasRole(actor, input.role)) throw forbidden('a key cannot have a higher role than yours');
     return createKey(app, {
@@ -49,19 +61,15 @@ export const createApiKeyInApp = definePortalOperation({
   },
 });
 
-export const revokeApiKeyInApp = definePortalOperation({
-  access: { minRole: 'admin' },
+export const revokeApiKeyInApp = defineOperation({
+  id: 'revoke_api_key_in_app',
+  summary: 'Revoke an API key of the account',
   input: z.strictObject({ id: z.string().min(1).max(100) }),
+  output: z.object({ ok: Ok }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler({ app, actor }, input) {
-    // Another account's key is as unknown as a made-up id.
-    const key = await app.db
-      .selectFrom('api_keys')
-      .select('id')
-      .where('id', '=', input.id)
-      .where('account_id', '=', actor.accountId)
-      .executeTakeFirst();
-    if (!key) throw notFound();
-    await revokeKey(app, key.id, actorLabel(actor));
+    await revokeKey(app, input.id, actorLabel(actor), { accountId: actor.accountId });
     return { ok: true };
   },
 });

@@ -1,38 +1,45 @@
 import { z } from 'zod';
+import type { AppContext } from '../../context.js';
 import { requestBrandVerification } from '../../domain/brand-verification.js';
 import {
   addBrand,
+  brandDetection,
   setBrandAliases,
   setBrandMatchPolicy,
-  shownMatchPolicy,
 } from '../../domain/brands.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { forbidden } from '../../errors.js';
-import { actorLabel, brandFor } from '../../policy.js';
-import { BrandHost } from '../schemas.js';
-import { definePortalOperation } from './define.js';
+import { type Actor, actorLabel, brandFor } from '../../policy.js';
+import { defineOperation } from '../operation.js';
+import { BrandHost, Ok, Timestamp } from '../schemas.js';
 
 /**
  * Brands of the account and what monitors them: adding a brand, its feeds and its
  * aliases. Owners and admins, own brands only: a client brand is its client's to run.
  */
-async function ownBrand(ctx: Parameters<typeof addBrandInApp.handler>[0], host: string) {
+async function ownBrand(ctx: { app: AppContext; actor: Actor }, host: string) {
   const access = await brandFor(ctx.app, ctx.actor, host);
   if (access.relation !== 'own') throw forbidden("only the brand's own account changes it");
-  const row = await ctx.app.db
-    .selectFrom('brands')
-    .select(['id', 'account_id', 'host', 'aliases'])
-    .where('id', '=', access.brand.id)
-    .executeTakeFirstOrThrow();
-  return row;
+  return access.brand;
 }
 
-export const addBrandInApp = definePortalOperation({
-  access: { minRole: 'admin' },
+const MatchPolicy = z.object({
+  strict: z.enum(['auto', 'on', 'off']),
+  exactCase: z.boolean(),
+  require: z.array(z.string()).readonly(),
+  exclude: z.array(z.string()).readonly(),
+});
+
+export const addBrandInApp = defineOperation({
+  id: 'add_brand',
+  summary: 'Add a brand to monitor',
   input: z.strictObject({
     host: BrandHost,
     name: z.string().trim().max(80, 'must be at most 80 characters').optional(),
   }),
+  output: z.object({ ok: Ok, brand: z.string() }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler({ app, actor }, input) {
     await addBrand(
       app,
@@ -46,37 +53,57 @@ export const addBrandInApp = definePortalOperation({
   },
 });
 
-export const brandMonitoring = definePortalOperation({
-  access: {},
+export const brandMonitoring = defineOperation({
+  id: 'brand_monitoring',
+  summary: "How a brand is recognised, and its feeds (own brands' only)",
   input: z.strictObject({ brand: BrandHost }),
-  async handler(ctx, input) {
-    const access = await brandFor(ctx.app, ctx.actor, input.brand);
-    const row = await ctx.app.db
-      .selectFrom('brands')
-      .select(['aliases', 'match_policy'])
-      .where('id', '=', access.brand.id)
-      .executeTakeFirstOrThrow();
+  output: z.object({
+    relation: z.enum(['own', 'delegated']),
+    aliases: z.array(z.string()),
+    match: MatchPolicy,
+    sources: z.array(
+      z.object({
+        id: z.string(),
+        url: z.string(),
+        last_polled_at: Timestamp.nullable(),
+        next_poll_at: Timestamp.nullable(),
+        last_status: z.string().nullable(),
+        last_error: z.string().nullable(),
+      }),
+    ),
+  }),
+  access: {},
+  portal: true,
+  async handler({ app, actor }, input) {
+    const { brand, relation } = await brandFor(app, actor, input.brand);
     return {
-      relation: access.relation,
-      aliases: JSON.parse(row.aliases) as string[],
-      match: shownMatchPolicy(row.match_policy),
-      sources: access.relation === 'own' ? await listFeeds(ctx.app, access.brand.id) : [],
+      relation,
+      ...(await brandDetection(app, brand.id)),
+      sources: relation === 'own' ? await listFeeds(app, brand.id) : [],
     };
   },
 });
 
-export const addSourceInApp = definePortalOperation({
-  access: { minRole: 'admin' },
+export const addSourceInApp = defineOperation({
+  id: 'add_source',
+  summary: "Add a feed to a brand's sources",
   input: z.strictObject({ brand: BrandHost, url: z.string().trim().min(1, 'is required') }),
+  output: z.object({ ok: Ok, source: z.object({ id: z.string(), url: z.string() }) }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler(ctx, input) {
     const brand = await ownBrand(ctx, input.brand);
     return { ok: true, source: await addFeed(ctx.app, brand, input.url, actorLabel(ctx.actor)) };
   },
 });
 
-export const removeSourceInApp = definePortalOperation({
-  access: { minRole: 'admin' },
+export const removeSourceInApp = defineOperation({
+  id: 'remove_source',
+  summary: "Remove a feed from a brand's sources",
   input: z.strictObject({ brand: BrandHost, id: z.string().min(1).max(100) }),
+  output: z.object({ ok: Ok }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler(ctx, input) {
     const brand = await ownBrand(ctx, input.brand);
     await removeFeed(ctx.app, brand, input.id, actorLabel(ctx.actor));
@@ -84,9 +111,13 @@ export const removeSourceInApp = definePortalOperation({
   },
 });
 
-export const setAliasesInApp = definePortalOperation({
-  access: { minRole: 'admin' },
+export const setAliasesInApp = defineOperation({
+  id: 'set_brand_aliases',
+  summary: "Replace a brand's aliases",
   input: z.strictObject({ brand: BrandHost, aliases: z.string().max(3000) }),
+  output: z.object({ ok: Ok, aliases: z.array(z.string()) }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler(ctx, input) {
     const brand = await ownBrand(ctx, input.brand);
     const aliases = await setBrandAliases(
@@ -100,8 +131,9 @@ export const setAliasesInApp = definePortalOperation({
 });
 
 /** The match policy form: a select, a checkbox and two comma-separated lists. */
-export const setMatchPolicyInApp = definePortalOperation({
-  access: { minRole: 'admin' },
+export const setMatchPolicyInApp = defineOperation({
+  id: 'set_brand_match_policy',
+  summary: "Replace a brand's match policy",
   input: z.strictObject({
     brand: BrandHost,
     strict: z.string().max(10),
@@ -109,6 +141,9 @@ export const setMatchPolicyInApp = definePortalOperation({
     require: z.string().max(3000),
     exclude: z.string().max(3000),
   }),
+  output: z.object({ ok: Ok, match: MatchPolicy }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler(ctx, input) {
     const brand = await ownBrand(ctx, input.brand);
     const list = (text: string) => text.split(/[,\n]/);
@@ -127,12 +162,15 @@ export const setMatchPolicyInApp = definePortalOperation({
   },
 });
 
-export const verifyBrandByEmail = definePortalOperation({
-  access: { minRole: 'admin' },
+export const verifyBrandByEmail = defineOperation({
+  id: 'verify_brand_by_email',
+  summary: 'Send a verification link to an address at the brand host',
   input: z.strictObject({ brand: BrandHost, email: z.string().trim().max(254) }),
+  output: z.object({ email: z.string() }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler(ctx, input) {
-    const access = await brandFor(ctx.app, ctx.actor, input.brand);
-    if (access.relation !== 'own') throw forbidden("only the brand's own account changes it");
-    return requestBrandVerification(ctx.app, access.brand, input.email, actorLabel(ctx.actor));
+    const brand = await ownBrand(ctx, input.brand);
+    return requestBrandVerification(ctx.app, brand, input.email, actorLabel(ctx.actor));
   },
 });

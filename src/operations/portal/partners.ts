@@ -1,34 +1,32 @@
 import { z } from 'zod';
-import { expirePending, revokeInvite, tokenOf } from '../../domain/delegation-invites.js';
-import { revokeDelegation } from '../../domain/delegations.js';
-import { notFound } from '../../errors.js';
+import { listInvites as invites, revokeInviteById } from '../../domain/delegation-invites.js';
+import { listPartners as partners, revokeDelegation } from '../../domain/delegations.js';
 import { actorLabel } from '../../policy.js';
 import { revokeDelegationInvite } from '../delegations/revoke-delegation-invite.js';
-import { BrandHost } from '../schemas.js';
-import { definePortalOperation } from './define.js';
+import { defineOperation } from '../operation.js';
+import { BrandHost, Ok, Timestamp } from '../schemas.js';
 
 /** The client's side of delegations: the partners acting on its brands. */
-export const listPartners = definePortalOperation({
-  access: {},
+export const listPartners = defineOperation({
+  id: 'list_partners',
+  summary: "The partners acting (or who acted) on the account's brands",
   input: z.strictObject({}),
+  output: z.object({
+    partners: z.array(
+      z.object({
+        brand: z.string(),
+        partner: z.string(),
+        partner_name: z.string(),
+        status: z.string(),
+        created_at: Timestamp,
+        ended_at: Timestamp.nullable(),
+      }),
+    ),
+  }),
+  access: {},
+  portal: true,
   async handler({ app, actor }) {
-    const rows = await app.db
-      .selectFrom('delegations as d')
-      .innerJoin('brands as b', 'b.id', 'd.brand_id')
-      .innerJoin('accounts as p', 'p.id', 'd.partner_account_id')
-      .select([
-        'b.host as brand',
-        'p.id as partner',
-        'p.name as partner_name',
-        'd.status',
-        'd.created_at',
-        'd.ended_at',
-      ])
-      .where('d.client_account_id', '=', actor.accountId)
-      .orderBy('d.created_at', 'desc')
-      .orderBy('d.id', 'desc')
-      .execute();
-    return { partners: rows };
+    return { partners: await partners(app, actor.accountId) };
   },
 });
 
@@ -36,44 +34,50 @@ export const listPartners = definePortalOperation({
  * The client takes a brand back from a partner (owners and admins, terminal): the
  * app-side twin of the partner's drop, as `brs delegation revoke` does for operators.
  */
-export const revokePartner = definePortalOperation({
-  access: { minRole: 'admin' },
+export const revokePartner = defineOperation({
+  id: 'revoke_partner',
+  summary: 'Take a brand back from a partner',
   input: z.strictObject({ brand: BrandHost, partner: z.string().min(1).max(100) }),
+  output: z.object({ ok: Ok, status: z.literal('revoked') }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler({ app, actor }, input) {
     await revokeDelegation(app, actor.accountId, input.partner, input.brand, actorLabel(actor));
-    return { ok: true, status: 'revoked' };
+    return { ok: true, status: 'revoked' as const };
   },
 });
 
 /** A partner's invitations and their states, newest first (pending ones expire on read). */
-export const listInvites = definePortalOperation({
-  access: {},
+export const listInvites = defineOperation({
+  id: 'list_delegation_invites',
+  summary: "The partner's delegation invitations",
   input: z.strictObject({}),
+  output: z.object({
+    invites: z.array(
+      z.object({
+        id: z.string(),
+        brand_host: z.string(),
+        status: z.enum(['pending', 'used', 'declined', 'expired', 'revoked']),
+        created_at: Timestamp,
+        expires_at: Timestamp,
+      }),
+    ),
+  }),
+  access: {},
+  portal: true,
   async handler({ app, actor }) {
-    await expirePending(app.db, app.clock.now().toISOString(), { partnerId: actor.accountId });
-    const rows = await app.db
-      .selectFrom('delegation_invites')
-      .select(['id', 'brand_host', 'status', 'created_at', 'expires_at'])
-      .where('partner_account_id', '=', actor.accountId)
-      .orderBy('created_at', 'desc')
-      .limit(100)
-      .execute();
-    return { invites: rows };
+    return { invites: await invites(app, actor.accountId) };
   },
 });
 
 /** Revokes a pending invitation of this partner by its id (the portal never shows tokens twice). */
-export const revokeInviteInApp = definePortalOperation({
-  access: revokeDelegationInvite.access,
+export const revokeInviteInApp = defineOperation({
+  id: 'revoke_delegation_invite_by_id',
+  summary: 'Revoke a pending delegation invitation',
   input: z.strictObject({ id: z.string().min(1).max(100) }),
-  async handler({ app, actor }, input) {
-    const invite = await app.db
-      .selectFrom('delegation_invites')
-      .select('id')
-      .where('id', '=', input.id)
-      .where('partner_account_id', '=', actor.accountId)
-      .executeTakeFirst();
-    if (!invite) throw notFound();
-    return revokeInvite(app, actor.accountId, await tokenOf(app, invite.id), actorLabel(actor));
-  },
+  output: revokeDelegationInvite.output,
+  access: revokeDelegationInvite.access,
+  portal: true,
+  handler: ({ app, actor }, input) =>
+    revokeInviteById(app, actor.accountId, input.id, actorLabel(actor)),
 });

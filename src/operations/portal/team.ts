@@ -1,134 +1,64 @@
 import { z } from 'zod';
-import { effectivePlan } from '../../auth/effective-plan.js';
-import type { AppContext } from '../../context.js';
-import { withTransaction } from '../../db/database.js';
-import { writeAudit } from '../../domain/audit.js';
-import { passwordLink } from '../../domain/sign-up.js';
-import { resolveTeammate } from '../../domain/teammates.js';
-import { queueEmail } from '../../email/outbox.js';
-import { conflict, notFound } from '../../errors.js';
+import {
+  inviteTeammate as invite,
+  listTeam as list,
+  setMemberRole as setRole,
+} from '../../domain/team.js';
 import { actorLabel } from '../../policy.js';
-import { Role, TeammateEmail } from '../schemas.js';
-import { definePortalOperation } from './define.js';
-
-/** An invitation stays usable this long: long enough for a holiday. */
-const INVITE_LINK_TTL_MS = 7 * 24 * 3600_000;
-
-/** The account with the plan it works with now (a reclaim trial's, while it runs). */
-async function accountOf(app: AppContext, accountId: string) {
-  const a = await app.db
-    .selectFrom('accounts')
-    .select(['id', 'name', 'plan', 'trial_plan', 'trial_ends_at'])
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return { id: a.id, name: a.name, plan: effectivePlan(a, app.clock.now()) };
-}
+import { defineOperation } from '../operation.js';
+import { Ok, Role, TeammateEmail, Timestamp } from '../schemas.js';
 
 /** The team: members with their roles and status, and the seats the plan allows. */
-export const listTeam = definePortalOperation({
-  access: {},
+export const listTeam = defineOperation({
+  id: 'list_team',
+  summary: 'The team, its roles and its seats',
   input: z.strictObject({}),
-  async handler({ app, actor }) {
-    const members = await app.db
-      .selectFrom('memberships as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.email', 'm.role', 'm.status', 'm.created_at'])
-      .where('m.account_id', '=', actor.accountId)
-      .where('m.status', 'in', ['active', 'invited'])
-      .orderBy('u.email')
-      .execute();
-    const account = await accountOf(app, actor.accountId);
-    return { members, seats: members.length, cap: app.config.seatCaps[account.plan] };
-  },
+  output: z.object({
+    members: z.array(
+      z.object({
+        email: z.string(),
+        role: Role,
+        status: z.enum(['active', 'invited']),
+        created_at: Timestamp,
+      }),
+    ),
+    seats: z.number().int().describe('seats taken (active and invited members)'),
+    cap: z.number().int().describe("the plan's seat cap"),
+  }),
+  access: {},
+  portal: true,
+  handler: ({ app, actor }) => list(app, actor.accountId),
 });
 
-/**
- * Invites a teammate (owners and admins): a seat is taken at once (403 past the plan's
- * cap, as for an assignment's invite) and the email carries a link to choose a password,
- * which makes them an active member.
- */
-export const inviteTeammate = definePortalOperation({
-  access: { minRole: 'admin' },
+/** Invites a teammate (owners and admins); the seat cap applies. */
+export const inviteTeammate = defineOperation({
+  id: 'invite_teammate',
+  summary: 'Invite a teammate by email',
   input: z.strictObject({ email: TeammateEmail }),
+  output: z.object({ ok: Ok, email: z.string() }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler({ app, actor }, input) {
-    const account = await accountOf(app, actor.accountId);
-    const now = app.clock.now().toISOString();
-    return withTransaction(app.db, async (trx) => {
-      const t = await resolveTeammate(app, trx, account, input.email, true, actorLabel(actor));
-      if (!t.invited) throw conflict('email: already a member of this team');
-      const user = await trx
-        .selectFrom('users')
-        .select(['id', 'password_hash'])
-        .where('id', '=', t.userId)
-        .executeTakeFirstOrThrow();
-      const link = await passwordLink(app, user, INVITE_LINK_TTL_MS, trx);
-      await queueEmail(
-        trx,
-        {
-          accountId: account.id,
-          to: t.email,
-          kind: 'invitation',
-          subject: `You are invited to ${account.name} on Stories`,
-          text: `${actor.kind === 'user' ? actor.email : 'A teammate'} invited you to the ${account.name} team on Stories.\n\nChoose your password to join (the link works for 7 days):\n\n${link}`,
-        },
-        now,
-      );
-      return { ok: true, email: t.email };
+    const { email } = await invite(app, {
+      accountId: actor.accountId,
+      email: input.email,
+      invitedBy: actor.kind === 'user' ? actor.email : null,
+      actor: actorLabel(actor),
     });
+    return { ok: true, email };
   },
 });
 
-/**
- * Changes a member's role (owners only). The account always keeps an owner: the last
- * one cannot step down.
- */
-export const setMemberRole = definePortalOperation({
-  access: { minRole: 'owner' },
+/** Changes a member's role (owners only); the last owner cannot step down. */
+export const setMemberRole = defineOperation({
+  id: 'set_member_role',
+  summary: "Change a member's role",
   input: z.strictObject({ email: TeammateEmail, role: Role }),
+  output: z.object({ ok: Ok, email: z.string(), role: Role }),
+  access: { minRole: 'owner' },
+  portal: true,
   async handler({ app, actor }, input) {
-    const at = app.clock.now().toISOString();
-    return withTransaction(app.db, async (trx) => {
-      // Role changes of one account run one after another, so two owners demoting each
-      // other at once cannot leave it without one (a write first: a row lock on
-      // PostgreSQL, the write lock on SQLite).
-      await trx
-        .updateTable('accounts')
-        .set({ id: actor.accountId })
-        .where('id', '=', actor.accountId)
-        .execute();
-      const member = await trx
-        .selectFrom('memberships as m')
-        .innerJoin('users as u', 'u.id', 'm.user_id')
-        .select(['m.user_id', 'm.role'])
-        .where('m.account_id', '=', actor.accountId)
-        .where('u.email', '=', input.email.trim().toLowerCase())
-        .where('m.status', 'in', ['active', 'invited'])
-        .executeTakeFirst();
-      if (!member) throw notFound();
-      if (member.role === 'owner' && input.role !== 'owner') {
-        const { owners } = await trx
-          .selectFrom('memberships')
-          .select((eb) => eb.fn.countAll<number | string>().as('owners'))
-          .where('account_id', '=', actor.accountId)
-          .where('role', '=', 'owner')
-          .where('status', '=', 'active')
-          .executeTakeFirstOrThrow();
-        if (Number(owners) <= 1) throw conflict('role: the account needs an owner');
-      }
-      await trx
-        .updateTable('memberships')
-        .set({ role: input.role })
-        .where('account_id', '=', actor.accountId)
-        .where('user_id', '=', member.user_id)
-        .execute();
-      await writeAudit(trx, {
-        accountId: actor.accountId,
-        actor: actorLabel(actor),
-        action: 'member.role_changed',
-        details: { user: member.user_id, from: member.role, to: input.role },
-        at,
-      });
-      return { ok: true, email: input.email, role: input.role };
-    });
+    await setRole(app, { accountId: actor.accountId, ...input, actor: actorLabel(actor) });
+    return { ok: true, email: input.email, role: input.role };
   },
 });

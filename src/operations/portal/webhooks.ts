@@ -1,20 +1,57 @@
 import { z } from 'zod';
-import { conflict, notFound } from '../../errors.js';
-import { WEBHOOK_DELIVER } from '../../jobs/kinds.js';
-import { enqueue } from '../../jobs/queue.js';
 import { actorLabel } from '../../policy.js';
 import {
   addEndpoint,
   listDeliveries,
   listEndpoints,
+  retryDelivery as retry,
   rotateSecret,
 } from '../../webhooks/endpoints.js';
-import { definePortalOperation } from './define.js';
+import { defineOperation } from '../operation.js';
+import { Ok, Timestamp } from '../schemas.js';
 
 /** Webhook endpoints of the account (owners and admins, as `brs webhook` for operators). */
-export const listWebhooks = definePortalOperation({
-  access: { minRole: 'admin' },
+export const listWebhooks = defineOperation({
+  id: 'list_webhooks',
+  summary: 'Webhook endpoints and their newest deliveries',
   input: z.strictObject({}),
+  output: z.object({
+    endpoints: z.array(
+      z.object({
+        id: z.string(),
+        url: z.string(),
+        events: z.array(z.string()),
+        created_at: Timestamp,
+        disabled_at: Timestamp.nullable(),
+      }),
+    ),
+    deliveries: z.array(
+      z.object({
+        id: z.string(),
+        endpoint_id: z.string(),
+        event_id: z.string(),
+        event_type: z.string(),
+        status: z.string(),
+        attempts: z.number().int(),
+        last_status_code: z.number().int().nullable(),
+        last_error: z.string().nullable(),
+        next_attempt_at: Timestamp.nullable(),
+        created_at: Timestamp,
+        delivered_at: Timestamp.nullable(),
+        attempt_log: z.array(
+          z.object({
+            attempt: z.number().int(),
+            at: Timestamp,
+            status_code: z.number().int().nullable(),
+            error: z.string().nullable(),
+            duration_ms: z.number(),
+          }),
+        ),
+      }),
+    ),
+  }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler({ app, actor }) {
     return {
       endpoints: await listEndpoints(app, actor.accountId),
@@ -23,69 +60,45 @@ export const listWebhooks = definePortalOperation({
   },
 });
 
-export const addWebhook = definePortalOperation({
-  access: { minRole: 'admin' },
+export const addWebhook = defineOperation({
+  id: 'add_webhook',
+  summary: 'Add a webhook endpoint (its secret is shown once)',
   input: z.strictObject({
     url: z.string().trim().min(1, 'is required').max(2000),
     events: z.array(z.string()).min(1, 'choose at least one event type'),
   }),
-  async handler({ app, actor }, input) {
-    return addEndpoint(app, actor.accountId, input.url, input.events, actorLabel(actor));
-  },
+  output: z.object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    secret: z.string(),
+  }),
+  access: { minRole: 'admin' },
+  portal: true,
+  handler: ({ app, actor }, input) =>
+    addEndpoint(app, actor.accountId, input.url, input.events, actorLabel(actor)),
 });
 
-/** The endpoint of this account, or not found (another account's is as unknown). */
-async function ownEndpoint(
-  app: Parameters<typeof listEndpoints>[0],
-  accountId: string,
-  id: string,
-) {
-  const ep = await app.db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'disabled_at'])
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
-  if (!ep) throw notFound();
-  return ep;
-}
-
-export const rotateWebhookSecret = definePortalOperation({
-  access: { minRole: 'admin' },
+export const rotateWebhookSecret = defineOperation({
+  id: 'rotate_webhook_secret',
+  summary: "Rotate an endpoint's signing secret",
   input: z.strictObject({ id: z.string().min(1).max(100) }),
-  async handler({ app, actor }, input) {
-    await ownEndpoint(app, actor.accountId, input.id);
-    return rotateSecret(app, input.id);
-  },
+  output: z.object({ id: z.string(), secret: z.string(), previous_secret_expires_at: Timestamp }),
+  access: { minRole: 'admin' },
+  portal: true,
+  handler: ({ app, actor }, input) => rotateSecret(app, input.id, { accountId: actor.accountId }),
 });
 
-/**
- * Sends a failed delivery again, once, now (one still being retried has its own next
- * attempt: sending it twice would only make duplicates). Every attempt stays in its log.
- */
-export const retryDelivery = definePortalOperation({
-  access: { minRole: 'admin' },
+/** Sends a failed delivery again, once, now. */
+export const retryDelivery = defineOperation({
+  id: 'retry_webhook_delivery',
+  summary: 'Send a failed webhook delivery again',
   input: z.strictObject({ id: z.string().min(1).max(100) }),
+  output: z.object({ ok: Ok }),
+  access: { minRole: 'admin' },
+  portal: true,
   async handler({ app, actor }, input) {
-    const d = await app.db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.status', 'e.disabled_at'])
-      .where('d.id', '=', input.id)
-      .where('e.account_id', '=', actor.accountId)
-      .executeTakeFirst();
-    if (!d) throw notFound();
-    if (d.status !== 'failed') throw conflict('delivery: only a failed delivery is sent again');
-    if (d.disabled_at) throw conflict('delivery: its endpoint is disabled');
-    const at = app.clock.now().toISOString();
-    await app.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ status: 'pending', next_attempt_at: at })
-        .where('id', '=', d.id)
-        .execute();
-      await enqueue(trx, WEBHOOK_DELIVER, { delivery: d.id }, { now: at, maxAttempts: 1 });
-    });
+    await retry(app, actor.accountId, input.id);
     return { ok: true };
   },
 });

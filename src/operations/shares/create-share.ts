@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { upsertShare } from '../../domain/shares.js';
 import { actorLabel, brandFor } from '../../policy.js';
 import { defineOperation } from '../operation.js';
-import { BrandHost, EventUri, Ok } from '../schemas.js';
+import { BrandHost, EventUri, Ok, StoryArgs } from '../schemas.js';
 
 export const ShareAccess = z
   .enum(['public', 'guests'], 'must be public or guests')
@@ -35,8 +35,6 @@ export const ShareAnswer = z.object({
 
 export const createShare = defineOperation({
   id: 'create_share',
-  method: 'POST',
-  path: '/v1/shares',
   summary: 'Create or retune the share of a story',
   description:
     'Creates the one share of a story, or changes its settings (the URL stays). Public access is anonymous and allowed up to mode briefing; guests access shows the full advisory to invited guests. A retune changes only the settings it names. A public share with mode full, or listed on a guests share, is refused (400), never corrected. A share a partner created stops when its delegation ends; it is then refused here (409) until the brand owner re-enables it in the app.',
@@ -49,7 +47,28 @@ export const createShare = defineOperation({
   }),
   output: ShareAnswer,
   access: {},
-  hints: { readOnly: false, destructive: false, openWorld: true },
+  rest: { method: 'POST', path: '/v1/shares' },
+  userTool: {
+    name: 'create_share',
+    title: 'Share a story',
+    description:
+      'Creates or retunes the share link of a story. Public access is anonymous and allowed up to mode briefing; guests access shows the full advisory to invited guests (managed in the portal). A public share with mode full, or listed on a guests share, is refused.',
+    args: z.strictObject({
+      ...StoryArgs,
+      access: ShareAccess,
+      listed: ShareListed,
+      mode: ShareMode,
+    }),
+    toInput: (a) => ({
+      brand: a.brand_id,
+      event_uri: a.event_uri,
+      access: a.access,
+      mode: a.mode,
+      listed: a.listed,
+    }),
+  },
+  portal: true,
+  hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const share = await upsertShare(

@@ -6,8 +6,6 @@ import { BrandHost, Ok } from '../schemas.js';
 
 export const createStoryFromUrl = defineOperation({
   id: 'create_story_from_url',
-  method: 'POST',
-  path: '/v1/stories/from-url',
   summary: 'Create a story from an article URL',
   description:
     'Reads the page and runs detection and advisory generation in the background (202 with a job; read the outcome back with get_story_from_url_job); the story then appears in the story list. If the article is already in a story of this brand, the answer (200) points at it with status exists and nothing is regenerated. Counts as a mention, never billed.',
@@ -31,8 +29,13 @@ export const createStoryFromUrl = defineOperation({
     }),
   ]),
   access: {},
-  hints: { readOnly: false, destructive: false, openWorld: true },
-  status: (body) => (body.status === 'queued' ? 202 : 200),
+  rest: {
+    method: 'POST',
+    path: '/v1/stories/from-url',
+    statusOf: (body) => (body.status === 'queued' ? 202 : 200),
+  },
+  portal: true,
+  hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     return requestStoryFromUrl(app, access, input.url, actorLabel(actor));

@@ -6,8 +6,6 @@ import { BrandHost, Ok } from '../schemas.js';
 
 export const getStoryFromUrlJob = defineOperation({
   id: 'get_story_from_url_job',
-  method: 'GET',
-  path: '/v1/stories/from-url',
   summary: 'Read the outcome of a story-from-URL job',
   description:
     "The state of a create_story_from_url job: queued, running, done (with the story's event_uri) or failed (with a reason such as brand not mentioned).",
@@ -24,7 +22,8 @@ export const getStoryFromUrlJob = defineOperation({
     reason: z.string().optional().describe('when failed: why'),
   }),
   access: {},
-  hints: { readOnly: true, destructive: false, openWorld: false },
+  rest: { method: 'GET', path: '/v1/stories/from-url' },
+  hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const outcome = await readStoryFromUrlJob(app, access, input.job);

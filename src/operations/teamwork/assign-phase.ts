@@ -8,14 +8,13 @@ import {
   Invite,
   Ok,
   PhaseNumber,
+  StoryArgs,
   StoryStatus,
   TeammateEmail,
 } from '../schemas.js';
 
 export const assignPhase = defineOperation({
   id: 'assign_phase',
-  method: 'POST',
-  path: '/v1/story/phase-assign',
   summary: 'Assign a phase of the response plan',
   description:
     'Assigns one phase to a teammate and emails them a signed link to it. Own brands only; requires an unlocked advisory; the seat cap applies. An unknown email is refused (404) unless invite=true.',
@@ -36,7 +35,23 @@ export const assignPhase = defineOperation({
     status: StoryStatus.describe("the story's status afterwards"),
   }),
   access: {},
-  hints: { readOnly: false, destructive: false, openWorld: true },
+  rest: { method: 'POST', path: '/v1/story/phase-assign' },
+  userTool: {
+    name: 'assign_action',
+    title: 'Assign a response action',
+    description:
+      'Assigns a phase of the response plan to a teammate by email and emails them the action with its context. An unknown email is invited into your team (the seat cap applies). Own brands only; needs an unlocked advisory.',
+    args: z.strictObject({ ...StoryArgs, phase: PhaseNumber, assignee: TeammateEmail }),
+    toInput: (a) => ({
+      brand: a.brand_id,
+      event_uri: a.event_uri,
+      phase: a.phase,
+      assignee: a.assignee,
+      invite: true,
+    }),
+  },
+  portal: true,
+  hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const r = await assign(

@@ -6,8 +6,6 @@ import { BrandHost, EventUri, Invite, Ok, StoryStatus, TeammateEmail } from '../
 
 export const assignStory = defineOperation({
   id: 'assign_story',
-  method: 'POST',
-  path: '/v1/story/assign',
   summary: 'Assign a story to a teammate',
   description:
     'Assigns the story to a teammate by email and emails them. Own brands only (403 on a delegated brand). An unknown email is refused (404) unless invite=true, which invites them into the team (the plan seat cap applies); an email of another account is refused (409).',
@@ -26,7 +24,9 @@ export const assignStory = defineOperation({
     status: StoryStatus,
   }),
   access: {},
-  hints: { readOnly: false, destructive: false, openWorld: true },
+  rest: { method: 'POST', path: '/v1/story/assign' },
+  portal: true,
+  hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const r = await assign(

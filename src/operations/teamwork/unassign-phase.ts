@@ -6,8 +6,6 @@ import { BrandHost, EventUri, Ok, PhaseNumberInQuery, StoryStatus } from '../sch
 
 export const unassignPhase = defineOperation({
   id: 'unassign_phase',
-  method: 'DELETE',
-  path: '/v1/story/phase-assign',
   summary: "Clear a phase's assignee",
   description: "Clears the phase's assignee; a done phase stays done. Own brands only.",
   input: z.object({
@@ -24,7 +22,9 @@ export const unassignPhase = defineOperation({
     status: StoryStatus,
   }),
   access: {},
-  hints: { readOnly: false, destructive: true, openWorld: false },
+  rest: { method: 'DELETE', path: '/v1/story/phase-assign' },
+  portal: true,
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const r = await unassign(app, actor, access, input.event_uri, input.phase);

@@ -6,8 +6,6 @@ import { BrandHost, EventUri, Ok, StoryStatus } from '../schemas.js';
 
 export const unassignStory = defineOperation({
   id: 'unassign_story',
-  method: 'DELETE',
-  path: '/v1/story/assign',
   summary: "Clear a story's assignment",
   description:
     'Clears the assignment; the status returns to new (a closed story stays closed). Own brands only.',
@@ -20,7 +18,9 @@ export const unassignStory = defineOperation({
     status: StoryStatus,
   }),
   access: {},
-  hints: { readOnly: false, destructive: true, openWorld: false },
+  rest: { method: 'DELETE', path: '/v1/story/assign' },
+  portal: true,
+  hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const r = await unassign(app, actor, access, input.event_uri);

@@ -2,17 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { listActivity } from '../../operations/portal/activity.js';
 import { html } from '../html.js';
-import { portalRoutes, run, type View } from './guard.js';
+import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage } from './layout.js';
 
-export interface Entry {
-  created_at: string;
-  actor: string;
-  action: string;
-  host: string | null;
-  event_uri: string | null;
-  title: string | null;
-}
+export type Entry = Output<typeof listActivity>['entries'][number];
 
 /** A table of audit entries: when, who, what, on which story. */
 export function activityTable(entries: Entry[]) {
@@ -29,7 +22,7 @@ export function activityTable(entries: Entry[]) {
 export function mountActivityPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'activity');
   routes.get('/app/activity', async (_req, _reply, v: View) => {
-    const { entries } = (await run(app, v, listActivity, {})) as { entries: Entry[] };
+    const { entries } = await run(app, v, listActivity, {});
     return appPage(
       v,
       'Activity',

@@ -7,27 +7,6 @@ import { portalRoutes, run, type View } from './guard.js';
 import { appPage } from './layout.js';
 import { actorOf } from './session.js';
 
-interface Overview {
-  plan: string;
-  unit_price_cents: number;
-  units: { brand: string; name: string; included: number; left: number }[];
-  subscription: {
-    provider: string;
-    status: string;
-    client_brands: number;
-    created_at: string;
-  } | null;
-  ledger: {
-    created_at: string;
-    kind: string;
-    amount_cents: number;
-    currency: string;
-    period: string;
-    host: string;
-    title: string | null;
-  }[];
-}
-
 const KIND: Record<string, string> = {
   included: 'included unit',
   metered: 'unit on the subscription',
@@ -46,7 +25,7 @@ export function mountBillingPages(fastify: FastifyInstance, app: AppContext) {
         html`<h1>Billing</h1><p class="card">Only owners and admins see billing.</p>`,
       );
     }
-    const o = (await run(app, v, billingOverview, {})) as Overview;
+    const o = await run(app, v, billingOverview, {});
     return appPage(
       v,
       'Billing',

@@ -4,7 +4,8 @@ import {
   confirmBrandVerification,
   readBrandVerification,
 } from '../../domain/brand-verification.js';
-import { userTool } from '../../mcp/user-tools.js';
+import { listBrands } from '../../operations/brands/list-brands.js';
+import type { Operation } from '../../operations/operation.js';
 import {
   addBrandInApp,
   addSourceInApp,
@@ -17,34 +18,20 @@ import {
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { html, page } from '../html.js';
-import { forgedPage, type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
+import { forgedPage, type Output, portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf, csrfToken, csrfValid } from './session.js';
-
-interface BrandRow {
-  brand_id: string;
-  name: string;
-  verified: boolean;
-  delegated: boolean;
-}
-interface Monitoring {
-  relation: 'own' | 'delegated';
-  aliases: string[];
-  match: { strict: string; exactCase: boolean; require: string[]; exclude: string[] };
-  sources: {
-    id: string;
-    url: string;
-    last_polled_at: string | null;
-    last_status: string | null;
-    last_error: string | null;
-  }[];
-}
 
 /**
  * How the brand's name is told from the same word meaning something else
  * (docs/pipeline.md, "Names that are common words"), folded away: most brands never need it.
  */
-function matchForm(host: string, name: string, m: Monitoring['match'], csrf: string) {
+function matchForm(
+  host: string,
+  name: string,
+  m: Output<typeof brandMonitoring>['match'],
+  csrf: string,
+) {
   const option = (value: string, label: string) =>
     html`<option value="${value}"${m.strict === value ? ' selected' : ''}>${label}</option>`;
   return html`<details${m.strict !== 'auto' || m.exactCase || m.require.length || m.exclude.length ? ' open' : ''}><summary>How “${name}” is recognised</summary>
@@ -65,13 +52,10 @@ export function mountBrandPages(fastify: FastifyInstance, app: AppContext) {
 
   async function brandsPage(v: View, extra: { done?: string; error?: string }) {
     const admin = hasRole(actorOf(v.session), 'admin');
-    const { brands } = (await run(app, v, userTool('list_brands'), {})) as { brands: BrandRow[] };
-    const monitoring = new Map<string, Monitoring>();
+    const { brands } = await run(app, v, listBrands, {});
+    const monitoring = new Map<string, Output<typeof brandMonitoring>>();
     for (const b of brands) {
-      monitoring.set(
-        b.brand_id,
-        (await run(app, v, brandMonitoring, { brand: b.brand_id })) as Monitoring,
-      );
+      monitoring.set(b.brand, await run(app, v, brandMonitoring, { brand: b.brand }));
     }
     return appPage(
       v,
@@ -83,26 +67,26 @@ export function mountBrandPages(fastify: FastifyInstance, app: AppContext) {
       }${problem(extra.error)}
 ${brands.length === 0 ? html`<p class="card muted">No brands yet.</p>` : ''}
 <div class="grid">${brands.map((b) => {
-        const m = monitoring.get(b.brand_id)!;
+        const m = monitoring.get(b.brand)!;
         const own = m.relation === 'own';
-        return html`<section class="card" aria-labelledby="brand-${b.brand_id}">
-<h2 id="brand-${b.brand_id}">${b.name} <span class="muted small">${b.brand_id}</span></h2>
+        return html`<section class="card" aria-labelledby="brand-${b.brand}">
+<h2 id="brand-${b.brand}">${b.name} <span class="muted small">${b.brand}</span></h2>
 <p>${b.verified ? html`<span class="badge sev-low">verified</span>` : html`<span class="badge">not verified</span>`} ${b.delegated ? html`<span class="badge">client brand (delegated)</span>` : ''}</p>
 ${
   own && admin && !b.verified
-    ? html`<form method="post" action="/app/brands/verify" class="row">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}">
-<div><label for="verify-${b.brand_id}">Verify with an address on ${b.brand_id}</label><input id="verify-${b.brand_id}" name="email" type="email" required placeholder="press@${b.brand_id}"></div>
+    ? html`<form method="post" action="/app/brands/verify" class="row">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}">
+<div><label for="verify-${b.brand}">Verify with an address on ${b.brand}</label><input id="verify-${b.brand}" name="email" type="email" required placeholder="press@${b.brand}"></div>
 <button type="submit" class="secondary">Send the link</button></form>`
     : ''
 }
 <p class="small"><strong>Also known as:</strong> ${m.aliases.length ? m.aliases.join(', ') : html`<span class="muted">no aliases</span>`}</p>
 ${
   own && admin
-    ? html`<form method="post" action="/app/brands/aliases">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}">
-<label for="aliases-${b.brand_id}">Aliases <span class="muted small">(comma-separated)</span></label>
-<input id="aliases-${b.brand_id}" name="aliases" type="text" value="${m.aliases.join(', ')}">
+    ? html`<form method="post" action="/app/brands/aliases">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}">
+<label for="aliases-${b.brand}">Aliases <span class="muted small">(comma-separated)</span></label>
+<input id="aliases-${b.brand}" name="aliases" type="text" value="${m.aliases.join(', ')}">
 <p><button type="submit" class="secondary">Save aliases</button></p></form>
-${matchForm(b.brand_id, b.name, m.match, v.csrf)}`
+${matchForm(b.brand, b.name, m.match, v.csrf)}`
     : ''
 }
 ${
@@ -113,14 +97,14 @@ ${
               (
                 s,
               ) => html`<li><span class="small">${s.url}</span><br><span class="muted small">${s.last_status ?? 'not polled yet'}${s.last_error ? html` · ${s.last_error}` : ''}</span>
-${admin ? html`<form class="inline" method="post" action="/app/brands/sources/remove">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}"><input type="hidden" name="id" value="${s.id}"><button type="submit" class="secondary" aria-label="Remove ${s.url}">Remove</button></form>` : ''}</li>`,
+${admin ? html`<form class="inline" method="post" action="/app/brands/sources/remove">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}"><input type="hidden" name="id" value="${s.id}"><button type="submit" class="secondary" aria-label="Remove ${s.url}">Remove</button></form>` : ''}</li>`,
             )}</ul>`
           : html`<p class="muted small">No feeds yet.</p>`
       }
 ${
   admin
-    ? html`<form method="post" action="/app/brands/sources">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand_id}">
-<label for="feed-${b.brand_id}">Add an RSS or Atom feed</label><input id="feed-${b.brand_id}" name="url" type="url" required placeholder="https://news.example.org/feed.xml">
+    ? html`<form method="post" action="/app/brands/sources">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}">
+<label for="feed-${b.brand}">Add an RSS or Atom feed</label><input id="feed-${b.brand}" name="url" type="url" required placeholder="https://news.example.org/feed.xml">
 <p><button type="submit" class="secondary">Add feed</button></p></form>`
     : ''
 }`
@@ -140,7 +124,7 @@ ${
 
   routes.get('/app/brands', async (req, _reply, v) => brandsPage(v, { done: req.query.done }));
 
-  const act = (path: string, op: PortalOp, fields: string[], done: string) =>
+  const act = (path: string, op: Operation, fields: string[], done: string) =>
     routes.post(path, async (req, reply: FastifyReply, v) => {
       try {
         await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { executeOperation, type Runnable } from '../../operations/execute.js';
+import { executeOperation } from '../../operations/execute.js';
+import type { Operation } from '../../operations/operation.js';
 import { formField } from '../forms.js';
 import { html } from '../html.js';
 import { publicPage, type Section } from './layout.js';
@@ -37,12 +39,22 @@ export function portalError(e: unknown): { status: number; text: string } {
   return { status: e.status, text: message.charAt(0).toUpperCase() + message.slice(1) };
 }
 
-/** An operation of the registry or a user tool; typed loosely, as the registry holds them. */
-export type PortalOp = Runnable | { access: unknown; input: unknown; handler: unknown };
+/** What an operation answers: the type every view of it reads. */
+export type Output<Op> = Op extends Operation<z.ZodType, infer O, z.ZodType> ? z.input<O> : never;
 
-/** Runs an operation as the session's user: the same rules as REST and MCP. */
-export async function run(app: AppContext, view: View, op: PortalOp, input: unknown) {
-  return (await executeOperation(app, op as Runnable, actorOf(view.session), input)).body as never;
+/**
+ * Runs an operation of the registry mounted on the portal, as the session's user: the
+ * same rules as REST and MCP, and the operation's output type. The input is what the
+ * person sent, validated by the operation like any other door's.
+ */
+export async function run<O extends z.ZodType>(
+  app: AppContext,
+  view: View,
+  op: Operation<z.ZodType, O, z.ZodType>,
+  input: unknown,
+): Promise<z.input<O>> {
+  if (!op.portal) throw new Error(`${op.id} is not mounted on the portal`);
+  return (await executeOperation(app, op, actorOf(view.session), input, 'portal')).body;
 }
 
 /**

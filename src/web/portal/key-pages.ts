@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { userTool } from '../../mcp/user-tools.js';
+import { listBrands } from '../../operations/brands/list-brands.js';
 import {
   createApiKeyInApp,
   listApiKeys,
@@ -12,16 +12,6 @@ import { type Html, html } from '../html.js';
 import { portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
-
-interface KeyRow {
-  id: string;
-  name: string;
-  role: string;
-  scope: string[] | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
 
 /** API keys: owners and admins create (the secret shown once), see and revoke them. */
 export function mountKeyPages(fastify: FastifyInstance, app: AppContext) {
@@ -36,10 +26,8 @@ export function mountKeyPages(fastify: FastifyInstance, app: AppContext) {
         html`<h1>API keys</h1><p class="card">Only owners and admins manage API keys. Ask one of them for a key.</p>`,
       );
     }
-    const { keys } = (await run(app, v, listApiKeys, {})) as { keys: KeyRow[] };
-    const { brands } = (await run(app, v, userTool('list_brands'), {})) as {
-      brands: { brand_id: string; name: string }[];
-    };
+    const { keys } = await run(app, v, listApiKeys, {});
+    const { brands } = await run(app, v, listBrands, {});
     const roles = ['member', 'admin', 'owner'].filter((r) => hasRole(actor, r as never));
     const api = ['partner', 'agency'].includes(v.session.account.plan);
     return appPage(
@@ -66,7 +54,7 @@ ${keys.map(
 <fieldset><legend><strong>Scope</strong></legend>
 <label><input type="radio" name="scope" value="full" checked> All brands</label>
 <label><input type="radio" name="scope" value="some"> Only these brands:</label>
-${brands.map((b) => html`<label><input type="checkbox" name="brand" value="${b.brand_id}"> ${b.name} (${b.brand_id})</label>`)}
+${brands.map((b) => html`<label><input type="checkbox" name="brand" value="${b.brand}"> ${b.name} (${b.brand})</label>`)}
 </fieldset>
 <p><button type="submit">Create the key</button></p></form>`,
     );
@@ -76,11 +64,11 @@ ${brands.map((b) => html`<label><input type="checkbox" name="brand" value="${b.b
 
   routes.post('/app/keys', async (req, reply, v) => {
     try {
-      const key = (await run(app, v, createApiKeyInApp, {
+      const key = await run(app, v, createApiKeyInApp, {
         name: formField(req, 'name'),
         role: formField(req, 'role'),
         scope: formField(req, 'scope') === 'some' ? formFields(req, 'brand') : 'full',
-      })) as { id: string; key: string };
+      });
       // Shown on this answer only: it is not kept anywhere it could be shown again.
       return keysPage(v, {
         secret: html`<div class="card" role="status"><h2>Your new key</h2><p>Copy it now: it is shown only once.</p><code class="secret">${key.key}</code></div>`,

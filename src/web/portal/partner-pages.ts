@@ -4,6 +4,8 @@ import type { BrandKit } from '../../domain/brand-kit.js';
 import { createDelegationInvite } from '../../operations/delegations/create-delegation-invite.js';
 import { dropDelegation } from '../../operations/delegations/drop-delegation.js';
 import { listDelegations } from '../../operations/delegations/list-delegations.js';
+import { mayRun } from '../../operations/execute.js';
+import type { Operation } from '../../operations/operation.js';
 import { getBrandKit, mayEditBrandKit, saveBrandKit } from '../../operations/portal/brand-kit.js';
 import {
   listInvites,
@@ -11,27 +13,13 @@ import {
   revokeInviteInApp,
   revokePartner,
 } from '../../operations/portal/partners.js';
-import { allows, hasRole } from '../../policy.js';
+import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html } from '../html.js';
 import { brandKitForm } from './brand-kit-form.js';
-import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
+import { portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
-
-interface Delegation {
-  brand_key: string;
-  status: string;
-  client: string;
-}
-interface Partner {
-  brand: string;
-  partner: string;
-  partner_name: string;
-  status: string;
-  created_at: string;
-  ended_at: string | null;
-}
 
 /**
  * Partners and clients. An agency sees its client brands (drop one; invite a client);
@@ -45,22 +33,12 @@ export function mountPartnerPages(fastify: FastifyInstance, app: AppContext) {
     extra: { done?: string; error?: string; invite?: Html; kit?: BrandKit },
   ) {
     const admin = hasRole(actorOf(v.session), 'admin');
-    const { delegations } = (await run(app, v, listDelegations, {})) as {
-      delegations: Delegation[];
-    };
-    const { partners } = (await run(app, v, listPartners, {})) as { partners: Partner[] };
-    const { invites } = (await run(app, v, listInvites, {})) as {
-      invites: {
-        id: string;
-        brand_host: string;
-        status: string;
-        created_at: string;
-        expires_at: string;
-      }[];
-    };
+    const { delegations } = await run(app, v, listDelegations, {});
+    const { partners } = await run(app, v, listPartners, {});
+    const { invites } = await run(app, v, listInvites, {});
     // The brand kit: as typed when saving it failed, else as stored.
     const kit = mayEditBrandKit(actorOf(v.session))
-      ? (extra.kit ?? ((await run(app, v, getBrandKit, {})) as { brand_kit: BrandKit }).brand_kit)
+      ? (extra.kit ?? (await run(app, v, getBrandKit, {})).brand_kit)
       : null;
     const form = (action: string, fields: Record<string, string>, label: string, cls: string) =>
       html`<form class="inline" method="post" action="${action}">${csrfField(v.csrf)}${Object.entries(
@@ -103,7 +81,7 @@ ${
     : ''
 }
 ${
-  allows(actorOf(v.session), createDelegationInvite.access)
+  mayRun(actorOf(v.session), createDelegationInvite)
     ? html`<h2>Invite a client</h2><form method="post" action="/app/partners/invite" class="card">${csrfField(v.csrf)}
 <label for="invite-brand">Client brand host</label><input id="invite-brand" name="brand" type="text" required placeholder="client.com">
 <label for="invite-return">Return URL <span class="muted small">(your product, https)</span></label><input id="invite-return" name="return_url" type="url" required placeholder="https://app.youragency.com/clients">
@@ -116,7 +94,7 @@ ${kit ? brandKitForm(v.csrf, kit, v.session.account.name) : ''}`,
 
   routes.get('/app/partners', async (req, _reply, v) => partnersPage(v, { done: req.query.done }));
 
-  const act = (path: string, op: PortalOp, fields: string[], done: string) =>
+  const act = (path: string, op: Operation, fields: string[], done: string) =>
     routes.post(path, async (req, reply, v) => {
       try {
         await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));
@@ -147,10 +125,10 @@ ${kit ? brandKitForm(v.csrf, kit, v.session.account.name) : ''}`,
 
   routes.post('/app/partners/invite', async (req, reply, v) => {
     try {
-      const r = (await run(app, v, createDelegationInvite, {
+      const r = await run(app, v, createDelegationInvite, {
         brand: formField(req, 'brand'),
         return_url: formField(req, 'return_url'),
-      })) as { onboarding_url: string };
+      });
       return partnersPage(v, {
         invite: html`<div class="card" role="status"><h2>Invitation ready</h2><p>Send this link to your client: they sign in or create their account, and grant the delegation.</p><code class="secret">${r.onboarding_url}</code></div>`,
       });

@@ -3,12 +3,14 @@ import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
 import { sourceNotes, storyReasons } from '../../domain/story-view.js';
 import { includedUnitsLeft } from '../../domain/unlock.js';
-import { userTool } from '../../mcp/user-tools.js';
 import { addStoryContext } from '../../operations/advisory/add-story-context.js';
 import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
+import { triggerAdvisory } from '../../operations/advisory/trigger-advisory.js';
+import { listBrands } from '../../operations/brands/list-brands.js';
 import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
+import type { Operation } from '../../operations/operation.js';
 import { listActivity } from '../../operations/portal/activity.js';
 import {
   addGuest,
@@ -18,6 +20,8 @@ import {
 } from '../../operations/portal/shares.js';
 import { createShare } from '../../operations/shares/create-share.js';
 import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
+import { getStory } from '../../operations/stories/get-story.js';
+import { listRecentStories } from '../../operations/stories/list-recent-stories.js';
 import { assignPhase } from '../../operations/teamwork/assign-phase.js';
 import { assignStory } from '../../operations/teamwork/assign-story.js';
 import { completePhase } from '../../operations/teamwork/complete-phase.js';
@@ -27,8 +31,8 @@ import { meanSentiment } from '../../pipeline/sentiment.js';
 import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } from '../html.js';
-import { activityTable, type Entry } from './activity-pages.js';
-import { type PortalOp, portalError, portalRoutes, run, type View } from './guard.js';
+import { activityTable } from './activity-pages.js';
+import { type Output, portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
@@ -53,29 +57,13 @@ export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
 
   async function listPage(v: View, query: Query, error?: string): Promise<string> {
-    const { brands } = (await run(app, v, userTool('list_brands'), {})) as {
-      brands: { brand_id: string; name: string }[];
-    };
+    const { brands } = await run(app, v, listBrands, {});
     const filter = {
       ...(query.brand && { brand_id: query.brand }),
       ...(STATUSES.includes(query.status ?? '') && { status: query.status }),
       ...(SEVERITIES.includes(query.severity ?? '') && { severity: query.severity }),
     };
-    const { stories, more } = (await run(app, v, userTool('list_stories'), filter)) as {
-      stories: {
-        brand_id: string;
-        event_uri: string;
-        title: string;
-        severity: string;
-        status: string;
-        assessment: string | null;
-        spread: string | null;
-        assignee: string | null;
-        unlocked: boolean;
-        last_activity_at: string;
-      }[];
-      more: boolean;
-    };
+    const { stories, more } = await run(app, v, listRecentStories, filter);
     return appPage(
       v,
       'Stories',
@@ -84,7 +72,7 @@ export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
 ${select(
   'brand',
   'Brand',
-  brands.map((b) => b.brand_id),
+  brands.map((b) => b.brand),
   query.brand,
 )}
 ${select('status', 'Status', STATUSES, query.status)}
@@ -106,7 +94,7 @@ ${stories.map(
 <h2>Add a story from an article URL</h2>
 <form class="row card" method="post" action="/app/stories/from-url">${csrfField(v.csrf)}
 <div><label for="fu-brand">Brand</label><select id="fu-brand" name="brand">${brands.map(
-        (b) => html`<option value="${b.brand_id}">${b.name} (${b.brand_id})</option>`,
+        (b) => html`<option value="${b.brand}">${b.name} (${b.brand})</option>`,
       )}</select></div>
 <div style="flex:1"><label for="fu-url">Article URL</label><input id="fu-url" name="url" type="url" required placeholder="https://news.example.org/article"></div>
 <button type="submit">Add</button></form>`,
@@ -116,10 +104,10 @@ ${stories.map(
   routes.get('/app', async (req, _reply, v) => listPage(v, req.query));
   routes.post('/app/stories/from-url', async (req, reply, v) => {
     try {
-      const r = (await run(app, v, createStoryFromUrl, {
+      const r = await run(app, v, createStoryFromUrl, {
         brand: formField(req, 'brand'),
         url: formField(req, 'url'),
-      })) as { status: string; event_uri?: string };
+      });
       if (r.status === 'exists' && r.event_uri) {
         return reply.redirect(storyPath(formField(req, 'brand'), r.event_uri), 303);
       }
@@ -141,9 +129,9 @@ ${stories.map(
    */
   const actions: Record<
     string,
-    { op: PortalOp; input: (f: (n: string) => string) => unknown; done: string }
+    { op: Operation; input: (f: (n: string) => string) => object; done: string }
   > = {
-    unlock: { op: userTool('unlock_advisory'), input: () => ({}), done: 'unlocked' },
+    unlock: { op: triggerAdvisory, input: () => ({}), done: 'unlocked' },
     'assign-story': {
       op: assignStory,
       input: (f) => ({ assignee: f('assignee'), invite: f('invite') === 'on' }),
@@ -196,60 +184,18 @@ ${stories.map(
     if (!action) return reply.code(404).send(appPage(v, 'Not found', html`<h1>Not found</h1>`));
     const f = (n: string) => formField(req, n);
     try {
-      const input = { brand, event_uri: event, ...(action.input(f) as object) };
-      // The user tool takes the MCP session's argument names.
-      const args = action.op === actions.unlock!.op ? { brand_id: brand, event_uri: event } : input;
-      const result = (await run(app, v, action.op, args)) as { checkout_url?: string };
-      if (result.checkout_url) return reply.redirect(result.checkout_url, 303);
+      const result = await run(app, v, action.op, { brand, event_uri: event, ...action.input(f) });
+      // Past the included units an unlock goes on to checkout.
+      if (action.op === triggerAdvisory) {
+        const { checkout_url } = result as Output<typeof triggerAdvisory>;
+        if (checkout_url) return reply.redirect(checkout_url, 303);
+      }
       return reply.redirect(`${storyPath(brand, event)}?done=${action.done}`, 303);
     } catch (e) {
       const { status, text } = portalError(e);
       return reply.code(status).send(await storyPage(app, v, brand, event, {}, reply, text));
     }
   });
-}
-
-interface StoryView {
-  brand_id: string;
-  story: {
-    event_uri: string;
-    title: string;
-    severity: string;
-    detected_at: string;
-    topics: string[];
-    status: string;
-    assignee: string | null;
-    unlocked: boolean;
-    advisory: {
-      assessment: string;
-      urgency: string;
-      executive_summary: { text: string; cites: string[] }[];
-      sources?: {
-        id: string;
-        url: string;
-        publisher: string;
-        title: string;
-        published_at: string;
-      }[];
-      spread?: string;
-      phases?: {
-        phase: number;
-        title: string;
-        actions: string[];
-        status: string;
-        assignee: string | null;
-        done_by: string | null;
-        done_at: string | null;
-        comment: string | null;
-      }[];
-    };
-    advisory_pending?: {
-      status: string;
-      context: string;
-      diff?: { path: string; before: unknown; after: unknown }[];
-    };
-    brand_note: { text: string; published_at: string } | null;
-  };
 }
 
 async function storyPage(
@@ -261,12 +207,9 @@ async function storyPage(
   reply: FastifyReply,
   error?: string,
 ): Promise<string> {
-  let view: StoryView;
+  let view: Output<typeof getStory>;
   try {
-    view = (await run(app, v, userTool('get_story'), {
-      brand_id: brand,
-      event_uri: event,
-    })) as StoryView;
+    view = await run(app, v, getStory, { brand, event_uri: event });
   } catch (e) {
     const { status, text } = portalError(e);
     reply.code(status);
@@ -281,16 +224,16 @@ async function storyPage(
   const path = storyPath(brand, event);
   const form = (action: string, body: Html | string, label: string, cls = '') =>
     html`<form class="inline" method="post" action="${path}/${action}">${csrfField(v.csrf)}${body}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
-  const sources = new Map((a.sources ?? []).map((s) => [s.id, s]));
+  const sources = new Map(a.sources.map((s) => [s.id, s]));
   const notes = await sourceNotes(app.db, event);
   const storySentiment = meanSentiment([...notes.values()].map((n) => n.sentiment));
   // The reasons quote the sources, which the paywall keeps until the story is unlocked.
-  const reasons = story.unlocked ? await storyReasons(app.db, event) : [];
+  const reasons = a.locked ? [] : await storyReasons(app.db, event);
   const cite = (id: string) =>
     sources.has(id) ? html`<a href="#source-${id}">[${id}]</a>` : html`<span>[${id}]</span>`;
 
   let unlock: Html | '' = '';
-  if (!story.unlocked) {
+  if (a.locked) {
     const access = await brandFor(app, actorOf(v.session), brand);
     const left = await includedUnitsLeft(app, access.brand.id);
     unlock = html`<div class="card"><h2>Unlock the full advisory</h2>
@@ -303,22 +246,10 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
   }
 
   const pending = story.advisory_pending;
-  const { share } = (await run(app, v, storyShare, { brand, event_uri: event })) as {
-    share: {
-      url: string;
-      access: string;
-      mode: string;
-      listed: boolean;
-      guests: string[];
-      suspended_at: string | null;
-      can_reenable: boolean;
-    } | null;
-  };
+  const { share } = await run(app, v, storyShare, { brand, event_uri: event });
   const opt = (value: string, label: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
-  const { entries } = (await run(app, v, listActivity, { brand, event_uri: event })) as {
-    entries: Entry[];
-  };
+  const { entries } = await run(app, v, listActivity, { brand, event_uri: event });
   return appPage(
     v,
     story.title,
@@ -352,7 +283,7 @@ ${a.spread ? html`<dt>Spread</dt><dd>${a.spread}</dd>` : ''}</dl>
     )}</ul></div>
 ${unlock}
 ${
-  a.sources
+  a.sources.length > 0
     ? html`<h2>Sources</h2><ol class="card">${a.sources.map(
         (s) =>
           html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}${languageTag(notes.get(s.id)?.language)}${sentimentTag(notes.get(s.id)?.sentiment)}</span></li>`,
@@ -374,9 +305,14 @@ ${
 <div><label class="small"><input type="checkbox" name="invite" checked> invite them if they are not in the team</label></div>
 <button type="submit" class="secondary">Assign</button></form>
 ${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}
-<form class="row" method="post" action="${path}/phase-done">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
+${
+  // Only its assignee marks a phase done (complete_phase's rule for people).
+  p.assignee === v.session.email
+    ? html`<form class="row" method="post" action="${path}/phase-done">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
 <div><label for="comment-${p.phase}">Comment (optional)</label><input id="comment-${p.phase}" name="comment" type="text" maxlength="1000"></div>
 <button type="submit">Mark done</button></form>`
+    : ''
+}`
     : ''
 }</li>`,
       )}</ol>`

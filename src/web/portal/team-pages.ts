@@ -8,18 +8,12 @@ import { portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
-interface Team {
-  members: { email: string; role: string; status: string; created_at: string }[];
-  seats: number;
-  cap: number;
-}
-
 /** The team: members, roles, pending invitations, and the seat cap, shown and enforced. */
 export function mountTeamPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'team');
 
   async function teamPage(v: View, extra: { done?: string; error?: string }) {
-    const team = (await run(app, v, listTeam, {})) as Team;
+    const team = await run(app, v, listTeam, {});
     const full = team.seats >= team.cap;
     const owner = hasRole(actorOf(v.session), 'owner');
     return appPage(

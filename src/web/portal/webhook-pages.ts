@@ -14,33 +14,6 @@ import { portalError, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
-interface Endpoints {
-  endpoints: {
-    id: string;
-    url: string;
-    events: string[];
-    disabled_at: string | null;
-    created_at: string;
-  }[];
-  deliveries: {
-    id: string;
-    event_type: string;
-    endpoint_id: string;
-    status: string;
-    attempts: number;
-    last_status_code: number | null;
-    last_error: string | null;
-    created_at: string;
-    attempt_log: {
-      attempt: number;
-      at: string;
-      status_code: number | null;
-      error: string | null;
-      duration_ms: number;
-    }[];
-  }[];
-}
-
 const secretCard = (title: string, secret: string) =>
   html`<div class="card" role="status"><h2>${title}</h2><p>Copy the signing secret now: it is shown only once.</p><code class="secret">${secret}</code></div>`;
 
@@ -56,7 +29,7 @@ export function mountWebhookPages(fastify: FastifyInstance, app: AppContext) {
         html`<h1>Webhooks</h1><p class="card">Only owners and admins manage webhooks.</p>`,
       );
     }
-    const { endpoints, deliveries } = (await run(app, v, listWebhooks, {})) as Endpoints;
+    const { endpoints, deliveries } = await run(app, v, listWebhooks, {});
     const urlOf = new Map(endpoints.map((e) => [e.id, e.url]));
     return appPage(
       v,
@@ -93,10 +66,10 @@ ${deliveries.map(
   routes.get('/app/webhooks', async (req, _reply, v) => webhooksPage(v, { done: req.query.done }));
   routes.post('/app/webhooks', async (req, reply, v) => {
     try {
-      const r = (await run(app, v, addWebhook, {
+      const r = await run(app, v, addWebhook, {
         url: formField(req, 'url'),
         events: formFields(req, 'events'),
-      })) as { secret: string };
+      });
       return webhooksPage(v, { secret: secretCard('Endpoint added', r.secret) });
     } catch (e) {
       const { status, text } = portalError(e);
@@ -105,9 +78,7 @@ ${deliveries.map(
   });
   routes.post('/app/webhooks/rotate', async (req, reply, v) => {
     try {
-      const r = (await run(app, v, rotateWebhookSecret, { id: formField(req, 'id') })) as {
-        secret: string;
-      };
+      const r = await run(app, v, rotateWebhookSecret, { id: formField(req, 'id') });
       return webhooksPage(v, {
         secret: secretCard('New secret (the old one signs for 24 more hours)', r.secret),
       });
