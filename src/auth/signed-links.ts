@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
+import { readSetting } from '../db/settings.js';
 
 /**
  * Stateless signed links (`<payload>.<signature>`, both base64url): an HMAC-SHA256 over
@@ -16,15 +17,8 @@ const secrets = new WeakMap<AppContext, Buffer>();
 export async function signingSecret(app: AppContext, db: Db = app.db): Promise<Buffer> {
   let s = secrets.get(app);
   if (!s) {
-    const value =
-      app.config.secretKey ??
-      (
-        await db
-          .selectFrom('settings')
-          .select('value')
-          .where('key', '=', 'signing_secret')
-          .executeTakeFirstOrThrow()
-      ).value;
+    const value = app.config.secretKey ?? (await readSetting(db, 'signing_secret'));
+    if (value === undefined) throw new Error('no signing_secret: run brs migrate');
     s = Buffer.from(value, 'utf8');
     secrets.set(app, s);
   }

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { type AppContext, createContext } from '../context.js';
 import { migrate } from '../db/database.js';
 import { DEMO_PASSWORD, seedDemo } from '../demo/seed-demo.js';
+import { hasAccounts } from '../domain/accounts.js';
 import { ClusterRateLimiter, serveRateLimitToWorkers } from '../http/cluster-rate-limiter.js';
 import { buildServer } from '../http/server.js';
 
@@ -145,8 +146,7 @@ export async function start(config: Config, opts: { json: boolean }) {
   const app = await createContext(config);
   try {
     await migrate(app.db);
-    const empty = !(await app.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst());
-    if (empty) {
+    if (!(await hasAccounts(app))) {
       const demo = await seedDemo(app);
       await mkdir(dirname(credentials), { recursive: true });
       await writeFile(credentials, JSON.stringify(demo, null, 2), { mode: 0o600 });

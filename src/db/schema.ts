@@ -8,13 +8,20 @@ import type { Generated } from 'kysely';
 export type Bool = 0 | 1;
 export type Plan = 'starter' | 'pro' | 'partner' | 'agency';
 export type Role = 'owner' | 'admin' | 'member';
+export type Severity = 'low' | 'medium' | 'high' | 'critical';
+export type StoryStatus = 'new' | 'assigned' | 'in_progress' | 'closed';
+export type Assessment = 'informational' | 'opportunity' | 'watch' | 'threat' | 'crisis';
+export type Urgency = 'low' | 'medium' | 'high' | 'immediate';
+export type Spread = 'contained' | 'growing' | 'widespread' | 'viral';
+export type DelegationStatus = 'pending' | 'active' | 'dropped' | 'revoked';
+export type InviteStatus = 'pending' | 'used' | 'declined' | 'expired' | 'revoked';
 
 export interface AccountsTable {
   id: string;
   name: string;
   plan: Plan;
-  /** 'active', or 'handed_back' while a former client account is in its reclaim trial. */
-  state: string;
+  /** 'handed_back' while a former client account is in its reclaim trial. */
+  state: 'active' | 'handed_back';
   trial_ends_at: string | null;
   /** The plan the account works with until trial_ends_at (the reclaim trial), or null. */
   trial_plan: Plan | null;
@@ -94,11 +101,11 @@ export interface StoriesTable {
   event_uri: string;
   brand_id: string;
   title: string;
-  severity: string;
+  severity: Severity;
   /** JSON array of topic tags. */
   topics: string;
-  spread: string;
-  status: string;
+  spread: Spread;
+  status: StoryStatus;
   assignee_user_id: string | null;
   detected_at: string;
   last_activity_at: string;
@@ -133,13 +140,12 @@ export interface AdvisoriesTable {
   id: string;
   story_id: string;
   version: number;
-  /** 'live', 'proposal', 'superseded' or 'dismissed'. */
-  kind: string;
-  /** For proposals: 'generating' or 'ready'; 'ready' for every other kind. */
-  status: string;
-  assessment: string | null;
-  urgency: string | null;
-  spread: string | null;
+  kind: 'live' | 'proposal' | 'superseded' | 'dismissed';
+  /** A proposal is 'generating' until its advisor answers; every other kind is 'ready'. */
+  status: 'generating' | 'ready';
+  assessment: Assessment | null;
+  urgency: Urgency | null;
+  spread: Spread | null;
   schema: string;
   /** JSON: [{text, cites[]}]. */
   executive_summary: string;
@@ -161,7 +167,7 @@ export interface PhasesTable {
   title: string;
   /** JSON array of action strings. */
   actions: string;
-  status: string;
+  status: 'open' | 'done';
   assignee_user_id: string | null;
   done_by: string | null;
   done_at: string | null;
@@ -206,7 +212,7 @@ export interface DelegationsTable {
   partner_account_id: string;
   client_account_id: string;
   brand_id: string;
-  status: string;
+  status: DelegationStatus;
   granted_at: string | null;
   ended_at: string | null;
   created_at: string;
@@ -218,7 +224,7 @@ export interface DelegationInvitesTable {
   brand_host: string;
   return_url: string;
   token_hash: string;
-  status: string;
+  status: InviteStatus;
   client_account_id: string | null;
   expires_at: string;
   created_at: string;
@@ -254,8 +260,7 @@ export interface IdempotencyRecordsTable {
   api_key_id: string;
   idem_key: string;
   fingerprint: string;
-  /** 'in_progress' or 'done'. */
-  state: string;
+  state: 'in_progress' | 'done';
   response_status: number | null;
   response_body: string | null;
   created_at: string;
@@ -291,8 +296,7 @@ export interface BillingLedgerTable {
   account_id: string;
   brand_id: string;
   story_id: string | null;
-  /** 'included', 'metered' or 'purchase'. */
-  kind: string;
+  kind: 'included' | 'metered' | 'purchase';
   amount_cents: number;
   currency: string;
   /** Calendar month (UTC) the unit counts against: YYYY-MM. */
@@ -307,7 +311,7 @@ export interface CheckoutSessionsTable {
   story_id: string;
   amount_cents: number;
   currency: string;
-  status: string;
+  status: 'open' | 'completed' | 'canceled' | 'refund_due' | 'expired';
   external_id: string | null;
   url: string;
   created_at: string;
@@ -318,7 +322,7 @@ export interface JobsTable {
   id: string;
   name: string;
   payload: string;
-  status: string;
+  status: 'queued' | 'running' | 'done' | 'failed';
   attempts: number;
   max_attempts: number;
   run_at: string;
@@ -349,7 +353,7 @@ export interface WebhookDeliveriesTable {
   event_id: string;
   event_type: string;
   payload: string;
-  status: string;
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;

@@ -90,3 +90,32 @@ export async function addUser(
     return userId;
   });
 }
+
+/** An active member of an account, with what the policy needs to know of them; or undefined. */
+export async function activeMember(app: AppContext, accountId: string, userId: string) {
+  return app.db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .select([
+      'm.user_id',
+      'm.account_id',
+      'm.role',
+      'u.email',
+      'a.name as workspace',
+      'a.plan',
+      'a.trial_plan',
+      'a.trial_ends_at',
+    ])
+    .where('m.account_id', '=', accountId)
+    .where('m.user_id', '=', userId)
+    .where('m.status', '=', 'active')
+    .executeTakeFirst();
+}
+
+/** Whether the database holds any account yet (a fresh one gets the demo). */
+export async function hasAccounts(app: AppContext): Promise<boolean> {
+  return (
+    (await app.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined
+  );
+}

@@ -199,3 +199,32 @@ export async function brandDetection(app: AppContext, brandId: string) {
     match: shownMatchPolicy(row.match_policy),
   };
 }
+
+/**
+ * The brands an account reads: its own and the client brands actively delegated to it,
+ * by host, within a scoped key's hosts.
+ */
+export async function readableBrands(
+  app: AppContext,
+  accountId: string,
+  scope: readonly string[] | null,
+) {
+  const own = await app.db
+    .selectFrom('brands')
+    .select(['host as brand', 'name', 'verified'])
+    .where('account_id', '=', accountId)
+    .execute();
+  const delegated = await app.db
+    .selectFrom('delegations as d')
+    .innerJoin('brands as b', 'b.id', 'd.brand_id')
+    .select(['b.host as brand', 'b.name', 'b.verified', 'd.client_account_id as client'])
+    .where('d.partner_account_id', '=', accountId)
+    .where('d.status', '=', 'active')
+    .execute();
+  return [
+    ...own.map((b) => ({ ...b, verified: b.verified === 1, delegated: false, client: null })),
+    ...delegated.map((b) => ({ ...b, verified: b.verified === 1, delegated: true })),
+  ]
+    .filter((b) => scope === null || scope.includes(b.brand))
+    .sort((a, b) => a.brand.localeCompare(b.brand));
+}

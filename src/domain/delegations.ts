@@ -318,3 +318,18 @@ export async function listPartners(app: AppContext, clientAccountId: string) {
     .orderBy('d.id', 'desc')
     .execute();
 }
+
+/** A partner's delegations, newest first, within a scoped key's hosts. */
+export async function partnerDelegations(
+  app: AppContext,
+  partnerId: string,
+  scope: readonly string[] | null,
+) {
+  let q = app.db
+    .selectFrom('delegations as d')
+    .innerJoin('brands as b', 'b.id', 'd.brand_id')
+    .select(['b.host as brand_key', 'd.status', 'd.client_account_id as client'])
+    .where('d.partner_account_id', '=', partnerId);
+  if (scope !== null) q = q.where('b.host', 'in', scope.length ? scope : ['']);
+  return q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').execute();
+}

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
+import type { Assessment, Urgency } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { ADVISORY_PROPOSE } from '../jobs/kinds.js';
@@ -97,16 +98,16 @@ export async function ingestArticle(
     : { status: 'created', event_uri: created.event_uri };
 }
 
-const ASSESSMENT_RANK: Record<string, number> = {
+const ASSESSMENT_RANK: Record<Assessment, number> = {
   informational: 0,
   opportunity: 0,
   watch: 1,
   threat: 2,
   crisis: 3,
 };
-const URGENCY_RANK: Record<string, number> = { low: 0, medium: 1, high: 2, immediate: 3 };
-const higher = (rank: Record<string, number>, a: string, b: string) =>
-  (rank[b] ?? 0) > (rank[a] ?? 0) ? b : a;
+const URGENCY_RANK: Record<Urgency, number> = { low: 0, medium: 1, high: 2, immediate: 3 };
+const higher = <T extends string>(rank: Record<T, number>, a: T, b: T): T =>
+  rank[b] > rank[a] ? b : a;
 
 /** The summary item that lists the coverage a story gained after its advisory was set. */
 const COVERAGE = 'Also reported by ';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { type Db, isUniqueViolation, withTransaction } from '../db/database.js';
-import type { AdvisoriesTable, PhasesTable } from '../db/schema.js';
+import type { AdvisoriesTable, PhasesTable, StoryStatus } from '../db/schema.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { ADVISORY_PROPOSE } from '../jobs/kinds.js';
@@ -193,7 +193,7 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       number: i + 1,
       title: ph.title,
       actions: JSON.stringify(ph.actions),
-      status: 'open',
+      status: 'open' as const,
       assignee_user_id: null,
       done_by: null,
       done_at: null,
@@ -351,7 +351,7 @@ export async function applyProposal(
       .limit(1)
       .executeTakeFirst();
     // New open work reopens a closed story; a plan with nothing left to do closes it.
-    const status = !open ? 'closed' : s.status === 'closed' ? 'in_progress' : s.status;
+    const status: StoryStatus = !open ? 'closed' : s.status === 'closed' ? 'in_progress' : s.status;
     await trx
       .updateTable('stories')
       .set({ status, last_activity_at: at })

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
+import type { Severity, StoryStatus } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 
 export interface StoryPage {
-  rows: { event_uri: string; title: string; severity: string; detected_at: string }[];
+  rows: { event_uri: string; title: string; severity: Severity; detected_at: string }[];
   nextCursor: string | null;
 }
 
@@ -26,7 +27,7 @@ interface PageRow {
   id: string;
   event_uri: string;
   title: string;
-  severity: string;
+  severity: Severity;
   detected_at: string;
 }
 
@@ -129,7 +130,7 @@ export async function storyWorkingState(db: Db, brandId: string, eventUris: stri
 export async function listRecentStories(
   db: Db,
   brandIds: string[],
-  filter: { status?: string; severity?: string },
+  filter: { status?: StoryStatus; severity?: Severity },
   limit: number,
 ) {
   if (brandIds.length === 0) return { rows: [], more: false };

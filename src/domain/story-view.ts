@@ -2,7 +2,14 @@ import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
-import type { AdvisoriesTable } from '../db/schema.js';
+import type {
+  AdvisoriesTable,
+  Assessment,
+  Severity,
+  Spread,
+  StoryStatus,
+  Urgency,
+} from '../db/schema.js';
 import { notFound } from '../errors.js';
 import type { Advisory, AdvisoryPending, Source, StoryDetail } from '../operations/shapes.js';
 import type { StoryReason } from '../pipeline/builtin-advisor.js';
@@ -30,10 +37,10 @@ export async function loadStoryDetail(
   const detail: z.input<typeof StoryDetail> = {
     event_uri: s.event_uri,
     title: s.title,
-    severity: s.severity as never,
+    severity: s.severity,
     detected_at: s.detected_at,
     topics: JSON.parse(s.topics),
-    status: s.status as never,
+    status: s.status,
     assignee: s.assignee,
     advisory: unlocked ? await fullAdvisory(db, s.id, live) : teaser(live),
     brand_note: s.note_text ? { text: s.note_text, published_at: s.note_published_at! } : null,
@@ -49,16 +56,16 @@ const storyWithLiveAdvisory = prepared<
     id: string;
     event_uri: string;
     title: string;
-    severity: string;
+    severity: Severity;
     detected_at: string;
     topics: string;
-    status: string;
+    status: StoryStatus;
     unlocked_at: string | null;
     assignee: string | null;
     advisory_id: string;
-    assessment: string | null;
-    urgency: string | null;
-    spread: string | null;
+    assessment: Assessment | null;
+    urgency: Urgency | null;
+    spread: Spread | null;
     schema: string;
     executive_summary: string;
     summary_basis: string;
@@ -117,7 +124,7 @@ const phasesOfAdvisory = prepared<
     phase: number;
     title: string;
     actions: string;
-    status: string;
+    status: 'open' | 'done';
     assignee: string | null;
     done_by: string | null;
     done_at: string | null;
@@ -144,8 +151,9 @@ const phasesOfAdvisory = prepared<
 function teaser(a: AdvisoryRow): AdvisoryView {
   const summary = JSON.parse(a.executive_summary) as { text: string }[];
   return {
-    assessment: a.assessment as never,
-    urgency: a.urgency as never,
+    // A live advisory, and a proposal once ready, always has both.
+    assessment: a.assessment!,
+    urgency: a.urgency!,
     executive_summary: summary.map((i) => ({ text: i.text, cites: [] })),
     schema: a.schema as 'advisory.v1',
     sources: [],
@@ -158,18 +166,17 @@ async function fullAdvisory(db: Db, storyId: string, a: AdvisoryRow): Promise<Ad
   const sources = await sourcesOfStory.all(db, { storyId });
   const phases = await phasesOfAdvisory.all(db, { advisoryId: a.id });
   return {
-    assessment: a.assessment as never,
-    urgency: a.urgency as never,
+    assessment: a.assessment!,
+    urgency: a.urgency!,
     executive_summary: JSON.parse(a.executive_summary),
     schema: a.schema as 'advisory.v1',
     sources: sources as never,
     summary_basis: JSON.parse(a.summary_basis),
     locked: false,
-    spread: a.spread as never,
+    spread: a.spread ?? undefined,
     phases: phases.map((p) => ({
       ...p,
       actions: JSON.parse(p.actions),
-      status: p.status as never,
     })),
   };
 }

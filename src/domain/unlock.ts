@@ -351,3 +351,14 @@ export async function includedUnitsLeft(app: AppContext, brandId: string): Promi
   const { used, included } = await includedUnits(app, app.db, brandId, app.clock.now());
   return Math.max(0, included - used);
 }
+
+/** A checkout as its page shows it: the story and brand it unlocks, its price and state. */
+export async function checkoutSummary(app: AppContext, id: string) {
+  return app.db
+    .selectFrom('checkout_sessions as c')
+    .innerJoin('stories as s', 's.id', 'c.story_id')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .select(['c.id', 'c.status', 'c.amount_cents', 's.title', 's.event_uri', 'b.host'])
+    .where('c.id', '=', id)
+    .executeTakeFirst();
+}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { StripeBilling } from '../billing/stripe-billing.js';
 import type { AppContext } from '../context.js';
-import { completeCheckout, expireCheckout } from '../domain/unlock.js';
+import { checkoutSummary, completeCheckout, expireCheckout } from '../domain/unlock.js';
 import { html, PAGE_HEADERS, page } from '../web/html.js';
 
 /**
@@ -11,17 +11,8 @@ import { html, PAGE_HEADERS, page } from '../web/html.js';
  * Stripe, the buyer pays on Stripe's page and the signed webhook completes the checkout.
  */
 export function mountBilling(fastify: FastifyInstance, app: AppContext) {
-  const load = (id: string) =>
-    app.db
-      .selectFrom('checkout_sessions as c')
-      .innerJoin('stories as s', 's.id', 'c.story_id')
-      .innerJoin('brands as b', 'b.id', 's.brand_id')
-      .select(['c.id', 'c.status', 'c.amount_cents', 's.title', 's.event_uri', 'b.host'])
-      .where('c.id', '=', id)
-      .executeTakeFirst();
-
   fastify.get<{ Params: { id: string } }>('/billing/checkout/:id', async (req, reply) => {
-    const c = await load(req.params.id);
+    const c = await checkoutSummary(app, req.params.id);
     reply.headers(PAGE_HEADERS);
     if (!c) return reply.code(404).send(page('Not found', html`<h1>Checkout not found</h1>`));
     const price = `${(c.amount_cents / 100).toFixed(2)} EUR`;
@@ -72,7 +63,7 @@ export function mountBilling(fastify: FastifyInstance, app: AppContext) {
         (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
       );
       scope.post<{ Params: { id: string } }>('/billing/checkout/:id', async (req, reply) => {
-        const c = await load(req.params.id);
+        const c = await checkoutSummary(app, req.params.id);
         if (!c) {
           return reply
             .code(404)

@@ -1,16 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
+import { beginIdempotent, finishIdempotent, releaseIdempotent } from '../domain/idempotency.js';
 import { executeOperation } from '../operations/execute.js';
 import { type RestOperation, ruleFor } from '../operations/operation.js';
 import { type Actor, checkAccess } from '../policy.js';
-import {
-  beginIdempotent,
-  fingerprint,
-  finishIdempotent,
-  releaseIdempotent,
-  validIdempotencyKey,
-} from './idempotency.js';
+import { fingerprint, validIdempotencyKey } from './idempotency.js';
 import { renderError } from './render-error.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -88,7 +84,7 @@ async function runIdempotent(
   try {
     // The operation's writes and its stored answer commit together: a retry finds either
     // both (and replays) or neither (and runs), never an operation without its record.
-    ({ status, body } = await app.db.transaction().execute(async (trx) => {
+    ({ status, body } = await withTransaction(app.db, async (trx) => {
       const inTransaction = { ...app, db: trx };
       const result = await executeOperation(inTransaction, op, actor, req.body);
       const text = JSON.stringify(result.body);

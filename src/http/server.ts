@@ -3,12 +3,13 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
+import { sweepExpiredOAuth } from '../db/oauth-store.js';
 import { startFeedScheduler } from '../domain/feeds.js';
+import { sweepExpiredIdempotency } from '../domain/idempotency.js';
 import { jobDefinitions } from '../jobs/handlers.js';
 import { mountMcp } from '../mcp/mcp-route.js';
 import { mountOAuth } from '../oauth/oauth-routes.js';
 import { lazyOAuthProvider } from '../oauth/provider.js';
-import { sweepExpiredOAuth } from '../oauth/store-adapter.js';
 import { restOperations } from '../operations/index.js';
 import { mountOnboarding } from '../web/onboarding-routes.js';
 import { mountPortal } from '../web/portal/portal.js';
@@ -21,7 +22,6 @@ import {
   refuseExpectation,
   requireHost,
 } from './client-errors.js';
-import { sweepExpiredIdempotency } from './idempotency.js';
 import { buildOpenApi } from './openapi.js';
 import { renderError } from './render-error.js';
 import { mountRest } from './rest-adapter.js';

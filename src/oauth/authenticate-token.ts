@@ -2,7 +2,7 @@ import type Provider from 'oidc-provider';
 import { countCall, failedCredential, type RateHeaders } from '../auth/authenticate-key.js';
 import { effectivePlan } from '../auth/effective-plan.js';
 import type { AppContext } from '../context.js';
-import type { Plan, Role } from '../db/schema.js';
+import { activeMember } from '../domain/accounts.js';
 import type { Actor } from '../policy.js';
 import { MCP_SCOPE, mcpResource } from './provider.js';
 import { parseSubject } from './subject.js';
@@ -51,32 +51,5 @@ async function findMember(app: AppContext, provider: Provider, token: string) {
   if (!at.grantId || !(await provider.Grant.find(at.grantId))) return undefined;
   const subject = parseSubject(at.accountId);
   if (!subject) return undefined;
-  return app.db
-    .selectFrom('memberships as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .select([
-      'm.user_id',
-      'm.account_id',
-      'm.role',
-      'u.email',
-      'a.plan',
-      'a.trial_plan',
-      'a.trial_ends_at',
-    ])
-    .where('m.account_id', '=', subject.accountId)
-    .where('m.user_id', '=', subject.userId)
-    .where('m.status', '=', 'active')
-    .executeTakeFirst() as Promise<
-    | {
-        user_id: string;
-        account_id: string;
-        role: Role;
-        email: string;
-        plan: Plan;
-        trial_plan: Plan | null;
-        trial_ends_at: string | null;
-      }
-    | undefined
-  >;
+  return activeMember(app, subject.accountId, subject.userId);
 }

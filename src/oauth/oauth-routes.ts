@@ -4,6 +4,7 @@ import { knownDevice, rememberDevice } from '../auth/device-cookie.js';
 import { checkPassword, countSignInAttempt, forgiveSignIn, workspacesOf } from '../auth/sign-in.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
+import { activeMember } from '../domain/accounts.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
 import { consentPage, errorPage, signInPage, workspacePage } from './pages.js';
 import { issuerOf, MCP_SCOPE, mcpResource } from './provider.js';
@@ -238,15 +239,7 @@ async function clientLabel(provider: Provider, params: Record<string, unknown>) 
 async function memberOf(app: AppContext, sub: string | undefined) {
   const subject = sub ? parseSubject(sub) : null;
   if (!subject) return undefined;
-  return app.db
-    .selectFrom('memberships as m')
-    .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.email', 'a.name as workspace', 'm.role'])
-    .where('m.account_id', '=', subject.accountId)
-    .where('m.user_id', '=', subject.userId)
-    .where('m.status', '=', 'active')
-    .executeTakeFirst();
+  return activeMember(app, subject.accountId, subject.userId);
 }
 
 function splitUrl(url: string): [string, string] {

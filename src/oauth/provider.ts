@@ -2,8 +2,9 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import Provider, { type Configuration, errors, type JWK } from 'oidc-provider';
 import { signingSecret } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
+import { storeAdapterFactory } from '../db/oauth-store.js';
+import { readSetting, storeSettingOnce } from '../db/settings.js';
 import { errorPage } from './pages.js';
-import { storeAdapterFactory } from './store-adapter.js';
 
 /** The one scope there is: acting on Stories through /mcp as the signed-in user. */
 export const MCP_SCOPE = 'mcp';
@@ -134,12 +135,8 @@ function pinOrigin(provider: Provider, base: string) {
  * per database, so every process signs alike; the first process to store one wins.
  */
 async function signingKey(app: AppContext): Promise<JWK> {
-  const existing = await app.db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', 'oauth_signing_jwk')
-    .executeTakeFirst();
-  if (existing) return JSON.parse(existing.value) as JWK;
+  const existing = await readSetting(app.db, 'oauth_signing_jwk');
+  if (existing) return JSON.parse(existing) as JWK;
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = {
     ...privateKey.export({ format: 'jwk' }),
@@ -147,11 +144,7 @@ async function signingKey(app: AppContext): Promise<JWK> {
     use: 'sig',
     alg: 'ES256',
   };
-  await app.db
-    .insertInto('settings')
-    .values({ key: 'oauth_signing_jwk', value: JSON.stringify(jwk) })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
+  await storeSettingOnce(app.db, 'oauth_signing_jwk', JSON.stringify(jwk));
   return signingKey(app);
 }
 

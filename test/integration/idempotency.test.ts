@@ -114,7 +114,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('forgets a key after 24 hours: the sweep removes it and the request runs again', async () => {
-    const { sweepExpiredIdempotency } = await import('../../src/http/idempotency.js');
+    const { sweepExpiredIdempotency } = await import('../../src/domain/idempotency.js');
     await post('day-old', 'Yesterday');
     await svc.app.db
       .updateTable('idempotency_records')

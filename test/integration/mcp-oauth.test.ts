@@ -12,8 +12,8 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeAdapterFactory } from '../../src/db/oauth-store.js';
 import { addUser } from '../../src/domain/accounts.js';
-import { storeAdapterFactory } from '../../src/oauth/store-adapter.js';
 import { restOperations } from '../../src/operations/index.js';
 import { startService, type TestService } from '../support/harness.js';
 import { OAuthBrowser, signIn } from '../support/oauth-browser.js';

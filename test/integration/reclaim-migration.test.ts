@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type Db, migrate, migrator, openDatabase } from '../../src/db/database.js';
+import type { DelegationStatus } from '../../src/db/schema.js';
 import { freshDatabase } from '../support/databases.js';
 
 /**
@@ -29,7 +30,7 @@ afterAll(async () => {
 const account = (
   id: string,
   plan: 'pro' | 'agency',
-  state = 'active',
+  state: 'active' | 'handed_back' = 'active',
   trial: string | null = null,
 ) =>
   db
@@ -60,7 +61,7 @@ const story = (id: string, brandId: string) =>
       title: id,
       severity: 'low',
       topics: '[]',
-      spread: 'low',
+      spread: 'contained',
       status: 'new',
       assignee_user_id: null,
       detected_at: T,
@@ -69,7 +70,13 @@ const story = (id: string, brandId: string) =>
       created_at: T,
     })
     .execute();
-const delegation = (id: string, partner: string, client: string, brandId: string, status: string) =>
+const delegation = (
+  id: string,
+  partner: string,
+  client: string,
+  brandId: string,
+  status: DelegationStatus,
+) =>
   db
     .insertInto('delegations')
     .values({

@@ -38,7 +38,7 @@ export const applyAdvisoryProposal = defineOperation({
       brand: access.brand.host,
       event_uri: input.event_uri,
       applied: true as const,
-      status: status as never,
+      status,
     };
   },
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readableBrands } from '../../domain/brands.js';
 import { defineOperation } from '../operation.js';
 
 const BrandRow = z.object({
@@ -47,24 +48,6 @@ export const listBrands = defineOperation({
   portal: true,
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   async handler({ app, actor }) {
-    const own = await app.db
-      .selectFrom('brands')
-      .select(['host as brand', 'name', 'verified'])
-      .where('account_id', '=', actor.accountId)
-      .execute();
-    const delegated = await app.db
-      .selectFrom('delegations as d')
-      .innerJoin('brands as b', 'b.id', 'd.brand_id')
-      .select(['b.host as brand', 'b.name', 'b.verified', 'd.client_account_id as client'])
-      .where('d.partner_account_id', '=', actor.accountId)
-      .where('d.status', '=', 'active')
-      .execute();
-    const rows = [
-      ...own.map((b) => ({ ...b, verified: b.verified === 1, delegated: false, client: null })),
-      ...delegated.map((b) => ({ ...b, verified: b.verified === 1, delegated: true })),
-    ]
-      .filter((b) => actor.scope === null || actor.scope.includes(b.brand))
-      .sort((a, b) => a.brand.localeCompare(b.brand));
-    return { brands: rows };
+    return { brands: await readableBrands(app, actor.accountId, actor.scope) };
   },
 });

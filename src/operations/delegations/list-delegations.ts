@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { partnerDelegations } from '../../domain/delegations.js';
 import { defineOperation } from '../operation.js';
 
 export const listDelegations = defineOperation({
@@ -21,13 +22,6 @@ export const listDelegations = defineOperation({
   portal: true,
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   async handler({ app, actor }) {
-    let q = app.db
-      .selectFrom('delegations as d')
-      .innerJoin('brands as b', 'b.id', 'd.brand_id')
-      .select(['b.host as brand_key', 'd.status', 'd.client_account_id as client'])
-      .where('d.partner_account_id', '=', actor.accountId);
-    if (actor.scope !== null) q = q.where('b.host', 'in', actor.scope.length ? actor.scope : ['']);
-    const rows = await q.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').execute();
-    return { delegations: rows as never };
+    return { delegations: await partnerDelegations(app, actor.accountId, actor.scope) };
   },
 });

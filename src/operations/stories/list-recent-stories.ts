@@ -42,6 +42,6 @@ export const listRecentStories = defineOperation({
       { status: input.status, severity: input.severity },
       RECENT_LIMIT,
     );
-    return { stories: rows as never, more };
+    return { stories: rows, more };
   },
 });

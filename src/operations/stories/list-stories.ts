@@ -21,7 +21,7 @@ export const listStories = defineOperation({
   async handler({ app, actor }, input) {
     const { brand } = await brandFor(app, actor, input.brand);
     const page = await listStoryPage(app.db, brand.id, input.limit, input.cursor);
-    return { brand: brand.host, stories: page.rows as never, next_cursor: page.nextCursor };
+    return { brand: brand.host, stories: page.rows, next_cursor: page.nextCursor };
   },
   rest: {
     method: 'GET',

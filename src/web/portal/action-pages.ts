@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { effectivePlan } from '../../auth/effective-plan.js';
 import { verifyLink } from '../../auth/signed-links.js';
 import type { AppContext } from '../../context.js';
-import type { Role } from '../../db/schema.js';
-import { completePhase } from '../../domain/assignments.js';
-import { brandFor } from '../../policy.js';
+import { actionLinkHolder, actionLinkStory } from '../../domain/action-links.js';
+import { executeOperation } from '../../operations/execute.js';
+import { completePhase } from '../../operations/teamwork/complete-phase.js';
 import { formField } from '../forms.js';
 import { html, page } from '../html.js';
 import { forgedPage, portalError } from './guard.js';
@@ -36,50 +35,18 @@ export function mountActionPages(fastify: FastifyInstance, app: AppContext) {
     ) {
       return show(app, req, reply);
     }
-    const who = await app.db
-      .selectFrom('stories as s')
-      .innerJoin('brands as b', 'b.id', 's.brand_id')
-      .innerJoin('memberships as m', (j) => j.onRef('m.account_id', '=', 'b.account_id'))
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .innerJoin('accounts as a', 'a.id', 'm.account_id')
-      .select([
-        's.event_uri',
-        'b.host',
-        'm.account_id',
-        'm.role',
-        'u.email',
-        'a.plan',
-        'a.trial_plan',
-        'a.trial_ends_at',
-      ])
-      .where('s.id', '=', data.s)
-      .where('m.user_id', '=', data.u)
-      .where('m.status', 'in', ['active', 'invited'])
-      .executeTakeFirst();
-    if (!who) return show(app, req, reply);
+    const holder = await actionLinkHolder(app, data.s, data.u);
+    if (!holder) return show(app, req, reply);
     try {
-      const actor = {
-        kind: 'user' as const,
-        userId: data.u,
-        email: who.email,
-        accountId: who.account_id,
-        plan: effectivePlan(who, app.clock.now()),
-        role: who.role as Role,
-        scope: null,
-      };
-      // The rules of complete_phase, restricted to the link's person: a link of a phase
-      // since given to someone else marks nothing.
+      // complete_phase as the link's person, who marks done only their own phase: a link
+      // of a phase since given to someone else marks nothing.
       const comment = formField(req, 'comment').slice(0, 1000) || undefined;
-      await completePhase(
+      await executeOperation(
         app,
-        actor,
-        await brandFor(app, actor, who.host),
-        who.event_uri,
-        data.p,
-        comment,
-        {
-          onlyUserId: data.u,
-        },
+        completePhase,
+        holder.actor,
+        { brand: holder.brand, event_uri: holder.eventUri, phase: data.p, comment },
+        'portal',
       );
     } catch (e) {
       const { status, text } = portalError(e);
@@ -102,42 +69,20 @@ async function show(app: AppContext, req: Req, reply: FastifyReply, error?: stri
       );
   const data = await verifyLink(app, 'action', req.params.token);
   if (!data || typeof data.s !== 'string' || typeof data.u !== 'string') return gone();
-  const story = await app.db
-    .selectFrom('stories as s')
-    .innerJoin('brands as b', 'b.id', 's.brand_id')
-    .innerJoin('advisories as a', (j) =>
-      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', 'live'),
-    )
-    .select([
-      's.title',
-      's.severity',
-      's.assignee_user_id',
-      'b.name as brand',
-      'a.id as advisory_id',
-      'a.executive_summary',
-    ])
-    .where('s.id', '=', data.s)
-    .executeTakeFirst();
+  const story = await actionLinkStory(app, data.s, typeof data.p === 'number' ? data.p : undefined);
   if (!story) return gone();
-  const summary = (JSON.parse(story.executive_summary) as { text: string }[]).map(
-    (i) => html`<li>${i.text}</li>`,
-  );
+  const summary = story.summary.map((text) => html`<li>${text}</li>`);
   if (typeof data.p !== 'number') {
-    if (story.assignee_user_id !== data.u) return gone();
+    if (story.assigneeUserId !== data.u) return gone();
     return page(
       story.title,
       html`<p class="muted">${story.brand} · severity ${story.severity}</p><h1>${story.title}</h1>
 <div class="card"><h2>Summary</h2><ul>${summary}</ul></div>`,
     );
   }
-  const phase = await app.db
-    .selectFrom('phases')
-    .select(['number', 'title', 'actions', 'status', 'assignee_user_id'])
-    .where('advisory_id', '=', story.advisory_id)
-    .where('number', '=', data.p)
-    .executeTakeFirst();
+  const { phase } = story;
   if (!phase || phase.assignee_user_id !== data.u) return gone();
-  const actions = (JSON.parse(phase.actions) as string[]).map((a) => html`<li>${a}</li>`);
+  const actions = phase.actions.map((a) => html`<li>${a}</li>`);
   return page(
     phase.title,
     html`<p class="muted">${story.brand} · ${story.title}</p>

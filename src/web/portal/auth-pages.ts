@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { knownDevice, rememberDevice } from '../../auth/device-cookie.js';
+import { endAllSessions } from '../../auth/sessions.js';
 import {
   checkPassword,
   countEmailRequest,
@@ -25,7 +26,6 @@ import { csrfField, problem, publicPage } from './layout.js';
 import {
   csrfToken,
   csrfValid,
-  endAllSessions,
   endSession,
   readSession,
   startSession,

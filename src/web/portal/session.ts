@@ -1,9 +1,14 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  endStoredSession,
+  findSession,
+  setSessionAccount,
+  storeSession,
+} from '../../auth/sessions.js';
 import { type Workspace, workspacesOf } from '../../auth/sign-in.js';
 import { signingSecret } from '../../auth/signed-links.js';
 import type { AppContext } from '../../context.js';
-import { newId } from '../../ids.js';
 import type { Actor } from '../../policy.js';
 import { cookieHeader, readCookie } from '../cookies.js';
 
@@ -38,20 +43,7 @@ export async function startSession(
   accountId: string,
 ): Promise<void> {
   const token = randomBytes(32).toString('base64url');
-  const now = app.clock.now();
-  await app.db
-    .insertInto('user_tokens')
-    .values({
-      id: newId('tok'),
-      user_id: userId,
-      purpose: 'session',
-      token_hash: sha256(token),
-      data: JSON.stringify({ account: accountId }),
-      expires_at: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
-      used_at: null,
-      created_at: now.toISOString(),
-    })
-    .execute();
+  await storeSession(app, { userId, accountId, tokenHash: sha256(token), ttlMs: SESSION_TTL_MS });
   reply.header(
     'set-cookie',
     cookieHeader(SESSION_COOKIE, token, {
@@ -70,22 +62,13 @@ export async function readSession(
   const token = readCookie(req, SESSION_COOKIE);
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
   const tokenHash = sha256(token);
-  const row = await app.db
-    .selectFrom('user_tokens as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.user_id', 't.data', 'u.email'])
-    .where('t.token_hash', '=', tokenHash)
-    .where('t.purpose', '=', 'session')
-    .where('t.used_at', 'is', null)
-    .where('t.expires_at', '>', app.clock.now().toISOString())
-    .executeTakeFirst();
-  if (!row) return null;
-  const workspaces = await workspacesOf(app, row.user_id);
+  const found = await findSession(app, tokenHash);
+  if (!found) return null;
+  const workspaces = await workspacesOf(app, found.userId);
   // Removed from the account they were in: they continue in another, or are signed out.
-  const wanted = (JSON.parse(row.data ?? '{}') as { account?: string }).account;
-  const account = workspaces.find((w) => w.id === wanted) ?? workspaces[0];
+  const account = workspaces.find((w) => w.id === found.accountId) ?? workspaces[0];
   if (!account) return null;
-  return { tokenHash, userId: row.user_id, email: row.email, account, workspaces };
+  return { tokenHash, userId: found.userId, email: found.email, account, workspaces };
 }
 
 /** Moves the session to another account of the user's; false when it is not theirs. */
@@ -95,12 +78,7 @@ export async function switchAccount(
   accountId: string,
 ): Promise<boolean> {
   if (!session.workspaces.some((w) => w.id === accountId)) return false;
-  await app.db
-    .updateTable('user_tokens')
-    .set({ data: JSON.stringify({ account: accountId }) })
-    .where('token_hash', '=', session.tokenHash)
-    .where('purpose', '=', 'session')
-    .execute();
+  await setSessionAccount(app, session.tokenHash, accountId);
   return true;
 }
 
@@ -110,29 +88,11 @@ export async function endSession(
   reply: FastifyReply,
   session: PortalSession | null,
 ): Promise<void> {
-  if (session) {
-    await app.db
-      .updateTable('user_tokens')
-      .set({ used_at: app.clock.now().toISOString() })
-      .where('token_hash', '=', session.tokenHash)
-      .where('purpose', '=', 'session')
-      .execute();
-  }
+  if (session) await endStoredSession(app, session.tokenHash);
   reply.header(
     'set-cookie',
     cookieHeader(SESSION_COOKIE, '', { path: '/', maxAgeSeconds: 0, secure: secure(app) }),
   );
-}
-
-/** Ends every session of a user (after a password reset). */
-export async function endAllSessions(app: AppContext, userId: string): Promise<void> {
-  await app.db
-    .updateTable('user_tokens')
-    .set({ used_at: app.clock.now().toISOString() })
-    .where('user_id', '=', userId)
-    .where('purpose', '=', 'session')
-    .where('used_at', 'is', null)
-    .execute();
 }
 
 /** The session's user as the policy sees them: the same facts an API key carries. */
