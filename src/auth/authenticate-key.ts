@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { decode } from '../db/json-columns.js';
 import { prepared } from '../db/prepared.js';
 import type { Plan, Role } from '../db/schema.js';
 import { AppError, forbidden } from '../errors.js';
@@ -115,7 +116,7 @@ export async function authenticateKey(
       accountId: row.account_id,
       plan,
       role: row.role,
-      scope: row.scope === null ? null : (JSON.parse(row.scope) as string[]),
+      scope: row.scope === null ? null : decode('api_keys.scope', row.scope),
     },
     headers,
   };

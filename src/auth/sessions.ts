@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { decode, encode } from '../db/json-columns.js';
 import { newId } from '../ids.js';
 
 /**
@@ -17,7 +18,7 @@ export async function storeSession(
       user_id: s.userId,
       purpose: 'session',
       token_hash: s.tokenHash,
-      data: JSON.stringify({ account: s.accountId }),
+      data: encode('user_tokens.data', { account: s.accountId }),
       expires_at: new Date(now.getTime() + s.ttlMs).toISOString(),
       used_at: null,
       created_at: now.toISOString(),
@@ -37,14 +38,14 @@ export async function findSession(app: AppContext, tokenHash: string) {
     .where('t.expires_at', '>', app.clock.now().toISOString())
     .executeTakeFirst();
   if (!row) return undefined;
-  const { account } = JSON.parse(row.data ?? '{}') as { account?: string };
+  const { account } = row.data ? decode('user_tokens.data', row.data) : {};
   return { userId: row.user_id, email: row.email, accountId: account };
 }
 
 export async function setSessionAccount(app: AppContext, tokenHash: string, accountId: string) {
   await app.db
     .updateTable('user_tokens')
-    .set({ data: JSON.stringify({ account: accountId }) })
+    .set({ data: encode('user_tokens.data', { account: accountId }) })
     .where('token_hash', '=', tokenHash)
     .where('purpose', '=', 'session')
     .execute();

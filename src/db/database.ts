@@ -139,13 +139,3 @@ export async function ping(db: Db): Promise<void> {
   sqliteHandle(db)?.checkFile();
   await sql`select 1`.execute(db);
 }
-
-/** Whether a database error is a unique-constraint violation, on either dialect. */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: string })?.code;
-  return (
-    code === '23505' ||
-    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
-}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
-import { isDatabaseOutage } from '../http/render-error.js';
 import type { Db } from './database.js';
+import { isDatabaseOutage } from './errors.js';
 
 /**
  * oidc-provider's storage in the service's own database (both dialects): one row per

@@ -1,5 +1,6 @@
 import { effectivePlan } from '../auth/effective-plan.js';
 import type { AppContext } from '../context.js';
+import { decode } from '../db/json-columns.js';
 import type { Actor } from '../policy.js';
 
 /**
@@ -77,7 +78,7 @@ export async function actionLinkStory(app: AppContext, storyId: string, phaseNum
     severity: story.severity,
     brand: story.brand,
     assigneeUserId: story.assignee_user_id,
-    summary: (JSON.parse(story.executive_summary) as { text: string }[]).map((i) => i.text),
-    phase: phase && { ...phase, actions: JSON.parse(phase.actions) as string[] },
+    summary: decode('advisories.executive_summary', story.executive_summary).map((i) => i.text),
+    phase: phase && { ...phase, actions: decode('phases.actions', phase.actions) },
   };
 }

@@ -1,6 +1,7 @@
 import { generateApiKey } from '../auth/api-keys.js';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
+import { decode, encode } from '../db/json-columns.js';
 import type { Role } from '../db/schema.js';
 import { AppError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -33,7 +34,7 @@ export async function createKey(
         lookup: k.lookup,
         secret_hash: k.secretHash,
         role: opts.role,
-        scope: opts.scope === null ? null : JSON.stringify(opts.scope),
+        scope: opts.scope === null ? null : encode('api_keys.scope', opts.scope),
         created_at: now,
         last_used_at: null,
         revoked_at: null,
@@ -75,7 +76,7 @@ export async function listKeys(app: AppContext, accountId: string) {
     .where('account_id', '=', accountId)
     .orderBy('created_at', 'desc')
     .execute();
-  return keys.map((k) => ({ ...k, scope: k.scope ? (JSON.parse(k.scope) as string[]) : null }));
+  return keys.map((k) => ({ ...k, scope: k.scope ? decode('api_keys.scope', k.scope) : null }));
 }
 
 /**

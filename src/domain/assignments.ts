@@ -1,6 +1,7 @@
 import { signLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { type Db, withTransaction } from '../db/database.js';
+import { decode } from '../db/json-columns.js';
 import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, notFound } from '../errors.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
@@ -253,7 +254,11 @@ export async function assignPhase(
       to,
       story,
       brandName: access.brand.name,
-      phase: { number: phase.number, title: phase.title, actions: JSON.parse(phase.actions) },
+      phase: {
+        number: phase.number,
+        title: phase.title,
+        actions: decode('phases.actions', phase.actions),
+      },
       at,
     });
     return { assignee: to.email, invited: to.invited, status };

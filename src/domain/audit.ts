@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
+import { decode, encode } from '../db/json-columns.js';
 import type { DB } from '../db/schema.js';
 import { sortableId } from '../ids.js';
 import { queueEvent } from '../webhooks/events.js';
@@ -23,7 +24,7 @@ export function auditRow(e: AuditEntry): Insertable<DB['audit_log']> {
     story_id: e.storyId ?? null,
     actor: e.actor,
     action: e.action,
-    details: JSON.stringify(e.details ?? {}),
+    details: encode('audit_log.details', e.details ?? {}),
     created_at: e.at,
   };
 }
@@ -53,7 +54,7 @@ export async function listAudit(app: AppContext, brandId: string, limit: number)
     actor: r.actor,
     action: r.action,
     event_uri: r.event_uri,
-    details: JSON.parse(r.details) as Record<string, unknown>,
+    details: decode('audit_log.details', r.details),
   }));
 }
 
@@ -88,5 +89,5 @@ export async function listActivity(
     .orderBy('l.id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ ...r, details: JSON.parse(r.details) as Record<string, unknown> }));
+  return rows.map((r) => ({ ...r, details: decode('audit_log.details', r.details) }));
 }

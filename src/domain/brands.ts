@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
+import { decode, encode } from '../db/json-columns.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrandTerms, MatchPolicy } from '../pipeline/brand-matcher.js';
@@ -93,7 +94,7 @@ export async function setBrandAliases(
     app,
     brand,
     actor,
-    { aliases: JSON.stringify(clean) },
+    { aliases: encode('brands.aliases', clean) },
     {
       action: 'brand.aliases_set',
       details: { aliases: clean },
@@ -127,8 +128,8 @@ export function brandTermsOf(row: {
   return {
     host: row.host,
     name: row.name,
-    aliases: row.aliases ? (JSON.parse(row.aliases) as string[]) : [],
-    match: row.match_policy ? (JSON.parse(row.match_policy) as MatchPolicy) : {},
+    aliases: row.aliases ? decode('brands.aliases', row.aliases) : [],
+    match: row.match_policy ? decode('brands.match_policy', row.match_policy) : {},
   };
 }
 
@@ -174,7 +175,7 @@ export async function setBrandMatchPolicy(
     app,
     brand,
     actor,
-    { match_policy: JSON.stringify(clean) },
+    { match_policy: encode('brands.match_policy', clean) },
     {
       action: 'brand.match_policy_set',
       details: clean,
@@ -185,7 +186,7 @@ export async function setBrandMatchPolicy(
 
 /** The brand's policy with its defaults filled in, as shown to people. */
 export const shownMatchPolicy = (stored: string | null | undefined) =>
-  cleanMatchPolicy(stored ? JSON.parse(stored) : {});
+  cleanMatchPolicy(stored ? decode('brands.match_policy', stored) : {});
 
 /** What makes a brand recognised in articles: its aliases and its match policy, decoded. */
 export async function brandDetection(app: AppContext, brandId: string) {
@@ -195,7 +196,7 @@ export async function brandDetection(app: AppContext, brandId: string) {
     .where('id', '=', brandId)
     .executeTakeFirstOrThrow();
   return {
-    aliases: JSON.parse(row.aliases) as string[],
+    aliases: decode('brands.aliases', row.aliases),
     match: shownMatchPolicy(row.match_policy),
   };
 }

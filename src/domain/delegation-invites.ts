@@ -1,7 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { signingSecret } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
-import { type Db, isUniqueViolation, withTransaction } from '../db/database.js';
+import { type Db, withTransaction } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
 import type { DelegationInvitesTable } from '../db/schema.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';

@@ -1,8 +1,9 @@
 import type { AppContext } from '../context.js';
-import { isUniqueViolation, withTransaction } from '../db/database.js';
+import { withTransaction } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
-import { FEED_POLL } from '../jobs/kinds.js';
+import { encodePayload, FEED_POLL } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { dispatcherFor, FetchRefused, safeFetch } from '../net/safe-fetch.js';
 import { decodeBody } from '../pipeline/charset.js';
@@ -160,7 +161,7 @@ export async function scheduleDueFeeds(app: AppContext): Promise<number> {
         .selectFrom('jobs')
         .select('id')
         .where('name', '=', FEED_POLL.name)
-        .where('payload', '=', JSON.stringify({ feed: feed.id }))
+        .where('payload', '=', encodePayload(FEED_POLL, { feed: feed.id }))
         .where('status', 'in', ['queued', 'running'])
         .executeTakeFirst();
       if (pending) return;

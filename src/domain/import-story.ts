@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
+import { encode } from '../db/json-columns.js';
 import type { DB } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -42,9 +43,9 @@ export function buildStoryRows(
     brand_id: brand.id,
     title: article.title,
     severity: g.severity,
-    topics: JSON.stringify(g.topics),
+    topics: encode('stories.topics', g.topics),
     spread: g.spread,
-    reasons: JSON.stringify(g.reasons),
+    reasons: encode('stories.reasons', g.reasons),
     status: 'new',
     assignee_user_id: null,
     detected_at: detectedAt,
@@ -78,8 +79,8 @@ export function buildStoryRows(
     urgency: g.urgency,
     spread: g.spread,
     schema: 'advisory.v1',
-    executive_summary: JSON.stringify(g.executiveSummary),
-    summary_basis: JSON.stringify(g.summaryBasis),
+    executive_summary: encode('advisories.executive_summary', g.executiveSummary),
+    summary_basis: encode('advisories.summary_basis', g.summaryBasis),
     diff: null,
     context: null,
     generator: generated.generator,
@@ -92,7 +93,7 @@ export function buildStoryRows(
     advisory_id: advisoryId,
     number: i + 1,
     title: p.title,
-    actions: JSON.stringify(p.actions),
+    actions: encode('phases.actions', p.actions),
     status: 'open',
     assignee_user_id: null,
     done_by: null,

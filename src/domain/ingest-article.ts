@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
+import { decode, encode } from '../db/json-columns.js';
 import type { Assessment, Urgency } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -173,9 +174,9 @@ async function joinStory(
       .updateTable('stories')
       .set({
         severity: scores.severity,
-        topics: JSON.stringify(scores.topics),
+        topics: encode('stories.topics', scores.topics),
         spread: scores.spread,
-        reasons: JSON.stringify(scores.reasons),
+        reasons: encode('stories.reasons', scores.reasons),
       })
       .where('id', '=', storyId)
       .execute();
@@ -190,9 +191,9 @@ async function joinStory(
     const untouched = live.generator === 'builtin' && live.version === 1;
     let summary = fresh.executiveSummary;
     if (!untouched) {
-      const kept = (
-        JSON.parse(live.executive_summary) as { text: string; cites: string[] }[]
-      ).filter((i) => !i.text.startsWith(COVERAGE));
+      const kept = decode('advisories.executive_summary', live.executive_summary).filter(
+        (i) => !i.text.startsWith(COVERAGE),
+      );
       const cited = new Set(kept.flatMap((i) => i.cites));
       const added = sources.filter((s) => !cited.has(s.source_key));
       const names = [...new Set(added.map((s) => s.publisher))];
@@ -211,8 +212,10 @@ async function joinStory(
         urgency: untouched
           ? fresh.urgency
           : higher(URGENCY_RANK, live.urgency ?? fresh.urgency, fresh.urgency),
-        executive_summary: JSON.stringify(summary),
-        summary_basis: JSON.stringify([...new Set(summary.flatMap((i) => i.cites))]),
+        executive_summary: encode('advisories.executive_summary', summary),
+        summary_basis: encode('advisories.summary_basis', [
+          ...new Set(summary.flatMap((i) => i.cites)),
+        ]),
       })
       .where('id', '=', live.id)
       .execute();

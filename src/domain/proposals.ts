@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import { type Db, isUniqueViolation, withTransaction } from '../db/database.js';
+import { type Db, withTransaction } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { decode, encode } from '../db/json-columns.js';
 import type { AdvisoriesTable, PhasesTable, StoryStatus } from '../db/schema.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -128,8 +130,8 @@ export function diffAdvisories(
   for (const f of ['assessment', 'urgency', 'spread'] as const) {
     if (live[f] !== next[f]) out.push({ path: f, before: live[f], after: next[f] });
   }
-  const a = JSON.parse(live.executive_summary) as { text: string }[];
-  const b = JSON.parse(next.executive_summary) as { text: string }[];
+  const a = decode('advisories.executive_summary', live.executive_summary);
+  const b = decode('advisories.executive_summary', next.executive_summary);
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     if (a[i]?.text !== b[i]?.text) {
       out.push({
@@ -152,8 +154,8 @@ export function diffAdvisories(
     if (x && y && x.actions !== y.actions) {
       out.push({
         path: `phases[${i + 1}].actions`,
-        before: JSON.parse(x.actions),
-        after: JSON.parse(y.actions),
+        before: decode('phases.actions', x.actions),
+        after: decode('phases.actions', y.actions),
       });
     }
   }
@@ -184,15 +186,18 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       assessment: generated.advisory.assessment,
       urgency: generated.advisory.urgency,
       spread: generated.advisory.spread,
-      executive_summary: JSON.stringify(generated.advisory.executiveSummary),
-      summary_basis: JSON.stringify(generated.advisory.summaryBasis),
+      executive_summary: encode(
+        'advisories.executive_summary',
+        generated.advisory.executiveSummary,
+      ),
+      summary_basis: encode('advisories.summary_basis', generated.advisory.summaryBasis),
     };
     const phases = g.map((ph, i) => ({
       id: newId('pha'),
       advisory_id: p.id,
       number: i + 1,
       title: ph.title,
-      actions: JSON.stringify(ph.actions),
+      actions: encode('phases.actions', ph.actions),
       status: 'open' as const,
       assignee_user_id: null,
       done_by: null,
@@ -205,7 +210,7 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       .set({
         ...fields,
         status: 'ready',
-        diff: JSON.stringify(diff),
+        diff: encode('advisories.diff', diff),
         generator: generated.generator,
       })
       .where('id', '=', p.id)
@@ -263,7 +268,7 @@ function livePlan(live: Awaited<ReturnType<typeof liveAdvisory>>): LivePlan {
     phases: live.phases.map((ph) => ({
       number: ph.number,
       title: ph.title,
-      actions: JSON.parse(ph.actions) as string[],
+      actions: decode('phases.actions', ph.actions),
       started: ph.assignee_user_id !== null || ph.status === 'done',
     })),
   };

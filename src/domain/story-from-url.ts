@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { AppError, invalid, notFound } from '../errors.js';
-import { STORY_FROM_URL } from '../jobs/kinds.js';
+import { decodePayload, STORY_FROM_URL } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { dispatcherFor, FetchRefused } from '../net/safe-fetch.js';
 import { readArticle } from '../pipeline/read-article.js';
@@ -85,7 +85,7 @@ export async function readStoryFromUrlJob(app: AppContext, access: BrandAccess, 
     .where('name', '=', STORY_FROM_URL.name)
     .executeTakeFirst();
   // Another brand's job is as unknown as a made-up id.
-  if (!job || (JSON.parse(job.payload) as { brand: string }).brand !== access.brand.id) {
+  if (!job || decodePayload(STORY_FROM_URL, job.payload).data?.brand !== access.brand.id) {
     throw notFound();
   }
   if (job.status === 'queued' || job.status === 'running') {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { Db } from '../db/database.js';
+import { decode } from '../db/json-columns.js';
 import { prepared } from '../db/prepared.js';
 import type {
   AdvisoriesTable,
@@ -39,7 +40,7 @@ export async function loadStoryDetail(
     title: s.title,
     severity: s.severity,
     detected_at: s.detected_at,
-    topics: JSON.parse(s.topics),
+    topics: decode('stories.topics', s.topics),
     status: s.status,
     assignee: s.assignee,
     advisory: unlocked ? await fullAdvisory(db, s.id, live) : teaser(live),
@@ -149,7 +150,7 @@ const phasesOfAdvisory = prepared<
 );
 
 function teaser(a: AdvisoryRow): AdvisoryView {
-  const summary = JSON.parse(a.executive_summary) as { text: string }[];
+  const summary = decode('advisories.executive_summary', a.executive_summary);
   return {
     // A live advisory, and a proposal once ready, always has both.
     assessment: a.assessment!,
@@ -168,15 +169,15 @@ async function fullAdvisory(db: Db, storyId: string, a: AdvisoryRow): Promise<Ad
   return {
     assessment: a.assessment!,
     urgency: a.urgency!,
-    executive_summary: JSON.parse(a.executive_summary),
+    executive_summary: decode('advisories.executive_summary', a.executive_summary),
     schema: a.schema as 'advisory.v1',
     sources: sources as never,
-    summary_basis: JSON.parse(a.summary_basis),
+    summary_basis: decode('advisories.summary_basis', a.summary_basis),
     locked: false,
     spread: a.spread ?? undefined,
     phases: phases.map((p) => ({
       ...p,
-      actions: JSON.parse(p.actions),
+      actions: decode('phases.actions', p.actions),
     })),
   };
 }
@@ -199,7 +200,7 @@ async function loadPending(
   };
   if (p.status === 'ready') {
     pending.proposal = unlocked ? await fullAdvisory(db, storyId, p) : teaser(p);
-    pending.diff = p.diff ? JSON.parse(p.diff) : [];
+    pending.diff = p.diff ? decode('advisories.diff', p.diff) : [];
   }
   return pending;
 }
@@ -232,5 +233,5 @@ export async function storyReasons(db: Db, eventUri: string): Promise<StoryReaso
     .select('reasons')
     .where('event_uri', '=', eventUri)
     .executeTakeFirst();
-  return row ? (JSON.parse(row.reasons) as StoryReason[]) : [];
+  return row ? decode('stories.reasons', row.reasons) : [];
 }

@@ -2,7 +2,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { renderError } from './render-error.js';
+import { restError } from '../errors.js';
 
 /**
  * What node's HTTP parser and timers refuse before any route runs (Fastify's
@@ -54,7 +54,7 @@ export function clientErrorHandler(
  * answered like the errors of every route, instead of Fastify's own body.
  */
 export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
-  const r = renderError(err, req.log);
+  const r = restError(err, req.log);
   return reply.code(r.status).headers(r.headers).send(r.body);
 }
 

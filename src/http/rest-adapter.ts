@@ -3,11 +3,11 @@ import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
 import { beginIdempotent, finishIdempotent, releaseIdempotent } from '../domain/idempotency.js';
+import { restError } from '../errors.js';
 import { executeOperation } from '../operations/execute.js';
 import { type RestOperation, ruleFor } from '../operations/operation.js';
 import { type Actor, checkAccess } from '../policy.js';
 import { fingerprint, validIdempotencyKey } from './idempotency.js';
-import { renderError } from './render-error.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -92,7 +92,7 @@ async function runIdempotent(
       return { status: result.status, body: text };
     }));
   } catch (err) {
-    const rendered = renderError(err);
+    const rendered = restError(err);
     if (rendered.status >= 500) {
       await releaseIdempotent(app, keyId, idemKey);
       throw err;

@@ -6,6 +6,7 @@ import { ping } from '../db/database.js';
 import { sweepExpiredOAuth } from '../db/oauth-store.js';
 import { startFeedScheduler } from '../domain/feeds.js';
 import { sweepExpiredIdempotency } from '../domain/idempotency.js';
+import { restError } from '../errors.js';
 import { jobDefinitions } from '../jobs/handlers.js';
 import { mountMcp } from '../mcp/mcp-route.js';
 import { mountOAuth } from '../oauth/oauth-routes.js';
@@ -23,7 +24,6 @@ import {
   requireHost,
 } from './client-errors.js';
 import { buildOpenApi } from './openapi.js';
-import { renderError } from './render-error.js';
 import { mountRest } from './rest-adapter.js';
 
 /**
@@ -100,7 +100,7 @@ export async function buildServer(
   fastify.removeContentTypeParser('text/plain');
 
   fastify.setErrorHandler((err, req, reply) => {
-    const r = renderError(err, req.log);
+    const r = restError(err, req.log);
     return reply.code(r.status).headers(r.headers).send(r.body);
   });
   fastify.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));

@@ -12,6 +12,13 @@ export interface JobKind<P> {
 }
 
 const kind = <P>(name: string, payload: z.ZodType<P>): JobKind<P> => ({ name, payload });
+
+/** A payload as the jobs table keeps it: the one place it is encoded. */
+export const encodePayload = <P>(_kind: JobKind<P>, payload: P): string => JSON.stringify(payload);
+
+/** A stored payload read back against its kind's schema; a failure is a ZodError. */
+export const decodePayload = <P>(kind: JobKind<P>, raw: string) =>
+  kind.payload.safeParse(JSON.parse(raw));
 const Id = z.string().min(1).max(100);
 
 export const EMAIL_SEND = kind('email.send', z.strictObject({ email: Id }));

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { DB, JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
-import type { JobKind } from './kinds.js';
+import { decodePayload, encodePayload, type JobKind } from './kinds.js';
 
 /**
  * Background work as rows of the jobs table, on both databases. A job is enqueued in the
@@ -64,7 +64,7 @@ export async function enqueue<P>(
     .values({
       id,
       name,
-      payload: JSON.stringify(payload),
+      payload: encodePayload(kind, payload),
       status: 'queued',
       attempts: 0,
       max_attempts: opts.maxAttempts ?? 8,
@@ -257,7 +257,7 @@ export class JobRunner implements JobQueue {
       const definition = this.handlers.get(job.name);
       try {
         if (!definition) throw new UnreadablePayload(`no handler for job ${job.name}`);
-        const payload = definition.kind.payload.safeParse(JSON.parse(job.payload));
+        const payload = decodePayload(definition.kind, job.payload);
         if (!payload.success) {
           throw new UnreadablePayload(`payload: ${payload.error.issues[0]?.message}`);
         }

@@ -14,8 +14,7 @@ import { z } from 'zod';
 import { apiKeyLookup } from '../auth/api-keys.js';
 import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import { renderError } from '../http/render-error.js';
+import { AppError, restError } from '../errors.js';
 import { authenticateToken } from '../oauth/authenticate-token.js';
 import { issuerOf, MCP_SCOPE } from '../oauth/provider.js';
 import { type Actor, hasApiAccess } from '../policy.js';
@@ -100,7 +99,7 @@ export function mountMcp(
       actor = auth.actor;
       for (const [k, v] of Object.entries(auth.headers)) reply.raw.setHeader(k, v);
     } catch (e) {
-      const r = renderError(e, req.log);
+      const r = restError(e, req.log);
       if (r.status === 401) reply.header('www-authenticate', challenge);
       return reply.code(r.status).headers(r.headers).send(r.body);
     }

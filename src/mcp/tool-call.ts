@@ -1,8 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import { renderError } from '../http/render-error.js';
+import { toolError } from '../errors.js';
 import { executeOperation } from '../operations/execute.js';
 import type { Door, Operation } from '../operations/operation.js';
 import type { Actor } from '../policy.js';
@@ -68,12 +67,11 @@ export async function callTool(
       structuredContent: body as Record<string, unknown>,
     };
   } catch (e) {
-    const { status, body } = renderError(e, app.log);
-    const reason = e instanceof AppError ? e.reason : undefined;
+    const refusal = toolError(e, app.log);
     return {
       isError: true,
-      content: [{ type: 'text', text: JSON.stringify(body) }],
-      structuredContent: { ...body, status, ...(reason !== undefined && { reason }) },
+      content: [{ type: 'text', text: JSON.stringify({ error: refusal.error }) }],
+      structuredContent: refusal,
     };
   }
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalid } from '../errors.js';
-import { renderError } from '../http/render-error.js';
+import { invalid, pageError } from '../errors.js';
 import { html, PAGE_HEADERS, page } from './html.js';
 
 /**
@@ -43,8 +42,7 @@ export function mountFormPages(
     // Pages answer errors as pages, with the contract's status and text (a 500 is logged
     // with the request id and says nothing more).
     pages.setErrorHandler(async (err, req, reply) => {
-      const r = renderError(err, req.log);
-      const text = r.body.error.charAt(0).toUpperCase() + r.body.error.slice(1);
+      const r = pageError(err, req.log);
       return reply
         .code(r.status)
         .headers(r.headers)
@@ -52,7 +50,7 @@ export function mountFormPages(
         .send(
           page(
             r.status >= 500 ? 'Something went wrong' : 'Not possible',
-            html`<h1>${r.status >= 500 ? 'Something went wrong' : text}</h1><p><a href="/app">Back to Stories</a></p>`,
+            html`<h1>${r.text}</h1><p><a href="/app">Back to Stories</a></p>`,
           ),
         );
     });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import { decode, encode } from '../db/json-columns.js';
 import { requireAccount } from '../domain/accounts.js';
 import { writeAudit } from '../domain/audit.js';
 import { AppError, conflict, invalid, notFound } from '../errors.js';
@@ -52,7 +53,7 @@ export async function addEndpoint(
         id,
         account_id: accountId,
         url: target.href,
-        event_types: JSON.stringify(types),
+        event_types: encode('webhook_endpoints.event_types', types),
         secret,
         previous_secret: null,
         previous_secret_expires_at: null,
@@ -108,7 +109,7 @@ export async function listEndpoints(app: AppContext, accountId: string) {
     .execute();
   return rows.map(({ event_types, ...r }) => ({
     ...r,
-    events: JSON.parse(event_types) as string[],
+    events: decode('webhook_endpoints.event_types', event_types),
   }));
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { decode } from '../db/json-columns.js';
 import type { AuditEntry } from '../domain/audit.js';
 import { newId } from '../ids.js';
 import { WEBHOOK_DELIVER } from '../jobs/kinds.js';
@@ -86,7 +87,7 @@ export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
     .where('disabled_at', 'is', null)
     .execute();
   const subscribed = endpoints.filter((ep) => {
-    const types = JSON.parse(ep.event_types) as string[];
+    const types = decode('webhook_endpoints.event_types', ep.event_types);
     return types.includes(type) || types.includes('*');
   });
   if (subscribed.length === 0) return;

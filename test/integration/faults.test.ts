@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { migrate } from '../../src/db/database.js';
-import { isDatabaseOutage } from '../../src/http/render-error.js';
+import { isDatabaseOutage } from '../../src/db/errors.js';
 import { buildServer } from '../../src/http/server.js';
 import { defineJob, enqueue, JobRunner } from '../../src/jobs/queue.js';
 import { freshDatabase, REDIS_URL, testDialect } from '../support/databases.js';

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { decode } from '../../db/json-columns.js';
 import {
   addBrand,
   requireBrandByHost,
@@ -46,7 +47,7 @@ export function registerBrands(program: Command): void {
           const b = await requireBrandByHost(app, parse(BrandHost, o.host, 'host'));
           const aliases =
             o.set === undefined
-              ? (JSON.parse(b.aliases) as string[])
+              ? decode('brands.aliases', b.aliases)
               : await setBrandAliases(app, b, o.set.split(','), 'operator');
           return { brand: b.host, aliases };
         },

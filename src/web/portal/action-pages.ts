@@ -2,11 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyLink } from '../../auth/signed-links.js';
 import type { AppContext } from '../../context.js';
 import { actionLinkHolder, actionLinkStory } from '../../domain/action-links.js';
+import { pageError } from '../../errors.js';
 import { executeOperation } from '../../operations/execute.js';
 import { completePhase } from '../../operations/teamwork/complete-phase.js';
 import { formField } from '../forms.js';
 import { html, page } from '../html.js';
-import { forgedPage, portalError } from './guard.js';
+import { forgedPage } from './guard.js';
 import { csrfField } from './layout.js';
 import { csrfToken, csrfValid } from './session.js';
 
@@ -49,7 +50,7 @@ export function mountActionPages(fastify: FastifyInstance, app: AppContext) {
         'portal',
       );
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       reply.code(status);
       return show(app, req, reply, text);
     }

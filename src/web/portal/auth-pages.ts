@@ -19,9 +19,10 @@ import {
   resetPassword,
   signUp,
 } from '../../domain/sign-up.js';
+import { pageError } from '../../errors.js';
 import { formField } from '../forms.js';
 import { html } from '../html.js';
-import { forgedPage, portalError, portalRoutes, safeNext } from './guard.js';
+import { forgedPage, portalRoutes, safeNext } from './guard.js';
 import { csrfField, problem, publicPage } from './layout.js';
 import {
   csrfToken,
@@ -147,7 +148,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
           plan: formField(req, 'plan') as Plan,
         });
       } catch (e) {
-        const { status, text } = portalError(e);
+        const { status, text } = pageError(e, reply.log);
         return reply.code(status).send(await signUpForm(req, reply, text));
       }
       return publicPage(
@@ -185,7 +186,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
       try {
         made = await completeSignUp(app, req.params.token ?? '', formField(req, 'password'));
       } catch (e) {
-        const { status, text } = portalError(e);
+        const { status, text } = pageError(e, reply.log);
         return reply.code(status).send(await choosePassword(req, reply, pending.team, text));
       }
       if (!made) return reply.code(400).send(usedLink);
@@ -249,7 +250,7 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
       try {
         userId = await resetPassword(app, req.params.token ?? '', formField(req, 'password'));
       } catch (e) {
-        const { status, text } = portalError(e);
+        const { status, text } = pageError(e, reply.log);
         return reply.code(status).send(await newPasswordForm(req, reply, text));
       }
       if (!userId) return reply.code(400).send(expired);

@@ -4,6 +4,7 @@ import {
   confirmBrandVerification,
   readBrandVerification,
 } from '../../domain/brand-verification.js';
+import { pageError } from '../../errors.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
 import type { Operation } from '../../operations/operation.js';
 import {
@@ -18,7 +19,7 @@ import {
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { html, page } from '../html.js';
-import { forgedPage, type Output, portalError, portalRoutes, run, type View } from './guard.js';
+import { forgedPage, type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf, csrfToken, csrfValid } from './session.js';
 
@@ -130,7 +131,7 @@ ${
         await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));
         return reply.redirect(`/app/brands?done=${done}`, 303);
       } catch (e) {
-        const { status, text } = portalError(e);
+        const { status, text } = pageError(e, reply.log);
         return reply.code(status).send(await brandsPage(v, { error: text }));
       }
     });

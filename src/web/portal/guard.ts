@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
 import { executeOperation } from '../../operations/execute.js';
 import type { Operation } from '../../operations/operation.js';
 import { formField } from '../forms.js';
@@ -23,20 +22,6 @@ type Req = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<
  */
 export function safeNext(next: unknown): string {
   return typeof next === 'string' && /^\/(?![/\\])[^\s\p{Cc}]*$/u.test(next) ? next : '/app';
-}
-
-/** What an error of an operation says to a person in the portal, with its status. */
-export function portalError(e: unknown): { status: number; text: string } {
-  if (!(e instanceof AppError)) throw e;
-  const text: Partial<Record<AppError['code'], string>> = {
-    forbidden: 'Not allowed.',
-    not_found: 'Not found.',
-    unknown_teammate: 'No teammate has that email. Invite them from the Team page first.',
-    rate_limited: 'Too many requests. Wait a minute and try again.',
-  };
-  const message =
-    e.code === 'forbidden' && e.reason ? `Not allowed: ${e.reason}.` : (text[e.code] ?? e.message);
-  return { status: e.status, text: message.charAt(0).toUpperCase() + message.slice(1) };
 }
 
 /** What an operation answers: the type every view of it reads. */

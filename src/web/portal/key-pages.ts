@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { pageError } from '../../errors.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
 import {
   createApiKeyInApp,
@@ -9,7 +10,7 @@ import {
 import { hasRole } from '../../policy.js';
 import { formField, formFields } from '../forms.js';
 import { type Html, html } from '../html.js';
-import { portalError, portalRoutes, run, type View } from './guard.js';
+import { portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
@@ -74,7 +75,7 @@ ${brands.map((b) => html`<label><input type="checkbox" name="brand" value="${b.b
         secret: html`<div class="card" role="status"><h2>Your new key</h2><p>Copy it now: it is shown only once.</p><code class="secret">${key.key}</code></div>`,
       });
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await keysPage(v, { error: text }));
     }
   });
@@ -84,7 +85,7 @@ ${brands.map((b) => html`<label><input type="checkbox" name="brand" value="${b.b
       await run(app, v, revokeApiKeyInApp, { id: formField(req, 'id') });
       return reply.redirect('/app/keys?done=key-revoked', 303);
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await keysPage(v, { error: text }));
     }
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { BrandKit } from '../../domain/brand-kit.js';
+import { pageError } from '../../errors.js';
 import { createDelegationInvite } from '../../operations/delegations/create-delegation-invite.js';
 import { dropDelegation } from '../../operations/delegations/drop-delegation.js';
 import { listDelegations } from '../../operations/delegations/list-delegations.js';
@@ -17,7 +18,7 @@ import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html } from '../html.js';
 import { brandKitForm } from './brand-kit-form.js';
-import { portalError, portalRoutes, run, type View } from './guard.js';
+import { portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
@@ -100,7 +101,7 @@ ${kit ? brandKitForm(v.csrf, kit, v.session.account.name) : ''}`,
         await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));
         return reply.redirect(`/app/partners?done=${done}`, 303);
       } catch (e) {
-        const { status, text } = portalError(e);
+        const { status, text } = pageError(e, reply.log);
         return reply.code(status).send(await partnersPage(v, { error: text }));
       }
     });
@@ -118,7 +119,7 @@ ${kit ? brandKitForm(v.csrf, kit, v.session.account.name) : ''}`,
       await run(app, v, saveBrandKit, typed);
       return reply.redirect('/app/partners?done=brand-kit', 303);
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await partnersPage(v, { error: text, kit: typed }));
     }
   });
@@ -133,7 +134,7 @@ ${kit ? brandKitForm(v.csrf, kit, v.session.account.name) : ''}`,
         invite: html`<div class="card" role="status"><h2>Invitation ready</h2><p>Send this link to your client: they sign in or create their account, and grant the delegation.</p><code class="secret">${r.onboarding_url}</code></div>`,
       });
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await partnersPage(v, { error: text }));
     }
   });

@@ -3,6 +3,7 @@ import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
 import { sourceNotes, storyReasons } from '../../domain/story-view.js';
 import { includedUnitsLeft } from '../../domain/unlock.js';
+import { pageError } from '../../errors.js';
 import { addStoryContext } from '../../operations/advisory/add-story-context.js';
 import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
@@ -32,7 +33,7 @@ import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } from '../html.js';
 import { activityTable } from './activity-pages.js';
-import { type Output, portalError, portalRoutes, run, type View } from './guard.js';
+import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
@@ -113,7 +114,7 @@ ${stories.map(
       }
       return reply.redirect('/app?done=queued', 303);
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await listPage(v, {}, text));
     }
   });
@@ -192,7 +193,7 @@ ${stories.map(
       }
       return reply.redirect(`${storyPath(brand, event)}?done=${action.done}`, 303);
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await storyPage(app, v, brand, event, {}, reply, text));
     }
   });
@@ -211,7 +212,7 @@ async function storyPage(
   try {
     view = await run(app, v, getStory, { brand, event_uri: event });
   } catch (e) {
-    const { status, text } = portalError(e);
+    const { status, text } = pageError(e, reply.log);
     reply.code(status);
     return appPage(
       v,

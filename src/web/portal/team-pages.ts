@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { pageError } from '../../errors.js';
 import { inviteTeammate, listTeam, setMemberRole } from '../../operations/portal/team.js';
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { html } from '../html.js';
-import { portalError, portalRoutes, run, type View } from './guard.js';
+import { portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
@@ -56,7 +57,7 @@ ${
       });
       return reply.redirect('/app/team?done=role', 303);
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await teamPage(v, { error: text }));
     }
   });
@@ -65,7 +66,7 @@ ${
       await run(app, v, inviteTeammate, { email: formField(req, 'email') });
       return reply.redirect('/app/team?done=invited', 303);
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       const seatCap = status === 403 && hasRole(actorOf(v.session), 'admin');
       return reply
         .code(status)

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { pageError } from '../../errors.js';
 import {
   addWebhook,
   listWebhooks,
@@ -10,7 +11,7 @@ import { hasRole } from '../../policy.js';
 import { EVENT_TYPES } from '../../webhooks/events.js';
 import { formField, formFields } from '../forms.js';
 import { type Html, html } from '../html.js';
-import { portalError, portalRoutes, run, type View } from './guard.js';
+import { portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
@@ -72,7 +73,7 @@ ${deliveries.map(
       });
       return webhooksPage(v, { secret: secretCard('Endpoint added', r.secret) });
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await webhooksPage(v, { error: text }));
     }
   });
@@ -83,7 +84,7 @@ ${deliveries.map(
         secret: secretCard('New secret (the old one signs for 24 more hours)', r.secret),
       });
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await webhooksPage(v, { error: text }));
     }
   });
@@ -92,7 +93,7 @@ ${deliveries.map(
       await run(app, v, retryDelivery, { id: formField(req, 'id') });
       return reply.redirect('/app/webhooks?done=retried', 303);
     } catch (e) {
-      const { status, text } = portalError(e);
+      const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await webhooksPage(v, { error: text }));
     }
   });
