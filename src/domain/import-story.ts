@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
 import { encode } from '../db/json-columns.js';
+import { lockRow } from '../db/locks.js';
 import type { DB } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -149,9 +150,8 @@ export async function importStory(
     generated,
   );
   return withTransaction(app.db, async (trx) => {
-    // A write first: it locks the brand row on PostgreSQL and takes the write lock on
-    // SQLite, so two workers holding the same article cannot both store it.
-    await trx.updateTable('brands').set({ id: brand.id }).where('id', '=', brand.id).execute();
+    // Two workers holding the same article cannot both store it.
+    await lockRow(trx, 'brands', { id: brand.id });
     const held = await storyHolding(trx, brand.id, [
       article.url,
       article.canonical_url ?? article.url,

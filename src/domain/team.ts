@@ -1,6 +1,7 @@
 import { effectivePlan } from '../auth/effective-plan.js';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
+import { lockRow } from '../db/locks.js';
 import type { Role } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
 import { conflict, notFound } from '../errors.js';
@@ -78,13 +79,8 @@ export async function setMemberRole(
   const at = app.clock.now().toISOString();
   return withTransaction(app.db, async (trx) => {
     // Role changes of one account run one after another, so two owners demoting each
-    // other at once cannot leave it without one (a write first: a row lock on
-    // PostgreSQL, the write lock on SQLite).
-    await trx
-      .updateTable('accounts')
-      .set({ id: opts.accountId })
-      .where('id', '=', opts.accountId)
-      .execute();
+    // other at once cannot leave it without one.
+    await lockRow(trx, 'accounts', { id: opts.accountId });
     const member = await trx
       .selectFrom('memberships as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')

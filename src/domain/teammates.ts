@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
+import { lockRow } from '../db/locks.js';
 import type { Plan } from '../db/schema.js';
 import { AppError, forbidden } from '../errors.js';
 import { newId } from '../ids.js';
@@ -43,16 +44,8 @@ export async function resolveTeammate(
   }
   if (!invite) throw new AppError('unknown_teammate');
 
-  // Concurrent invites into one account count seats one after another (PostgreSQL locks
-  // the account row; on SQLite the story lock taken first already holds the write lock).
-  if (app.config.database.dialect === 'postgres') {
-    await trx
-      .selectFrom('accounts')
-      .select('id')
-      .where('id', '=', account.id)
-      .forUpdate()
-      .execute();
-  }
+  // Concurrent invites into one account count seats one after another.
+  await lockRow(trx, 'accounts', { id: account.id });
   const { seats } = await trx
     .selectFrom('memberships')
     .select((eb) => eb.fn.countAll<number | string>().as('seats'))

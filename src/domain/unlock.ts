@@ -2,6 +2,7 @@ import { effectivePlan } from '../auth/effective-plan.js';
 import { CURRENCY, UNIT_PRICE_CENTS } from '../billing/billing.js';
 import type { AppContext } from '../context.js';
 import { type Db, withTransaction } from '../db/database.js';
+import { lockRow } from '../db/locks.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
@@ -166,16 +167,16 @@ export async function unlockAdvisory(
 
 /**
  * Included units of the brand's plan and how many were used this calendar month (UTC).
- * On PostgreSQL the brand row is locked first, so two stories of one brand cannot both
- * take its last included unit; SQLite has a single writer, which holds already.
+ * In a transaction the brand row is locked first, so two stories of one brand cannot
+ * both take its last included unit.
  */
 async function includedUnits(app: AppContext, trx: Db, brandId: string, now: Date) {
-  let brand = trx
+  if (trx.isTransaction) await lockRow(trx, 'brands', { id: brandId });
+  const brand = trx
     .selectFrom('brands')
     .innerJoin('accounts', 'accounts.id', 'brands.account_id')
     .select(['accounts.plan', 'accounts.trial_plan', 'accounts.trial_ends_at'])
     .where('brands.id', '=', brandId);
-  if (app.config.database.dialect === 'postgres') brand = brand.forUpdate('brands');
   const plan = effectivePlan(await brand.executeTakeFirstOrThrow(), now);
   const { n } = await trx
     .selectFrom('billing_ledger')
