@@ -72,6 +72,7 @@ const Env = z.object({
     .default(15 * 60_000),
   /** First retry delay of a failed job; doubles with each attempt. */
   JOB_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
+  METER_LEASE_MS: z.coerce.number().int().min(1).default(30_000),
   /** A claimed job's lease; renewed while it runs, so it lapses only when its worker dies. */
   JOB_LEASE_MS: z.coerce.number().int().min(100).default(300_000),
   SEAT_CAP_STARTER: z.coerce.number().int().min(1).default(3),
@@ -156,6 +157,11 @@ export interface Config {
 
   jobPollMs: number;
   jobRetryBaseMs: number;
+  /**
+   * How long an unlock may spend metering at the provider before another process may
+   * settle its reservation (longer than the provider client's timeout and retry).
+   */
+  meterLeaseMs: number;
   jobLeaseMs: number;
   feedPollMs: number;
   seatCaps: Record<Plan, number>;
@@ -265,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     billing: billingConfig(e),
     jobPollMs: e.JOB_POLL_MS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
+    meterLeaseMs: e.METER_LEASE_MS,
     jobLeaseMs: e.JOB_LEASE_MS,
     feedPollMs: e.FEED_POLL_MS,
     inviteTtlDays: e.INVITE_TTL_DAYS,

@@ -16,7 +16,8 @@ export class StripeBilling implements Billing {
   constructor(private readonly config: StripeConfig) {
     const api = config.apiUrl ? new URL(config.apiUrl) : undefined;
     this.client = new Stripe(config.secretKey, {
-      // The metering call runs inside the unlock's transaction: keep it short.
+      // An unlock waits on its metering call (outside its transaction, see metering.ts);
+      // METER_LEASE_MS must outlast the timeout and the retry.
       maxNetworkRetries: 1,
       timeout: 8_000,
       ...(api && {
@@ -27,13 +28,20 @@ export class StripeBilling implements Billing {
     });
   }
 
+  /**
+   * The identifier is the reservation's id, and the idempotency key too: a repeated call
+   * (a retry, a settle after a crash) is answered as the first and counted once.
+   */
   async meter(req: { identifier: string; customer: string; at: Date }) {
-    const event = await this.client.billing.meterEvents.create({
-      event_name: this.config.meterEvent,
-      identifier: req.identifier,
-      timestamp: Math.floor(req.at.getTime() / 1000),
-      payload: { stripe_customer_id: req.customer, value: '1' },
-    });
+    const event = await this.client.billing.meterEvents.create(
+      {
+        event_name: this.config.meterEvent,
+        identifier: req.identifier,
+        timestamp: Math.floor(req.at.getTime() / 1000),
+        payload: { stripe_customer_id: req.customer, value: '1' },
+      },
+      { idempotencyKey: `meter_${req.identifier}` },
+    );
     return { externalId: event.identifier };
   }
 

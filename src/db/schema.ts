@@ -318,6 +318,24 @@ export interface CheckoutSessionsTable {
   completed_at: string | null;
 }
 
+/** An unlock being metered: reserved, then committed (unlocked) or released (refused). */
+export interface MeteringReservationsTable {
+  /** The metering event's identifier and idempotency key at the provider. */
+  id: string;
+  story_id: string;
+  /** The payer: the brand's account, or the partner for a delegated brand. */
+  account_id: string;
+  brand_id: string;
+  /** The subscription's customer at the provider. */
+  customer: string;
+  actor: string;
+  status: 'reserved' | 'committed' | 'released';
+  /** Until then the process that reserved may still be calling the provider. */
+  lease_until: string;
+  created_at: string;
+  settled_at: string | null;
+}
+
 export interface JobsTable {
   id: string;
   name: string;
@@ -438,6 +456,7 @@ export interface DB {
   billing_ledger: BillingLedgerTable;
   checkout_sessions: CheckoutSessionsTable;
   jobs: JobsTable;
+  metering_reservations: MeteringReservationsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

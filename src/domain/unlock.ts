@@ -7,40 +7,30 @@ import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
+import {
+  meterReservation,
+  openReservation,
+  type Reservation,
+  reserveMetering,
+} from './metering.js';
 import { lockStory } from './story-lock.js';
+import { ALREADY_UNLOCKED, grantUnlock, period, type UnlockResult } from './unlock-grant.js';
 
-/** The advisory trigger result of spec 2.10. */
-export interface UnlockResult {
-  ok: boolean;
-  /** Whether one of the brand's included monthly units was consumed. */
-  counted: boolean;
-  billed_eur: number;
-  note: string;
-  checkout_url?: string;
-}
-
-const ALREADY: UnlockResult = {
-  ok: true,
-  counted: false,
-  billed_eur: 0,
-  note: 'already unlocked; nothing was charged',
-};
-
-const period = (at: Date) => at.toISOString().slice(0, 7);
+export type { UnlockResult } from './unlock-grant.js';
 
 /**
  * Unlocks a story's advisory (spec 3.2). The included units of the brand's plan are used
  * first; beyond them one unit is metered on the payer's subscription (the partner, for a
- * delegated brand), unless `allowMetering` is false (the MCP user session never charges);
- * without a subscription nothing is unlocked and a checkout is offered instead.
+ * delegated brand), unless `allowMetering` is false (people are never charged by a
+ * call); without a subscription nothing is unlocked and a checkout is offered instead.
  *
- * One transaction that starts by locking the story (lockStory): concurrent requests for
- * one story run one after another and the later ones find it unlocked, so at most one
- * unit is ever used or charged; a unique index allows one unlock charge per story too.
- * `unlocked_at` is written only on the paths that unlock. The metering call is made
- * inside the transaction, so a refusal rolls everything back (402, nothing unlocked) and
- * a charge never exists without its unlock; its identifier makes a retry count once at
- * the provider.
+ * Each decision is taken in a transaction that starts by locking the story (lockStory):
+ * concurrent requests for one story run one after another and the later ones find it
+ * unlocked, so at most one unit is ever used or charged; a unique index allows one
+ * unlock charge per story too. The metering call itself is made outside any transaction
+ * (metering.ts: reserve, call the provider with the reservation's id, commit or release),
+ * so a slow provider holds no lock; requests that find the story's metering under way
+ * wait for it to settle, and take it over if its process died.
  */
 export async function unlockAdvisory(
   app: AppContext,
@@ -50,119 +40,126 @@ export async function unlockAdvisory(
   opts: { allowMetering: boolean },
 ): Promise<UnlockResult> {
   const payer = access.relation === 'delegated' ? actor.accountId : access.brand.account_id;
+  // Waiting on another request's metering is bounded in real time (the clock of a test
+  // may stand still): after a lease's length, its reservation is taken over.
+  const takeOverAt = performance.now() + app.config.meterLeaseMs;
+  for (;;) {
+    const step = await withTransaction(app.db, (trx) =>
+      decide(app, trx, {
+        actor,
+        access,
+        eventUri,
+        payer,
+        allowMetering: opts.allowMetering,
+        // Inside an enclosing transaction (an Idempotency-Key request) the story stays
+        // locked until it ends, so waiting would only hold up the metering it waits on:
+        // it takes over at once, and the provider counts the repeated id once.
+        takeOver: app.db.isTransaction || performance.now() >= takeOverAt,
+      }),
+    );
+    if ('result' in step) return step.result;
+    if ('meter' in step) return meterReservation(app, step.meter, { releaseOnFailure: true });
+    if ('wait' in step) {
+      await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
+      continue;
+    }
+    const checkoutUrl = await openCheckout(app, payer, step.checkout);
+    return {
+      ok: false,
+      counted: false,
+      billed_eur: 0,
+      note: opts.allowMetering
+        ? `nothing was unlocked or charged: no subscription to meter against; complete the one-off purchase (${UNIT_PRICE_CENTS / 100} EUR) at checkout_url`
+        : `nothing was unlocked or charged: no included unit left this month; buy one (${UNIT_PRICE_CENTS / 100} EUR) at checkout_url`,
+      checkout_url: checkoutUrl,
+    };
+  }
+}
+
+/** How often a request waiting on another's metering looks again. */
+const WAIT_POLL_MS = 25;
+
+type Step =
+  | { result: UnlockResult }
+  | { checkout: string }
+  | { meter: Reservation }
+  | { wait: true };
+
+/** What an unlock does next, decided with the story locked. */
+async function decide(
+  app: AppContext,
+  trx: Db,
+  d: {
+    actor: Actor;
+    access: BrandAccess;
+    eventUri: string;
+    payer: string;
+    allowMetering: boolean;
+    takeOver: boolean;
+  },
+): Promise<Step> {
   const now = app.clock.now();
-  const at = now.toISOString();
+  const storyId = await lockStory(
+    trx,
+    { brandId: d.access.brand.id, eventUri: d.eventUri },
+    now.toISOString(),
+  );
+  const story = await trx
+    .selectFrom('stories')
+    .select('unlocked_at')
+    .where('id', '=', storyId)
+    .executeTakeFirstOrThrow();
+  if (story.unlocked_at !== null) return { result: ALREADY_UNLOCKED };
 
-  type Outcome = { result: UnlockResult } | { checkout: string };
-  const outcome = await withTransaction(app.db, async (trx): Promise<Outcome> => {
-    const storyId = await lockStory(trx, { brandId: access.brand.id, eventUri }, at);
-    const story = await trx
-      .selectFrom('stories')
-      .select('unlocked_at')
-      .where('id', '=', storyId)
-      .executeTakeFirstOrThrow();
-    if (story.unlocked_at !== null) return { result: ALREADY };
-    const audit = {
-      accountId: payer,
-      brandId: access.brand.id,
+  const { used, included } = await includedUnits(app, trx, d.access.brand.id, now);
+  if (used < included) {
+    await grantUnlock(trx, {
       storyId,
-      actor: actorLabel(actor),
-      at,
-    };
-    const unlock = async (
-      kind: 'included' | 'metered',
-      cents: number,
-      externalId: string | null,
-    ) => {
-      await trx.updateTable('stories').set({ unlocked_at: at }).where('id', '=', storyId).execute();
-      await trx
-        .insertInto('billing_ledger')
-        .values({
-          id: newId('led'),
-          account_id: payer,
-          brand_id: access.brand.id,
-          story_id: storyId,
-          kind,
-          amount_cents: cents,
-          currency: CURRENCY,
-          period: period(now),
-          external_id: externalId,
-          created_at: at,
-        })
-        .execute();
-      // Nobody may buy what is already unlocked: close the story's open checkouts.
-      await trx
-        .updateTable('checkout_sessions')
-        .set({ status: 'canceled' })
-        .where('story_id', '=', storyId)
-        .where('status', '=', 'open')
-        .execute();
-      await writeAudit(trx, { ...audit, action: 'advisory.unlocked', details: { unit: kind } });
-    };
-
-    const { used, included } = await includedUnits(app, trx, access.brand.id, now);
-    if (used < included) {
-      await unlock('included', 0, null);
-      return {
-        result: {
-          ok: true,
-          counted: true,
-          billed_eur: 0,
-          note: `included unit used: ${used + 1} of ${included} this month`,
-        },
-      };
-    }
-
-    // A subscription is metered only by the provider it was made with.
-    const sub = opts.allowMetering
-      ? await trx
-          .selectFrom('billing_subscriptions')
-          .select('external_id')
-          .where('account_id', '=', payer)
-          .where('status', '=', 'active')
-          .where('provider', '=', app.billing.provider)
-          .executeTakeFirst()
-      : undefined;
-    if (!sub) return { checkout: storyId };
-
-    let externalId: string;
-    try {
-      ({ externalId } = await app.billing.meter({
-        identifier: `unlock_${storyId}`,
-        customer: sub.external_id,
-        at: now,
-      }));
-    } catch (e) {
-      app.log?.warn({ err: e, story: storyId }, 'metering failed');
-      throw new AppError('payment_failed');
-    }
-    await unlock('metered', UNIT_PRICE_CENTS, externalId);
-    await writeAudit(trx, {
-      ...audit,
-      action: 'billing.charged',
-      details: { amount_eur: UNIT_PRICE_CENTS / 100, provider: app.billing.provider },
+      payer: d.payer,
+      brandId: d.access.brand.id,
+      actor: actorLabel(d.actor),
+      kind: 'included',
+      cents: 0,
+      externalId: null,
+      at: now,
     });
     return {
       result: {
         ok: true,
-        counted: false,
-        billed_eur: UNIT_PRICE_CENTS / 100,
-        note: `included units used up this month: ${UNIT_PRICE_CENTS / 100} EUR metered on the subscription`,
+        counted: true,
+        billed_eur: 0,
+        note: `included unit used: ${used + 1} of ${included} this month`,
       },
     };
-  });
-  if ('result' in outcome) return outcome.result;
+  }
 
-  const checkoutUrl = await openCheckout(app, payer, outcome.checkout);
-  return {
-    ok: false,
-    counted: false,
-    billed_eur: 0,
-    note: opts.allowMetering
-      ? `nothing was unlocked or charged: no subscription to meter against; complete the one-off purchase (${UNIT_PRICE_CENTS / 100} EUR) at checkout_url`
-      : `nothing was unlocked or charged: no included unit left this month; buy one (${UNIT_PRICE_CENTS / 100} EUR) at checkout_url`,
-    checkout_url: checkoutUrl,
-  };
+  // A subscription is metered only by the provider it was made with.
+  const sub = d.allowMetering
+    ? await trx
+        .selectFrom('billing_subscriptions')
+        .select('external_id')
+        .where('account_id', '=', d.payer)
+        .where('status', '=', 'active')
+        .where('provider', '=', app.billing.provider)
+        .executeTakeFirst()
+    : undefined;
+  if (!sub) return { checkout: storyId };
+
+  const open = await openReservation(trx, storyId);
+  if (open && open.lease_until > now.toISOString() && !d.takeOver) return { wait: true };
+  const meter = await reserveMetering(
+    app,
+    trx,
+    {
+      story_id: storyId,
+      account_id: d.payer,
+      brand_id: d.access.brand.id,
+      customer: sub.external_id,
+      actor: actorLabel(d.actor),
+    },
+    open,
+  );
+  return { meter };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
 import { pollFeedJob } from '../domain/feeds.js';
+import { settleReservationJob } from '../domain/metering.js';
 import { generateProposalJob } from '../domain/proposals.js';
 import { storyFromUrlJob } from '../domain/story-from-url.js';
 import { sendEmailJob } from '../email/outbox.js';
@@ -9,6 +10,7 @@ import {
   CLIENT_BRANDS,
   EMAIL_SEND,
   FEED_POLL,
+  METERING_SETTLE,
   STORY_FROM_URL,
   WEBHOOK_DELIVER,
 } from './kinds.js';
@@ -22,4 +24,5 @@ export const jobDefinitions = [
   defineJob(WEBHOOK_DELIVER, deliverWebhookJob),
   defineJob(STORY_FROM_URL, storyFromUrlJob),
   defineJob(FEED_POLL, pollFeedJob),
+  defineJob(METERING_SETTLE, settleReservationJob),
 ];

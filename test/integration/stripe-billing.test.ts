@@ -163,4 +163,28 @@ describe('Stripe adapter', () => {
     // Once the provider answers again, the same request goes through.
     expect((await unlock(e)).body).toMatchObject({ ok: true, billed_eur: 15 });
   });
+
+  it('holds no lock on the story while Stripe takes its time with the metering call', async () => {
+    const e = await w.story('northwind.example', n++);
+    stripe.holdMeter = true;
+    const pending = unlock(e);
+    try {
+      const sent = () => stripe.meterEvents.filter((m) => m.event_name === 'advisory_unlock');
+      const before = sent().length;
+      while (sent().length === before) await new Promise((r) => setTimeout(r, 20));
+      // Another change to the same story goes through meanwhile.
+      const assign = await svc.request('POST', '/v1/story/assign', {
+        key: w.keys.owner,
+        body: { brand: 'northwind.example', event_uri: e, assignee: 'owner@northwind.example' },
+      });
+      expect(assign.status).toBe(200);
+      expect(await locked(e)).toBe(true);
+    } finally {
+      stripe.holdMeter = false;
+      stripe.releaseHeld();
+    }
+    expect((await pending).body).toMatchObject({ ok: true, billed_eur: 15 });
+    expect(await locked(e)).toBe(false);
+    expect(await ledgerOf(e)).toHaveLength(1);
+  });
 });

@@ -12,6 +12,15 @@ export interface StripeDouble {
   sessions: Record<string, string>[];
   /** While set, meter events answer this HTTP status with a Stripe error body. */
   failMeterWith: number | null;
+  /**
+   * Every meter event request received, replays included. As at Stripe, a request with an
+   * Idempotency-Key seen before is answered as the first was and counts nothing more.
+   */
+  meterRequests: Record<string, string>[];
+  /** While set, a meter event is recorded (counted) but not answered: a slow Stripe. */
+  holdMeter: boolean;
+  /** Answers the meter events held so far (to callers still waiting). */
+  releaseHeld(): void;
   close(): Promise<void>;
 }
 
@@ -27,10 +36,20 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     meterEvents: [],
     sessions: [],
     failMeterWith: null,
+    meterRequests: [],
+    holdMeter: false,
+    releaseHeld: () => {
+      for (const answer of held.splice(0)) answer();
+    },
     close: async () => {},
   };
+  const held: (() => void)[] = [];
+  const replies = new Map<string, [number, unknown]>();
   const server: Server = createServer(async (req, res) => {
+    const key = req.headers['idempotency-key'];
     const send = (status: number, body: unknown) => {
+      if (typeof key === 'string') replies.set(key, [status, body]);
+      if (res.destroyed) return;
       res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_test' });
       res.end(JSON.stringify(body));
     };
@@ -39,13 +58,22 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     }
     const params = await form(req);
     if (req.method === 'POST' && req.url === '/v1/billing/meter_events') {
+      double.meterRequests.push({ ...params, idempotency_key: String(key) });
+      const replay = typeof key === 'string' ? replies.get(key) : undefined;
+      if (replay) {
+        res.writeHead(replay[0], {
+          'content-type': 'application/json',
+          'idempotent-replayed': 'true',
+        });
+        return res.end(JSON.stringify(replay[1]));
+      }
       if (double.failMeterWith !== null) {
         return send(double.failMeterWith, {
           error: { type: 'invalid_request_error', message: 'No active meter found' },
         });
       }
       double.meterEvents.push(params);
-      return send(200, {
+      const answer = {
         object: 'billing.meter_event',
         created: Math.floor(Date.now() / 1000),
         event_name: params.event_name,
@@ -56,7 +84,14 @@ export async function startStripeDouble(): Promise<StripeDouble> {
           value: params['payload[value]'],
         },
         timestamp: Number(params.timestamp),
-      });
+      };
+      if (double.holdMeter) {
+        // Counted, not answered yet: the caller's socket may die waiting.
+        replies.set(String(key), [200, answer]);
+        held.push(() => send(200, answer));
+        return;
+      }
+      return send(200, answer);
     }
     if (req.method === 'POST' && req.url === '/v1/checkout/sessions') {
       const id = `cs_test_${double.sessions.length + 1}`;
