@@ -198,7 +198,7 @@ export async function settleReservationJob(
     .selectAll()
     .where('id', '=', payload.reservation)
     .executeTakeFirst();
-  if (!r || r.status !== 'reserved') return { settled: r?.status ?? 'gone' };
+  if (r?.status !== 'reserved') return { settled: r?.status ?? 'gone' };
   const taken = await withTransaction(app.db, async (trx) => {
     await lockStory(trx, { id: r.story_id }, app.clock.now().toISOString());
     const open = await openReservation(trx, r.story_id);
