@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Billing, createBilling } from './billing/billing.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
-import { type Db, openDatabase } from './db/database.js';
+import { type Db, openDatabase, withTransaction } from './db/database.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './http/rate-limiter.js';
 import { JobRunner } from './jobs/queue.js';
 import { type Advisor, createAdvisor } from './pipeline/advisor.js';
@@ -58,4 +58,14 @@ export async function createContext(
     },
   };
   return ctx;
+}
+
+/**
+ * Runs `fn` in a transaction (or in the caller's, when `app.db` already is one) with a
+ * context whose `db` is that transaction: one handle for everything the work calls.
+ * Name the callback's parameter `app`, shadowing the outer context, so nothing in reach
+ * can query outside the transaction by mistake.
+ */
+export function inTransaction<T>(app: AppContext, fn: (app: AppContext) => Promise<T>): Promise<T> {
+  return withTransaction(app.db, (trx) => fn(trx === app.db ? app : { ...app, db: trx }));
 }

@@ -68,6 +68,13 @@ export function allows(actor: Actor, access: Access): boolean {
   }
 }
 
+/** Who acts on which story: what every change to a story starts from. */
+export interface StoryAct {
+  actor: Actor;
+  access: BrandAccess;
+  eventUri: string;
+}
+
 export interface BrandAccess {
   brand: Pick<BrandsTable, 'id' | 'account_id' | 'host' | 'name' | 'verified'>;
   /** 'own': the caller's account monitors it; 'delegated': a client brand under an active grant. */

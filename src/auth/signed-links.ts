@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/database.js';
 import { readSetting } from '../db/settings.js';
 
 /**
@@ -14,10 +13,10 @@ const secrets = new WeakMap<AppContext, Buffer>();
  * The service's secret (`SECRET_KEY`, else the one stored at migration). `db` is the
  * caller's transaction when there is one (SQLite has one connection).
  */
-export async function signingSecret(app: AppContext, db: Db = app.db): Promise<Buffer> {
+export async function signingSecret(app: AppContext): Promise<Buffer> {
   let s = secrets.get(app);
   if (!s) {
-    const value = app.config.secretKey ?? (await readSetting(db, 'signing_secret'));
+    const value = app.config.secretKey ?? (await readSetting(app.db, 'signing_secret'));
     if (value === undefined) throw new Error('no signing_secret: run brs migrate');
     s = Buffer.from(value, 'utf8');
     secrets.set(app, s);
@@ -33,11 +32,10 @@ export async function signLink(
   purpose: string,
   data: Record<string, unknown>,
   ttlMs: number,
-  db: Db = app.db,
 ): Promise<string> {
   const exp = app.clock.now().getTime() + ttlMs;
   const body = Buffer.from(JSON.stringify({ ...data, exp })).toString('base64url');
-  return `${body}.${mac(await signingSecret(app, db), purpose, body).toString('base64url')}`;
+  return `${body}.${mac(await signingSecret(app), purpose, body).toString('base64url')}`;
 }
 
 /** The payload of a valid, unexpired link for `purpose`, or null. */

@@ -1,5 +1,4 @@
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import type { JobRow } from '../jobs/queue.js';
 
 /**
@@ -15,7 +14,8 @@ export async function recalculateClientBrands(
   payload: { account: string },
   job: JobRow,
 ): Promise<{ client_brands: number; reported: boolean }> {
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const locked = await trx
       .updateTable('billing_subscriptions')
       .set((eb) => ({ client_brands: eb.ref('client_brands') }))

@@ -56,12 +56,18 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
     ['owner@globex.com', globex, 'owner'],
     ['owner@initech.example', initech, 'owner'],
   ] as const) {
-    await addUser(app, account, email, DEMO_PASSWORD, role);
+    await addUser(app, { accountId: account, email, password: DEMO_PASSWORD, role });
     users[email] = account;
   }
 
   const accounts = { northwind, acme, globex, initech };
-  for (const b of DEMO_BRANDS) await addBrand(app, accounts[b.account], b.host, b.name, b.verified);
+  for (const b of DEMO_BRANDS)
+    await addBrand(app, {
+      accountId: accounts[b.account],
+      host: b.host,
+      name: b.name,
+      verified: b.verified,
+    });
   await grantDelegation(app, {
     partnerId: northwind,
     clientId: acme,
@@ -75,7 +81,7 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
   for (const { host, daysAgo, article } of DEMO_ARTICLES) {
     const brand = await requireBrandByHost(app, host);
     const detectedAt = new Date(now - daysAgo * 86_400_000 - 3_600_000).toISOString();
-    const { event_uri } = await importStory(app, brand, article, 'operator', detectedAt);
+    const { event_uri } = await importStory(app, { brand, article, actor: 'operator', detectedAt });
     if (!unlocked && host === 'acme.com') {
       // One story shows the full advisory out of the box.
       await app.db

@@ -1,6 +1,5 @@
 import { hashPassword } from '../auth/passwords.js';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import type { Plan, Role } from '../db/schema.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -9,7 +8,8 @@ import { writeAudit } from './audit.js';
 export async function createAccount(app: AppContext, name: string, plan: Plan): Promise<string> {
   const id = newId('acc', 12);
   const now = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx
       .insertInto('accounts')
       .values({ id, name, plan, state: 'active', trial_ends_at: null, created_at: now })
@@ -38,10 +38,12 @@ export async function requireAccount(app: AppContext, id: string) {
 /** Creates the user (or finds them by email) and makes them a member of the account. */
 export async function addUser(
   app: AppContext,
-  accountId: string,
-  email: string,
-  password: string | null,
-  role: Role,
+  {
+    accountId,
+    email,
+    password,
+    role,
+  }: { accountId: string; email: string; password: string | null; role: Role },
 ): Promise<string> {
   await requireAccount(app, accountId);
   const normalized = email.trim().toLowerCase();
@@ -49,7 +51,8 @@ export async function addUser(
     throw invalid('password: must be at least 8 characters');
   const passwordHash = password === null ? null : await hashPassword(password);
   const now = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const existing = await trx
       .selectFrom('users')
       .select('id')

@@ -1,6 +1,5 @@
 import { generateApiKey } from '../auth/api-keys.js';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { decode, encode } from '../db/json-columns.js';
 import type { Role } from '../db/schema.js';
 import { AppError, invalid } from '../errors.js';
@@ -24,7 +23,8 @@ export async function createKey(
   const k = generateApiKey();
   const id = newId('key');
   const now = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx
       .insertInto('api_keys')
       .values({
@@ -90,7 +90,8 @@ export async function revokeKey(
   opts: { accountId?: string } = {},
 ): Promise<void> {
   const now = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     const key = await trx
       .selectFrom('api_keys')
       .select(['account_id', 'revoked_at'])

@@ -1,10 +1,10 @@
 import { signLink } from '../auth/signed-links.js';
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
 import { decode } from '../db/json-columns.js';
 import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, notFound } from '../errors.js';
-import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
+import { actorLabel, type BrandAccess, type StoryAct } from '../policy.js';
 import { writeAudit } from './audit.js';
 import { lockStory } from './story-lock.js';
 import { resolveTeammate } from './teammates.js';
@@ -95,7 +95,6 @@ async function setStatus(trx: Db, storyId: string, status: StoryStatus, at: stri
 /** The email that tells an assignee (or an invited newcomer) what to do, with its link. */
 async function notifyAssignee(
   app: AppContext,
-  trx: Db,
   args: {
     accountId: string;
     to: { userId: string; email: string; invited: boolean };
@@ -110,7 +109,6 @@ async function notifyAssignee(
     'action',
     { s: args.story.id, u: args.to.userId, ...(args.phase && { p: args.phase.number }) },
     ACTION_LINK_TTL_MS,
-    trx,
   );
   const link = `${app.config.baseUrl}/action/${token}`;
   const what = args.phase
@@ -127,7 +125,7 @@ async function notifyAssignee(
     `Open it here (the link works for 14 days): ${link}`,
   ];
   await queueEmail(
-    trx,
+    app.db,
     {
       accountId: args.accountId,
       to: args.to.email,
@@ -143,24 +141,19 @@ async function notifyAssignee(
 
 export async function assignStory(
   app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-  email: string,
-  invite: boolean,
+  { actor, access, eventUri, email, invite }: StoryAct & { email: string; invite: boolean },
 ) {
   requireOwnBrand(access);
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const story = await loadStory(trx, access.brand.id, eventUri, at);
-    const to = await resolveTeammate(
-      app,
-      trx,
-      { id: access.brand.account_id, plan: actor.plan },
+    const to = await resolveTeammate(app, {
+      account: { id: access.brand.account_id, plan: actor.plan },
       email,
       invite,
-      actorLabel(actor),
-    );
+      actor: actorLabel(actor),
+    });
     const status: StoryStatus = story.status === 'new' ? 'assigned' : story.status;
     await setStatus(trx, story.id, status, at, { assignee_user_id: to.userId });
     await writeAudit(trx, {
@@ -172,7 +165,7 @@ export async function assignStory(
       details: { assignee: to.email, invited: to.invited },
       at,
     });
-    await notifyAssignee(app, trx, {
+    await notifyAssignee(app, {
       accountId: access.brand.account_id,
       to,
       story,
@@ -183,15 +176,11 @@ export async function assignStory(
   });
 }
 
-export async function unassignStory(
-  app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-) {
+export async function unassignStory(app: AppContext, { actor, access, eventUri }: StoryAct) {
   requireOwnBrand(access);
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const story = await loadStory(trx, access.brand.id, eventUri, at);
     if (story.assignee_user_id === null) return { unassigned: false, status: story.status };
     // Any assigned state returns to new (spec 3.1); a closed story stays closed.
@@ -211,28 +200,29 @@ export async function unassignStory(
 
 export async function assignPhase(
   app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-  phaseNumber: number,
-  email: string,
-  invite: boolean,
+  {
+    actor,
+    access,
+    eventUri,
+    phaseNumber,
+    email,
+    invite,
+  }: StoryAct & { phaseNumber: number; email: string; invite: boolean },
 ) {
   requireOwnBrand(access);
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const story = await loadStory(trx, access.brand.id, eventUri, at);
     requireUnlocked(story);
     const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
     if (phase.status === 'done') throw conflict('phase is already done');
-    const to = await resolveTeammate(
-      app,
-      trx,
-      { id: access.brand.account_id, plan: actor.plan },
+    const to = await resolveTeammate(app, {
+      account: { id: access.brand.account_id, plan: actor.plan },
       email,
       invite,
-      actorLabel(actor),
-    );
+      actor: actorLabel(actor),
+    });
     await trx
       .updateTable('phases')
       .set({ assignee_user_id: to.userId })
@@ -249,7 +239,7 @@ export async function assignPhase(
       details: { phase: phaseNumber, assignee: to.email, invited: to.invited },
       at,
     });
-    await notifyAssignee(app, trx, {
+    await notifyAssignee(app, {
       accountId: access.brand.account_id,
       to,
       story,
@@ -267,14 +257,12 @@ export async function assignPhase(
 
 export async function unassignPhase(
   app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-  phaseNumber: number,
+  { actor, access, eventUri, phaseNumber }: StoryAct & { phaseNumber: number },
 ) {
   requireOwnBrand(access);
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const story = await loadStory(trx, access.brand.id, eventUri, at);
     const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
     if (phase.assignee_user_id === null) return { unassigned: false, status: story.status };
@@ -305,19 +293,22 @@ export async function unassignPhase(
  */
 export async function completePhase(
   app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-  phaseNumber: number,
-  comment: string | undefined,
-  opts: { onlyUserId?: string } = {},
+  {
+    actor,
+    access,
+    eventUri,
+    phaseNumber,
+    comment,
+    onlyUserId,
+  }: StoryAct & { phaseNumber: number; comment?: string; onlyUserId?: string },
 ) {
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const story = await loadStory(trx, access.brand.id, eventUri, at);
     requireUnlocked(story);
     const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
-    if (opts.onlyUserId && phase.assignee_user_id !== opts.onlyUserId) {
+    if (onlyUserId && phase.assignee_user_id !== onlyUserId) {
       throw conflict('only the assignee of this phase may mark it done');
     }
     if (phase.status === 'done') {

@@ -1,5 +1,4 @@
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { CLIENT_BRANDS } from '../jobs/kinds.js';
@@ -24,7 +23,8 @@ export async function subscribe(
   }
   const externalId = customer ?? newId('sub');
   const now = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx
       .insertInto('billing_subscriptions')
       .values({

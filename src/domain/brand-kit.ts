@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
 
@@ -96,7 +95,8 @@ export async function setBrandKit(
   const fields = Object.fromEntries(
     Object.entries(patch).filter(([, v]) => v !== undefined),
   ) as Partial<BrandKit>;
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx
       .insertInto('brand_kits')
       .values({

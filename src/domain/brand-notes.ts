@@ -1,21 +1,18 @@
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
-import { type Actor, actorLabel, type BrandAccess, requireNotePublisher } from '../policy.js';
+import { type AppContext, inTransaction } from '../context.js';
+import { actorLabel, requireNotePublisher, type StoryAct } from '../policy.js';
 import { writeAudit } from './audit.js';
 import { findStoryId } from './stories.js';
 
 /** Publishes (or replaces) the one official note of a story; never deletes. */
 export async function publishBrandNote(
   app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-  text: string,
+  { actor, access, eventUri, text }: StoryAct & { text: string },
 ): Promise<void> {
   requireNotePublisher(access);
   const storyId = await findStoryId(app.db, access.brand.id, eventUri);
   const now = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx
       .insertInto('brand_notes')
       .values({ story_id: storyId, text, author: actorLabel(actor), published_at: now })
@@ -43,14 +40,13 @@ export async function publishBrandNote(
 /** Removes the note; answers whether there was one. */
 export async function deleteBrandNote(
   app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
+  { actor, access, eventUri }: StoryAct,
 ): Promise<boolean> {
   requireNotePublisher(access);
   const storyId = await findStoryId(app.db, access.brand.id, eventUri);
   const now = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const gone = await trx
       .deleteFrom('brand_notes')
       .where('story_id', '=', storyId)

@@ -1,6 +1,5 @@
 import { signLink, verifyLink } from '../auth/signed-links.js';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { writeAudit } from './audit.js';
@@ -43,14 +42,9 @@ export async function requestBrandVerification(
   const sent = await app.limiter.hit(`brand-verify:${brand.id}`, 3600_000);
   if (sent.count > 5) throw new AppError('rate_limited', undefined, { 'retry-after': '3600' });
   const at = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
-    const token = await signLink(
-      app,
-      'brand-verify',
-      { b: brand.id, e: email },
-      VERIFY_TTL_MS,
-      trx,
-    );
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
+    const token = await signLink(app, 'brand-verify', { b: brand.id, e: email }, VERIFY_TTL_MS);
     await queueEmail(
       trx,
       {
@@ -104,7 +98,8 @@ export async function confirmBrandVerification(
   const data = await verifyLink(app, 'brand-verify', token);
   if (!data || typeof data.b !== 'string' || typeof data.e !== 'string') return null;
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const brand = await trx
       .selectFrom('brands')
       .select(['id', 'account_id', 'host', 'verified'])

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { decode, encode } from '../db/json-columns.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -12,11 +11,13 @@ import { requireBrandHost } from './brand-host.js';
 /** A brand host is monitored by exactly one account; others reach it through delegations. */
 export async function addBrand(
   app: AppContext,
-  accountId: string,
-  host: string,
-  name: string | undefined,
-  verified: boolean,
-  actor = 'operator',
+  {
+    accountId,
+    host,
+    name,
+    verified,
+    actor = 'operator',
+  }: { accountId: string; host: string; name?: string; verified: boolean; actor?: string },
 ): Promise<string> {
   requireBrandHost(host);
   await requireAccount(app, accountId);
@@ -28,7 +29,8 @@ export async function addBrand(
     .where('host', '=', host)
     .executeTakeFirst();
   if (taken) throw conflict('host: this brand is already monitored');
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx
       .insertInto('brands')
       .values({
@@ -112,7 +114,8 @@ async function saveDetectionSetting(
   audit: { action: string; details: Record<string, unknown> },
 ) {
   const at = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx.updateTable('brands').set(set).where('id', '=', brand.id).execute();
     await writeAudit(trx, { accountId: brand.account_id, brandId: brand.id, actor, ...audit, at });
   });

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { signingSecret } from '../auth/signed-links.js';
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { DelegationInvitesTable } from '../db/schema.js';
 import { conflict, invalid, notFound } from '../errors.js';
@@ -15,8 +15,8 @@ export type InviteStatus = 'pending' | 'used' | 'declined' | 'expired' | 'revoke
  * An invite's token is derived from its id with the service's secret, so "the same
  * token while pending" needs no stored secret: only its SHA-256 is kept, for lookup.
  */
-export async function tokenOf(app: AppContext, inviteId: string, db?: Db): Promise<string> {
-  const mac = createHmac('sha256', await signingSecret(app, db))
+export async function tokenOf(app: AppContext, inviteId: string): Promise<string> {
+  const mac = createHmac('sha256', await signingSecret(app))
     .update(`delegation-invite:${inviteId}`)
     .digest('base64url');
   return `inv_${mac}`;
@@ -43,10 +43,12 @@ export interface InviteAnswer {
  */
 export async function createInvite(
   app: AppContext,
-  partnerId: string,
-  host: string,
-  returnUrl: string,
-  actor: string,
+  {
+    partnerId,
+    host,
+    returnUrl,
+    actor,
+  }: { partnerId: string; host: string; returnUrl: string; actor: string },
 ): Promise<InviteAnswer> {
   // The invite becomes a brand when the client accepts: refuse what could never be one.
   requireBrandHost(host, 'brand');
@@ -73,7 +75,8 @@ export async function createInvite(
     if (active) throw conflict('delegation: already active for this brand');
   }
   const attempt = () =>
-    withTransaction(app.db, async (trx) => {
+    inTransaction(app, async (app) => {
+      const trx = app.db;
       await expirePending(trx, at, { partnerId, host });
       const pending = await trx
         .selectFrom('delegation_invites')
@@ -96,7 +99,7 @@ export async function createInvite(
         partner_account_id: partnerId,
         brand_host: host,
         return_url: returnUrl,
-        token_hash: hashToken(await tokenOf(app, id, trx)),
+        token_hash: hashToken(await tokenOf(app, id)),
         status: 'pending',
         client_account_id: null,
         expires_at: new Date(now.getTime() + app.config.inviteTtlDays * 86_400_000).toISOString(),
@@ -138,7 +141,8 @@ export async function revokeInvite(
   actor: string,
 ): Promise<{ ok: true; token: string; status: 'revoked' }> {
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const invite = await findInvite(trx, token, at);
     if (!invite || invite.partner_account_id !== partnerId) throw notFound();
     if (invite.status !== 'pending') throw conflict(`invite is ${invite.status}`);

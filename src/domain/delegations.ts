@@ -1,6 +1,7 @@
 import { effectivePlan } from '../auth/effective-plan.js';
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
+import { lockRow } from '../db/locks.js';
 import type { Plan } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
 import { conflict, invalid, notFound } from '../errors.js';
@@ -29,8 +30,8 @@ export async function grantDelegation(
     throw invalid('partner: client delegation needs the agency plan');
   }
   const now = app.clock.now().toISOString();
-  await withTransaction(app.db, (trx) =>
-    activateDelegation(trx, {
+  await inTransaction(app, (app) =>
+    activateDelegation(app.db, {
       partnerId: partner.id,
       brand: { id: brand.id, account_id: opts.clientId },
       actor: opts.actor,
@@ -58,7 +59,7 @@ export async function activateDelegation(
   },
 ): Promise<void> {
   // The client account's row first: a drop running now decides hand-back after this.
-  await lockAccount(trx, d.brand.account_id);
+  await lockRow(trx, 'accounts', { id: d.brand.account_id });
   const active = await trx
     .selectFrom('delegations')
     .select('id')
@@ -124,7 +125,8 @@ export async function dropDelegation(
 }> {
   const now = app.clock.now();
   const at = now.toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const d = await trx
       .selectFrom('delegations as d')
       .innerJoin('brands as b', 'b.id', 'd.brand_id')
@@ -134,7 +136,7 @@ export async function dropDelegation(
       .where('d.status', '=', 'active')
       .executeTakeFirst();
     if (!d) throw notFound();
-    await lockAccount(trx, d.client_account_id);
+    await lockRow(trx, 'accounts', { id: d.client_account_id });
     // Conditional on still being active: of two concurrent drops, one wins.
     const r = await trx
       .updateTable('delegations')
@@ -144,7 +146,7 @@ export async function dropDelegation(
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) throw notFound();
     await suspendPartnerShares(trx, { partnerId, brandId: d.brand_id, actor, at });
-    const trialEndsAt = await handBackIfAlone(app, trx, d.client_account_id, now);
+    const trialEndsAt = await handBackIfAlone(app, d.client_account_id, now);
     const clientAccount: ClientAccountOutcome = trialEndsAt ? 'handed_back' : 'retained';
     await writeAudit(trx, {
       accountId: partnerId,
@@ -167,16 +169,19 @@ export async function dropDelegation(
  */
 export async function revokeDelegation(
   app: AppContext,
-  clientId: string,
-  partnerId: string,
-  host: string,
-  actor: string,
+  {
+    clientId,
+    partnerId,
+    host,
+    actor,
+  }: { clientId: string; partnerId: string; host: string; actor: string },
 ): Promise<'revoked'> {
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     // The same lock as a drop and an activation: a revoke and a drop at once end the
     // delegation once, and a share or guest the partner writes meanwhile waits for it.
-    await lockAccount(trx, clientId);
+    await lockRow(trx, 'accounts', { id: clientId });
     const d = await trx
       .selectFrom('delegations as d')
       .innerJoin('brands as b', 'b.id', 'd.brand_id')
@@ -209,19 +214,6 @@ export async function revokeDelegation(
 }
 
 /**
- * Serializes the changes to one account's delegations: the first statement of a drop or an
- * activation (a row lock on PostgreSQL; SQLite has a single writer anyway), so a hand-back
- * decision always sees every other delegation of the client as it is.
- */
-export async function lockAccount(trx: Db, accountId: string) {
-  await trx
-    .updateTable('accounts')
-    .set((eb) => ({ state: eb.ref('state') }))
-    .where('id', '=', accountId)
-    .execute();
-}
-
-/**
  * Inside a transaction that writes on a brand the caller reached through a delegation:
  * takes the client account's lock (the one a drop or revoke takes first) and checks the
  * delegation is still active, so nothing the partner writes slips past the end of its
@@ -233,7 +225,7 @@ export async function holdDelegation(
   partnerId: string,
 ): Promise<void> {
   if (access.relation === 'own') return;
-  await lockAccount(trx, access.brand.account_id);
+  await lockRow(trx, 'accounts', { id: access.brand.account_id });
   const active = await trx
     .selectFrom('delegations')
     .select('id')
@@ -251,10 +243,10 @@ export async function holdDelegation(
  */
 async function handBackIfAlone(
   app: AppContext,
-  trx: Db,
   clientId: string,
   now: Date,
 ): Promise<string | null> {
+  const trx = app.db;
   const other = await trx
     .selectFrom('delegations')
     .select('id')

@@ -1,5 +1,4 @@
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -54,7 +53,8 @@ export async function addFeed(
   const url = checkFeedUrl(app, rawUrl);
   const at = app.clock.now().toISOString();
   const id = newId('fed');
-  const added = withTransaction(app.db, async (trx) => {
+  const added = inTransaction(app, async (app) => {
+    const trx = app.db;
     const taken = await trx
       .selectFrom('brand_feeds')
       .select('id')
@@ -111,7 +111,8 @@ export async function removeFeed(
   actor: string,
 ): Promise<void> {
   const at = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     const feed = await trx
       .selectFrom('brand_feeds')
       .select('url')
@@ -146,7 +147,8 @@ export async function scheduleDueFeeds(app: AppContext): Promise<number> {
     .execute();
   let claimed = 0;
   for (const feed of due) {
-    await withTransaction(app.db, async (trx) => {
+    await inTransaction(app, async (app) => {
+      const trx = app.db;
       const moved = await trx
         .updateTable('brand_feeds')
         .set({ next_poll_at: next })

@@ -1,6 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { encode } from '../db/json-columns.js';
 import { lockRow } from '../db/locks.js';
 import type { DB } from '../db/schema.js';
@@ -123,15 +122,22 @@ export function buildStoryRows(
  */
 export async function importStory(
   app: AppContext,
-  brand: BrandRef & {
-    host: string;
-    name: string;
-    aliases?: string | null;
-    match_policy?: string | null;
+  {
+    brand,
+    article: input,
+    actor,
+    detectedAt = app.clock.now().toISOString(),
+  }: {
+    brand: BrandRef & {
+      host: string;
+      name: string;
+      aliases?: string | null;
+      match_policy?: string | null;
+    };
+    article: ArticleInput;
+    actor: string;
+    detectedAt?: string;
   },
-  input: ArticleInput,
-  actor: string,
-  detectedAt = app.clock.now().toISOString(),
 ): Promise<{ event_uri: string; existing?: true }> {
   const terms = brandTermsOf(brand);
   // Its language chooses the signal lists it is scored with (docs/pipeline.md, "Language").
@@ -149,7 +155,8 @@ export async function importStory(
     app.clock.now().toISOString(),
     generated,
   );
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     // Two workers holding the same article cannot both store it.
     await lockRow(trx, 'brands', { id: brand.id });
     const held = await storyHolding(trx, brand.id, [

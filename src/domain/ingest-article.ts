@@ -1,5 +1,4 @@
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { decode, encode } from '../db/json-columns.js';
 import type { Assessment, Urgency } from '../db/schema.js';
 import { invalid } from '../errors.js';
@@ -93,7 +92,7 @@ export async function ingestArticle(
   );
   const joined = event && (await joinStory(app, brand, event.story, article, actor));
   if (joined) return joined;
-  const created = await importStory(app, brand, article, actor);
+  const created = await importStory(app, { brand, article, actor });
   return created.existing
     ? { status: 'exists', event_uri: created.event_uri }
     : { status: 'created', event_uri: created.event_uri };
@@ -131,7 +130,8 @@ async function joinStory(
 ): Promise<IngestOutcome | null> {
   const at = app.clock.now().toISOString();
   const terms = brandTermsOf(brand);
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     await lockStory(trx, { id: storyId }, at);
     const story = await trx
       .selectFrom('stories')

@@ -1,6 +1,6 @@
 import { CURRENCY, UNIT_PRICE_CENTS } from '../billing/billing.js';
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
 import type { MeteringReservationsTable } from '../db/schema.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -27,10 +27,10 @@ export type Reservation = MeteringReservationsTable;
 /** Reserves (or takes over) the story's metering, in the unlock's transaction. */
 export async function reserveMetering(
   app: AppContext,
-  trx: Db,
   r: Pick<Reservation, 'story_id' | 'account_id' | 'brand_id' | 'customer' | 'actor'>,
   open: Reservation | undefined,
 ): Promise<Reservation> {
+  const trx = app.db;
   const now = app.clock.now();
   const lease = new Date(now.getTime() + app.config.meterLeaseMs).toISOString();
   if (open) {
@@ -113,7 +113,8 @@ async function commitReservation(
 ): Promise<UnlockResult> {
   const now = app.clock.now();
   const at = now.toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     await lockStory(trx, { id: r.story_id }, at);
     const settled = await trx
       .updateTable('metering_reservations')
@@ -199,12 +200,13 @@ export async function settleReservationJob(
     .where('id', '=', payload.reservation)
     .executeTakeFirst();
   if (r?.status !== 'reserved') return { settled: r?.status ?? 'gone' };
-  const taken = await withTransaction(app.db, async (trx) => {
+  const taken = await inTransaction(app, async (app) => {
+    const trx = app.db;
     await lockStory(trx, { id: r.story_id }, app.clock.now().toISOString());
     const open = await openReservation(trx, r.story_id);
     if (open?.id !== r.id) return undefined;
     if (open.lease_until > app.clock.now().toISOString()) throw new Error('still being metered');
-    return reserveMetering(app, trx, open, open);
+    return reserveMetering(app, open, open);
   });
   if (!taken) return { settled: 'elsewhere' };
   const last = job.attempts >= job.max_attempts;

@@ -1,7 +1,7 @@
 import { hashPassword } from '../auth/passwords.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
 import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -164,7 +164,8 @@ export async function decideOnboarding(
   }
   const passwordHash =
     approve && !c.hasAccount ? await hashPassword(checkPassword(decision.password)) : null;
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     const used = await trx
       .updateTable('onboarding_signups')
       .set({ used_at: at })

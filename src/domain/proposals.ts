@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { decode, encode } from '../db/json-columns.js';
 import type { AdvisoriesTable, PhasesTable, StoryStatus } from '../db/schema.js';
@@ -9,7 +9,7 @@ import { newId } from '../ids.js';
 import { ADVISORY_PROPOSE } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { type LivePlan, type ProposalInput, withStartedPhases } from '../pipeline/rethink.js';
-import { type Actor, actorLabel, type BrandAccess } from '../policy.js';
+import { actorLabel, type BrandAccess, type StoryAct } from '../policy.js';
 import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { storySources } from './stories.js';
@@ -51,14 +51,12 @@ async function storyOf(trx: Db, brandId: string, eventUri: string, at: string) {
 
 export async function addContext(
   app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-  context: string,
+  { actor, access, eventUri, context }: StoryAct & { context: string },
 ) {
   const at = app.clock.now().toISOString();
   try {
-    return await withTransaction(app.db, async (trx) => {
+    return await inTransaction(app, async (app) => {
+      const trx = app.db;
       const s = await storyOf(trx, access.brand.id, eventUri, at);
       if (s.unlocked_at === null) throw conflict('advisory is locked');
       if (s.proposal_id) throw conflict(PROPOSAL_PENDING);
@@ -175,7 +173,8 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
   if (!target) return { skipped: true };
   const input = await proposalInput(app.db, target);
   const generated = await app.advisor.propose(input);
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     await lockStory(trx, { id: target.story_id }, app.clock.now().toISOString());
     const p = await waitingProposal(trx, payload.advisory);
     if (!p) return { skipped: true };
@@ -304,14 +303,10 @@ async function pendingProposal(trx: Db, access: BrandAccess, eventUri: string, a
  * work started (assigned or done) stays verbatim, with its assignee and done state, at
  * its number; started phases beyond the new plan's length follow it, renumbered in order.
  */
-export async function applyProposal(
-  app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-) {
+export async function applyProposal(app: AppContext, { actor, access, eventUri }: StoryAct) {
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const s = await pendingProposal(trx, access, eventUri, at);
     if (s.proposal_status !== 'ready') throw conflict('proposal is still generating');
     const proposalId = s.proposal_id!;
@@ -375,14 +370,10 @@ export async function applyProposal(
   });
 }
 
-export async function dismissProposal(
-  app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-) {
+export async function dismissProposal(app: AppContext, { actor, access, eventUri }: StoryAct) {
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const s = await pendingProposal(trx, access, eventUri, at);
     await trx
       .updateTable('advisories')

@@ -1,5 +1,5 @@
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
 import { forbidden, notFound } from '../errors.js';
 import type { BrandAccess } from '../policy.js';
 import { writeAudit } from './audit.js';
@@ -88,7 +88,8 @@ export async function reenableShare(
 ): Promise<void> {
   if (access.relation !== 'own') throw forbidden("only the brand's own account re-enables a share");
   const at = app.clock.now().toISOString();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     const share = await trx
       .selectFrom('shares as sh')
       .innerJoin('stories as s', 's.id', 'sh.story_id')

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrandAccess } from '../policy.js';
@@ -15,6 +14,17 @@ export interface ShareSettings {
   access: ShareAccess;
   mode: ShareMode;
   listed: boolean;
+}
+
+/**
+ * A change to a story's share: on which story, by whom (`actor`, the audit label), for
+ * which account (`byAccount`: a partner's share and guests stop with its delegation).
+ */
+export interface ShareChange {
+  access: BrandAccess;
+  eventUri: string;
+  actor: string;
+  byAccount: string;
 }
 
 export const shareUrl = (app: AppContext, token: string) => `${app.config.baseUrl}/s/${token}`;
@@ -58,14 +68,11 @@ export function resolveShareSettings(
  */
 export async function upsertShare(
   app: AppContext,
-  access: BrandAccess,
-  eventUri: string,
-  asked: Partial<ShareSettings>,
-  actor: string,
-  byAccount: string,
+  { access, eventUri, asked, actor, byAccount }: ShareChange & { asked: Partial<ShareSettings> },
 ): Promise<{ url: string } & ShareSettings> {
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     await holdDelegation(trx, access, byAccount);
     const storyId = await lockStory(trx, { brandId: access.brand.id, eventUri }, at);
     const existing = await trx
@@ -167,15 +174,12 @@ export function listedShares(app: AppContext, limit: number) {
  */
 export async function addShareGuest(
   app: AppContext,
-  access: BrandAccess,
-  eventUri: string,
-  email: string,
-  actor: string,
-  byAccount: string,
+  { access, eventUri, email, actor, byAccount }: ShareChange & { email: string },
 ): Promise<void> {
   const at = app.clock.now().toISOString();
   const normalized = email.trim().toLowerCase();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await holdDelegation(trx, access, byAccount);
     const share = await trx
       .selectFrom('shares as sh')
@@ -246,14 +250,12 @@ export async function storyShare(app: AppContext, storyId: string) {
 /** Takes a guest off a story's share; an unknown share or guest is `not found`. */
 export async function removeShareGuest(
   app: AppContext,
-  access: BrandAccess,
-  eventUri: string,
-  email: string,
-  actor: string,
+  { access, eventUri, email, actor }: Omit<ShareChange, 'byAccount'> & { email: string },
 ): Promise<void> {
   const at = app.clock.now().toISOString();
   const normalized = email.trim().toLowerCase();
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     const share = await trx
       .selectFrom('shares as sh')
       .innerJoin('stories as s', 's.id', 'sh.story_id')

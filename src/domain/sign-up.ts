@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Plan } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
@@ -105,7 +104,8 @@ export async function completeSignUp(
   checkNewPassword(password);
   const passwordHash = await hashPassword(password);
   const now = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     const existing = await trx
       .selectFrom('users')
       .select(['id', 'email_verified_at'])
@@ -182,14 +182,12 @@ export async function passwordLink(
   app: AppContext,
   user: { id: string; password_hash: string | null },
   ttlMs = RESET_TTL_MS,
-  db: Db = app.db,
 ): Promise<string> {
   const token = await signLink(
     app,
     'password-reset',
     { u: user.id, f: fingerprint(user.password_hash) },
     ttlMs,
-    db,
   );
   return `${app.config.baseUrl}/reset/${token}`;
 }
@@ -241,7 +239,8 @@ export async function resetPassword(
   checkNewPassword(password);
   const now = app.clock.now().toISOString();
   const passwordHash = await hashPassword(password);
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx
       .updateTable('users')
       .set((eb) => ({

@@ -1,6 +1,5 @@
 import { effectivePlan } from '../auth/effective-plan.js';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import type { Role } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
@@ -47,15 +46,21 @@ export async function inviteTeammate(
 ) {
   const account = await accountOf(app, opts.accountId);
   const now = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
-    const t = await resolveTeammate(app, trx, account, opts.email, true, opts.actor);
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
+    const t = await resolveTeammate(app, {
+      account,
+      email: opts.email,
+      invite: true,
+      actor: opts.actor,
+    });
     if (!t.invited) throw conflict('email: already a member of this team');
     const user = await trx
       .selectFrom('users')
       .select(['id', 'password_hash'])
       .where('id', '=', t.userId)
       .executeTakeFirstOrThrow();
-    const link = await passwordLink(app, user, INVITE_LINK_TTL_MS, trx);
+    const link = await passwordLink(app, user, INVITE_LINK_TTL_MS);
     await queueEmail(
       trx,
       {
@@ -77,7 +82,8 @@ export async function setMemberRole(
   opts: { accountId: string; email: string; role: Role; actor: string },
 ) {
   const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     // Role changes of one account run one after another, so two owners demoting each
     // other at once cannot leave it without one.
     await lockRow(trx, 'accounts', { id: opts.accountId });

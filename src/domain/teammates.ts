@@ -1,5 +1,4 @@
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/database.js';
 import { lockRow } from '../db/locks.js';
 import type { Plan } from '../db/schema.js';
 import { AppError, forbidden } from '../errors.js';
@@ -17,12 +16,15 @@ const SEAT_STATUSES = ['active', 'invited'] as const;
  */
 export async function resolveTeammate(
   app: AppContext,
-  trx: Db,
-  account: { id: string; plan: Plan },
-  email: string,
-  invite: boolean,
-  actor: string,
+  {
+    account,
+    email,
+    invite,
+    actor,
+  }: { account: { id: string; plan: Plan }; email: string; invite: boolean; actor: string },
 ): Promise<{ userId: string; email: string; invited: boolean }> {
+  // The caller's transaction (inTransaction): seats are counted under its lock.
+  const trx = app.db;
   const normalized = email.trim().toLowerCase();
   const now = app.clock.now().toISOString();
   const user = await trx

@@ -1,7 +1,6 @@
 import { effectivePlan } from '../auth/effective-plan.js';
 import { CURRENCY, UNIT_PRICE_CENTS } from '../billing/billing.js';
-import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -34,23 +33,25 @@ export type { UnlockResult } from './unlock-grant.js';
  */
 export async function unlockAdvisory(
   app: AppContext,
-  actor: Actor,
-  access: BrandAccess,
-  eventUri: string,
-  opts: { allowMetering: boolean },
+  {
+    actor,
+    access,
+    eventUri,
+    allowMetering,
+  }: { actor: Actor; access: BrandAccess; eventUri: string; allowMetering: boolean },
 ): Promise<UnlockResult> {
   const payer = access.relation === 'delegated' ? actor.accountId : access.brand.account_id;
   // Waiting on another request's metering is bounded in real time (the clock of a test
   // may stand still): after a lease's length, its reservation is taken over.
   const takeOverAt = performance.now() + app.config.meterLeaseMs;
   for (;;) {
-    const step = await withTransaction(app.db, (trx) =>
-      decide(app, trx, {
+    const step = await inTransaction(app, (app) =>
+      decide(app, {
         actor,
         access,
         eventUri,
         payer,
-        allowMetering: opts.allowMetering,
+        allowMetering,
         // Inside an enclosing transaction (an Idempotency-Key request) the story stays
         // locked until it ends, so waiting would only hold up the metering it waits on:
         // it takes over at once, and the provider counts the repeated id once.
@@ -68,7 +69,7 @@ export async function unlockAdvisory(
       ok: false,
       counted: false,
       billed_eur: 0,
-      note: opts.allowMetering
+      note: allowMetering
         ? `nothing was unlocked or charged: no subscription to meter against; complete the one-off purchase (${UNIT_PRICE_CENTS / 100} EUR) at checkout_url`
         : `nothing was unlocked or charged: no included unit left this month; buy one (${UNIT_PRICE_CENTS / 100} EUR) at checkout_url`,
       checkout_url: checkoutUrl,
@@ -88,7 +89,6 @@ type Step =
 /** What an unlock does next, decided with the story locked. */
 async function decide(
   app: AppContext,
-  trx: Db,
   d: {
     actor: Actor;
     access: BrandAccess;
@@ -98,6 +98,7 @@ async function decide(
     takeOver: boolean;
   },
 ): Promise<Step> {
+  const trx = app.db;
   const now = app.clock.now();
   const storyId = await lockStory(
     trx,
@@ -111,7 +112,7 @@ async function decide(
     .executeTakeFirstOrThrow();
   if (story.unlocked_at !== null) return { result: ALREADY_UNLOCKED };
 
-  const { used, included } = await includedUnits(app, trx, d.access.brand.id, now);
+  const { used, included } = await includedUnits(app, d.access.brand.id, now);
   if (used < included) {
     await grantUnlock(trx, {
       storyId,
@@ -149,7 +150,6 @@ async function decide(
   if (open && open.lease_until > now.toISOString() && !d.takeOver) return { wait: true };
   const meter = await reserveMetering(
     app,
-    trx,
     {
       story_id: storyId,
       account_id: d.payer,
@@ -167,7 +167,8 @@ async function decide(
  * In a transaction the brand row is locked first, so two stories of one brand cannot
  * both take its last included unit.
  */
-async function includedUnits(app: AppContext, trx: Db, brandId: string, now: Date) {
+async function includedUnits(app: AppContext, brandId: string, now: Date) {
+  const trx = app.db;
   if (trx.isTransaction) await lockRow(trx, 'brands', { id: brandId });
   const brand = trx
     .selectFrom('brands')
@@ -269,7 +270,8 @@ export async function completeCheckout(
     .where('c.id', '=', checkoutId)
     .executeTakeFirst();
   if (!c) return { completed: false };
-  return withTransaction(app.db, async (trx) => {
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
     await lockStory(trx, { id: c.story_id }, at.toISOString());
     const from = opts.paidAtProvider ? ['open', 'canceled'] : ['open'];
     const row = await trx
@@ -346,7 +348,7 @@ export async function expireCheckout(app: AppContext, checkoutId: string): Promi
 
 /** Included units of the brand left this month: what the portal quotes before an unlock. */
 export async function includedUnitsLeft(app: AppContext, brandId: string): Promise<number> {
-  const { used, included } = await includedUnits(app, app.db, brandId, app.clock.now());
+  const { used, included } = await includedUnits(app, brandId, app.clock.now());
   return Math.max(0, included - used);
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { beginIdempotent, finishIdempotent, releaseIdempotent } from '../domain/idempotency.js';
 import { restError } from '../errors.js';
 import { executeOperation } from '../operations/execute.js';
@@ -84,11 +83,10 @@ async function runIdempotent(
   try {
     // The operation's writes and its stored answer commit together: a retry finds either
     // both (and replays) or neither (and runs), never an operation without its record.
-    ({ status, body } = await withTransaction(app.db, async (trx) => {
-      const inTransaction = { ...app, db: trx };
-      const result = await executeOperation(inTransaction, op, actor, req.body);
+    ({ status, body } = await inTransaction(app, async (app) => {
+      const result = await executeOperation(app, op, actor, req.body);
       const text = JSON.stringify(result.body);
-      await finishIdempotent(inTransaction, keyId, idemKey, result.status, text);
+      await finishIdempotent(app, keyId, idemKey, result.status, text);
       return { status: result.status, body: text };
     }));
   } catch (err) {

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import type { AppContext } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { newId } from '../ids.js';
 import { WEBHOOK_DELIVER } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
@@ -102,7 +101,8 @@ export async function deliverWebhookJob(app: AppContext, payload: { delivery: st
   const giveUp = !delivered && !gone && next.getTime() - Date.parse(d.created_at) > RETRY_WINDOW_MS;
   const outcome = delivered ? 'delivered' : gone || giveUp ? 'failed' : 'pending';
 
-  await withTransaction(app.db, async (trx) => {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
     await trx
       .insertInto('webhook_attempts')
       .values({

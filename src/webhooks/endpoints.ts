@@ -35,10 +35,12 @@ function parseEventTypes(raw: string[]): string[] {
  */
 export async function addEndpoint(
   app: AppContext,
-  accountId: string,
-  url: string,
-  eventTypes: string[],
-  actor: string,
+  {
+    accountId,
+    url,
+    events: eventTypes,
+    actor,
+  }: { accountId: string; url: string; events: string[]; actor: string },
 ) {
   await requireAccount(app, accountId);
   const target = await assertPublicUrl(app.config, url, 'url');

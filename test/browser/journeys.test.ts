@@ -204,8 +204,18 @@ describe('portal journeys in a browser', () => {
   it('a client revokes a partner, whose key then no longer reaches the brand', async () => {
     const agency = await createAccount(svc.app, 'Northwind Agency', 'agency');
     const client = await createAccount(svc.app, 'Globex', 'pro');
-    await addUser(svc.app, client, 'owner@globex.example', 'a long enough password', 'owner');
-    await addBrand(svc.app, client, 'globex.example', 'Globex', true);
+    await addUser(svc.app, {
+      accountId: client,
+      email: 'owner@globex.example',
+      password: 'a long enough password',
+      role: 'owner',
+    });
+    await addBrand(svc.app, {
+      accountId: client,
+      host: 'globex.example',
+      name: 'Globex',
+      verified: true,
+    });
     await grantDelegation(svc.app, {
       partnerId: agency,
       clientId: client,
@@ -236,7 +246,12 @@ describe('portal journeys in a browser', () => {
 
   it("an agency sets its brand kit; its client's onboarding wears it, logo loaded without a referrer", async () => {
     const agency = await createAccount(svc.app, 'Contoso Agency', 'agency');
-    await addUser(svc.app, agency, 'admin@contoso.example', 'a long enough password', 'admin');
+    await addUser(svc.app, {
+      accountId: agency,
+      email: 'admin@contoso.example',
+      password: 'a long enough password',
+      role: 'admin',
+    });
     const LOGO = 'https://cdn.contoso.example/logo.svg';
     // The logo's host, answered in the browser's network layer: the page's CSP still
     // decides whether the image may be requested at all.

@@ -26,8 +26,18 @@ beforeAll(async () => {
   w = await seedWorld(svc.app);
   // Unlocks past the included unit are metered, so every success row can unlock.
   await subscribe(svc.app, w.accounts.agency, 'test');
-  await addUser(svc.app, w.accounts.agency, 'admin@northwind.example', PASSWORD, 'admin');
-  await addUser(svc.app, w.accounts.agency, 'member@northwind.example', PASSWORD, 'member');
+  await addUser(svc.app, {
+    accountId: w.accounts.agency,
+    email: 'admin@northwind.example',
+    password: PASSWORD,
+    role: 'admin',
+  });
+  await addUser(svc.app, {
+    accountId: w.accounts.agency,
+    email: 'member@northwind.example',
+    password: PASSWORD,
+    role: 'member',
+  });
   for (const role of ['owner', 'admin', 'member'] as const) {
     const email = `${role}@northwind.example`;
     const { access_token } = await signIn(svc.url, { email, password: PASSWORD });

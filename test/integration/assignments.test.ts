@@ -17,7 +17,12 @@ beforeAll(async () => {
   await subscribe(svc.app, w.accounts.agency, 'test');
   await subscribe(svc.app, w.accounts.client, 'test');
   await subscribe(svc.app, w.accounts.other, 'test');
-  await addUser(svc.app, w.accounts.other, 'someone@globex.com', 'correct horse battery', 'member');
+  await addUser(svc.app, {
+    accountId: w.accounts.other,
+    email: 'someone@globex.com',
+    password: 'correct horse battery',
+    role: 'member',
+  });
 });
 afterAll(() => svc.close());
 

@@ -32,13 +32,12 @@ const address = () => ({ 'x-forwarded-for': `203.0.113.${++addresses}` });
 let users = 0;
 async function newUser(): Promise<string> {
   const email = `person${++users}@lockout.example`;
-  await addUser(
-    svc.app,
-    await createAccount(svc.app, `Team ${users}`, 'pro'),
+  await addUser(svc.app, {
+    accountId: await createAccount(svc.app, `Team ${users}`, 'pro'),
     email,
-    PASSWORD,
-    'owner',
-  );
+    password: PASSWORD,
+    role: 'owner',
+  });
   return email;
 }
 

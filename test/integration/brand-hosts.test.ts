@@ -23,7 +23,12 @@ beforeAll(async () => {
   svc = await startService({}, { runJobs: false });
   w = await seedWorld(svc.app);
   const acme = await createAccount(svc.app, 'Hosts Ltd', 'partner');
-  await addUser(svc.app, acme, 'admin@hosts.example', 'correct horse battery', 'admin');
+  await addUser(svc.app, {
+    accountId: acme,
+    email: 'admin@hosts.example',
+    password: 'correct horse battery',
+    role: 'admin',
+  });
   c = new PortalClient(svc.url);
   await c.signIn('admin@hosts.example', 'correct horse battery');
   await c.get('/app/brands');

@@ -65,7 +65,7 @@ beforeAll(async () => {
   svc = await startService({ FETCH_ALLOW_HOSTS: `127.0.0.1:${port}` }, { runJobs: false });
   const account = await createAccount(svc.app, 'Corpus', 'partner');
   for (const b of BRANDS) {
-    await addBrand(svc.app, account, b.host, b.name, true);
+    await addBrand(svc.app, { accountId: account, host: b.host, name: b.name, verified: true });
     await setBrandAliases(svc.app, await requireBrandByHost(svc.app, b.host), b.aliases, 't');
   }
 });

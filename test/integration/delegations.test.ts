@@ -151,8 +151,18 @@ describe('delegation lifecycle', () => {
   it('a client account still delegated to another partner is retained', async () => {
     const client = await createAccount(svc.app, 'Two Partners', 'pro');
     const second = await createAccount(svc.app, 'Second Agency', 'agency');
-    await addBrand(svc.app, client, 'twopartners.example', undefined, true);
-    await addBrand(svc.app, client, 'twopartners2.example', undefined, true);
+    await addBrand(svc.app, {
+      accountId: client,
+      host: 'twopartners.example',
+      name: undefined,
+      verified: true,
+    });
+    await addBrand(svc.app, {
+      accountId: client,
+      host: 'twopartners2.example',
+      name: undefined,
+      verified: true,
+    });
     await grantDelegation(svc.app, {
       partnerId: w.accounts.agency,
       clientId: client,
@@ -174,7 +184,12 @@ describe('delegation lifecycle', () => {
 
   it('a client revokes from its side: the partner gets 404 at once', async () => {
     const client = await createAccount(svc.app, 'Revoker', 'pro');
-    await addBrand(svc.app, client, 'revoker.example', undefined, true);
+    await addBrand(svc.app, {
+      accountId: client,
+      host: 'revoker.example',
+      name: undefined,
+      verified: true,
+    });
     await grantDelegation(svc.app, {
       partnerId: w.accounts.agency,
       clientId: client,
@@ -186,7 +201,12 @@ describe('delegation lifecycle', () => {
       query: { brand: 'revoker.example' },
     });
     expect(before.status).toBe(200);
-    await revokeDelegation(svc.app, client, w.accounts.agency, 'revoker.example', 'user:client');
+    await revokeDelegation(svc.app, {
+      clientId: client,
+      partnerId: w.accounts.agency,
+      host: 'revoker.example',
+      actor: 'user:client',
+    });
     const after = await svc.request('GET', '/v1/stories', {
       key: w.keys.owner,
       query: { brand: 'revoker.example' },
@@ -234,9 +254,24 @@ describe('delegation lifecycle', () => {
 
   it('an existing customer must accept as its owner or an admin; their password is left alone', async () => {
     const client = await createAccount(svc.app, 'Existing', 'pro');
-    await addBrand(svc.app, client, 'existing.example', undefined, false);
-    await addUser(svc.app, client, 'member@existing.example', 'correct horse battery', 'member');
-    await addUser(svc.app, client, 'boss@existing.example', 'correct horse battery', 'owner');
+    await addBrand(svc.app, {
+      accountId: client,
+      host: 'existing.example',
+      name: undefined,
+      verified: false,
+    });
+    await addUser(svc.app, {
+      accountId: client,
+      email: 'member@existing.example',
+      password: 'correct horse battery',
+      role: 'member',
+    });
+    await addUser(svc.app, {
+      accountId: client,
+      email: 'boss@existing.example',
+      password: 'correct horse battery',
+      role: 'owner',
+    });
     const hashBefore = await svc.app.db
       .selectFrom('users')
       .select('password_hash')

@@ -128,10 +128,15 @@ beforeAll(async () => {
     { runJobs: false },
   );
   account = await createAccount(svc.app, 'Acme', 'partner');
-  await addBrand(svc.app, account, 'acme.com', 'Acme', true);
+  await addBrand(svc.app, { accountId: account, host: 'acme.com', name: 'Acme', verified: true });
   key = (await createKey(svc.app, { accountId: account, role: 'owner', scope: null, actor: 't' }))
     .key;
-  await addEndpoint(svc.app, account, `${base}/hook`, ['story.updated'], 'test');
+  await addEndpoint(svc.app, {
+    accountId: account,
+    url: `${base}/hook`,
+    events: ['story.updated'],
+    actor: 'test',
+  });
 });
 afterAll(async () => {
   site.close();

@@ -270,7 +270,12 @@ describe('what the authorization server refuses', () => {
     // Refused as a wrong media type (a 4xx), never read as JSON.
     expect(json.status).toBe(400);
     const target = { email: 'member.limit@northwind.example', password: 'wrong' };
-    await addUser(svc.app, w.accounts.agency, target.email, OWNER.password, 'member');
+    await addUser(svc.app, {
+      accountId: w.accounts.agency,
+      email: target.email,
+      password: OWNER.password,
+      role: 'member',
+    });
     const errors: string[] = [];
     for (let i = 0; i < 11; i++) {
       await signIn(svc.url, target).catch((e: Error) => errors.push(e.message));
@@ -282,13 +287,12 @@ describe('what the authorization server refuses', () => {
   });
 
   it('a user whose email was never confirmed cannot sign in', async () => {
-    await addUser(
-      svc.app,
-      w.accounts.agency,
-      'unproved@northwind.example',
-      OWNER.password,
-      'member',
-    );
+    await addUser(svc.app, {
+      accountId: w.accounts.agency,
+      email: 'unproved@northwind.example',
+      password: OWNER.password,
+      role: 'member',
+    });
     await svc.app.db
       .updateTable('users')
       .set({ email_verified_at: null })
@@ -387,8 +391,18 @@ describe('tokens on /mcp', () => {
   });
 
   it('signing in again as another team in the same browser ends the old session', async () => {
-    await addUser(svc.app, w.accounts.starter, 'two.teams@example.com', OWNER.password, 'owner');
-    await addUser(svc.app, w.accounts.client, 'two.teams@example.com', OWNER.password, 'member');
+    await addUser(svc.app, {
+      accountId: w.accounts.starter,
+      email: 'two.teams@example.com',
+      password: OWNER.password,
+      role: 'owner',
+    });
+    await addUser(svc.app, {
+      accountId: w.accounts.client,
+      email: 'two.teams@example.com',
+      password: OWNER.password,
+      role: 'member',
+    });
     const login = {
       email: 'two.teams@example.com',
       password: OWNER.password,
@@ -411,7 +425,12 @@ describe('tokens on /mcp', () => {
   });
 
   it('a user on a plan without API access gets the user tools only', async () => {
-    await addUser(svc.app, w.accounts.client, 'owner@acme.com', 'correct horse battery', 'owner');
+    await addUser(svc.app, {
+      accountId: w.accounts.client,
+      email: 'owner@acme.com',
+      password: 'correct horse battery',
+      role: 'owner',
+    });
     const { access_token } = await signIn(svc.url, {
       email: 'owner@acme.com',
       password: 'correct horse battery',
@@ -433,7 +452,12 @@ describe('tokens on /mcp', () => {
   });
 
   it('a person in two teams chooses one, and the token acts there only', async () => {
-    await addUser(svc.app, w.accounts.other, OWNER.email, OWNER.password, 'member');
+    await addUser(svc.app, {
+      accountId: w.accounts.other,
+      email: OWNER.email,
+      password: OWNER.password,
+      role: 'member',
+    });
     const { access_token } = await signIn(svc.url, { ...OWNER, team: w.accounts.other });
     const client = await bearerClient(access_token);
     const r = (await client.callTool({ name: 'list_brands', arguments: {} })) as unknown as {

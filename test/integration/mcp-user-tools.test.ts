@@ -30,8 +30,18 @@ beforeAll(async () => {
   w = await seedWorld(svc.app);
   // A subscription exists: the user tools must still never charge.
   await subscribe(svc.app, w.accounts.agency, 'test');
-  await addUser(svc.app, w.accounts.agency, 'admin@northwind.example', PASSWORD, 'admin');
-  await addUser(svc.app, w.accounts.agency, 'member@northwind.example', PASSWORD, 'member');
+  await addUser(svc.app, {
+    accountId: w.accounts.agency,
+    email: 'admin@northwind.example',
+    password: PASSWORD,
+    role: 'admin',
+  });
+  await addUser(svc.app, {
+    accountId: w.accounts.agency,
+    email: 'member@northwind.example',
+    password: PASSWORD,
+    role: 'member',
+  });
   for (const role of ['owner', 'admin', 'member'] as const) {
     const { access_token } = await signIn(svc.url, {
       email: `${role}@northwind.example`,

@@ -13,8 +13,18 @@ beforeAll(async () => {
   svc = await startService({}, { runJobs: false });
   const a = await createAccount(svc.app, 'Alpha', 'pro');
   const b = await createAccount(svc.app, 'Beta', 'partner');
-  await addUser(svc.app, a, 'both@example.org', PASSWORD, 'owner');
-  await addUser(svc.app, b, 'both@example.org', null, 'member');
+  await addUser(svc.app, {
+    accountId: a,
+    email: 'both@example.org',
+    password: PASSWORD,
+    role: 'owner',
+  });
+  await addUser(svc.app, {
+    accountId: b,
+    email: 'both@example.org',
+    password: null,
+    role: 'member',
+  });
 });
 afterAll(async () => {
   await svc.close();
@@ -24,13 +34,12 @@ let users = 0;
 /** A confirmed user of an account of their own: sign-ins are limited per email. */
 async function newUser(): Promise<string> {
   const email = `user${++users}@example.org`;
-  await addUser(
-    svc.app,
-    await createAccount(svc.app, `Team ${users}`, 'pro'),
+  await addUser(svc.app, {
+    accountId: await createAccount(svc.app, `Team ${users}`, 'pro'),
     email,
-    PASSWORD,
-    'owner',
-  );
+    password: PASSWORD,
+    role: 'owner',
+  });
   return email;
 }
 

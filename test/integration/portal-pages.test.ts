@@ -29,10 +29,16 @@ beforeAll(async () => {
   hookBase = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
   svc = await startService({ FETCH_ALLOW_HOSTS: new URL(hookBase).host }, { runJobs: false });
   const acme = await createAccount(svc.app, 'Acme', 'partner');
-  await addUser(svc.app, acme, 'admin@acme.example', 'correct horse battery', 'admin');
-  await addBrand(svc.app, acme, 'acme.example', 'Acme', true);
+  await addUser(svc.app, {
+    accountId: acme,
+    email: 'admin@acme.example',
+    password: 'correct horse battery',
+    role: 'admin',
+  });
+  await addBrand(svc.app, { accountId: acme, host: 'acme.example', name: 'Acme', verified: true });
   const brand = await requireBrandByHost(svc.app, 'acme.example');
-  event = (await importStory(svc.app, brand, article('Acme', 1), 'operator')).event_uri;
+  event = (await importStory(svc.app, { brand, article: article('Acme', 1), actor: 'operator' }))
+    .event_uri;
   c = new PortalClient(svc.url);
   await c.signIn('admin@acme.example', 'correct horse battery');
 });
@@ -183,7 +189,12 @@ describe('brand verification', () => {
 describe('partners page', () => {
   it('makes an invitation link for a client, lists it with its state, and revokes it', async () => {
     const agency = await createAccount(svc.app, 'Northwind Agency', 'agency');
-    await addUser(svc.app, agency, 'admin@northwind.example', 'correct horse battery', 'admin');
+    await addUser(svc.app, {
+      accountId: agency,
+      email: 'admin@northwind.example',
+      password: 'correct horse battery',
+      role: 'admin',
+    });
     const a = new PortalClient(svc.url);
     await a.signIn('admin@northwind.example', 'correct horse battery');
     // The partner plan does not invite clients: the agency plan does.
@@ -219,7 +230,12 @@ describe('roles', () => {
         .where('name', '=', 'Acme')
         .executeTakeFirstOrThrow()
     ).id;
-    await addUser(svc.app, acme, 'owner@acme.example', 'correct horse battery', 'owner');
+    await addUser(svc.app, {
+      accountId: acme,
+      email: 'owner@acme.example',
+      password: 'correct horse battery',
+      role: 'owner',
+    });
     const owner = new PortalClient(svc.url);
     await owner.signIn('owner@acme.example', 'correct horse battery');
     // An admin may not change roles.

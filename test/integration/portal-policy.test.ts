@@ -20,12 +20,28 @@ beforeAll(async () => {
   svc = await startService({}, { runJobs: false });
   const acme = await createAccount(svc.app, 'Acme', 'partner');
   const other = await createAccount(svc.app, 'Globex', 'partner');
-  await addUser(svc.app, acme, 'member@acme.example', PASSWORD, 'member');
-  await addUser(svc.app, acme, 'admin@acme.example', PASSWORD, 'admin');
-  await addUser(svc.app, other, 'owner@globex.example', PASSWORD, 'owner');
-  await addBrand(svc.app, acme, 'acme.example', 'Acme', true);
+  await addUser(svc.app, {
+    accountId: acme,
+    email: 'member@acme.example',
+    password: PASSWORD,
+    role: 'member',
+  });
+  await addUser(svc.app, {
+    accountId: acme,
+    email: 'admin@acme.example',
+    password: PASSWORD,
+    role: 'admin',
+  });
+  await addUser(svc.app, {
+    accountId: other,
+    email: 'owner@globex.example',
+    password: PASSWORD,
+    role: 'owner',
+  });
+  await addBrand(svc.app, { accountId: acme, host: 'acme.example', name: 'Acme', verified: true });
   const brand = await requireBrandByHost(svc.app, 'acme.example');
-  event = (await importStory(svc.app, brand, article('Acme', 1), 'operator')).event_uri;
+  event = (await importStory(svc.app, { brand, article: article('Acme', 1), actor: 'operator' }))
+    .event_uri;
   for (const [who, email] of [
     ['member', 'member@acme.example'],
     ['admin', 'admin@acme.example'],

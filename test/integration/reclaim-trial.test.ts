@@ -32,10 +32,25 @@ afterAll(() => svc.close());
 /** A pro client with an owner, an admin and a member, one verified brand delegated to the agency. */
 async function delegatedClient(host: string) {
   const id = await createAccount(svc.app, host, 'pro');
-  await addUser(svc.app, id, `owner@${host}`, PASSWORD, 'owner');
-  await addUser(svc.app, id, `admin@${host}`, PASSWORD, 'admin');
-  await addUser(svc.app, id, `member@${host}`, PASSWORD, 'member');
-  await addBrand(svc.app, id, host, 'Reclaimo', true);
+  await addUser(svc.app, {
+    accountId: id,
+    email: `owner@${host}`,
+    password: PASSWORD,
+    role: 'owner',
+  });
+  await addUser(svc.app, {
+    accountId: id,
+    email: `admin@${host}`,
+    password: PASSWORD,
+    role: 'admin',
+  });
+  await addUser(svc.app, {
+    accountId: id,
+    email: `member@${host}`,
+    password: PASSWORD,
+    role: 'member',
+  });
+  await addBrand(svc.app, { accountId: id, host, name: 'Reclaimo', verified: true });
   await grantDelegation(svc.app, {
     partnerId: w.accounts.agency,
     clientId: id,
@@ -195,7 +210,12 @@ describe('reclaim trial', () => {
     const host = 'retained.example';
     const client = await delegatedClient(host);
     const second = await createAccount(svc.app, 'Second Agency', 'agency');
-    await addBrand(svc.app, client, 'retained2.example', undefined, true);
+    await addBrand(svc.app, {
+      accountId: client,
+      host: 'retained2.example',
+      name: undefined,
+      verified: true,
+    });
     await grantDelegation(svc.app, {
       partnerId: second,
       clientId: client,
@@ -222,7 +242,12 @@ describe('reclaim trial', () => {
   it('a client revoking its last partner keeps its own plan: no trial (it chose to leave)', async () => {
     const host = 'leaver.example';
     const client = await delegatedClient(host);
-    await revokeDelegation(svc.app, client, w.accounts.agency, host, 'user:test');
+    await revokeDelegation(svc.app, {
+      clientId: client,
+      partnerId: w.accounts.agency,
+      host,
+      actor: 'user:test',
+    });
     const account = await svc.app.db
       .selectFrom('accounts')
       .select(['state', 'trial_ends_at', 'trial_plan'])

@@ -32,9 +32,14 @@ const page = async (url: string, cookie?: string) => {
 async function client() {
   const host = `shared-${++clients}.example`;
   const id = await createAccount(svc.app, host, 'pro');
-  await addUser(svc.app, id, `owner@${host}`, PASSWORD, 'owner');
+  await addUser(svc.app, {
+    accountId: id,
+    email: `owner@${host}`,
+    password: PASSWORD,
+    role: 'owner',
+  });
   // Not an everyday word: fixture articles opening with it name it (docs/pipeline.md).
-  await addBrand(svc.app, id, host, 'Sharewell', true);
+  await addBrand(svc.app, { accountId: id, host, name: 'Sharewell', verified: true });
   await grantDelegation(svc.app, {
     partnerId: w.accounts.agency,
     clientId: id,
@@ -53,14 +58,13 @@ const partnerShare = (brand: string, event_uri: string, settings: Record<string,
 /** Invites a guest to a guests share and signs them in: the cookie of their session. */
 async function signedInGuest(host: string, event_uri: string, url: string, email: string) {
   const brand = await requireBrandByHost(svc.app, host);
-  await addShareGuest(
-    svc.app,
-    { brand, relation: 'delegated' },
-    event_uri,
+  await addShareGuest(svc.app, {
+    access: { brand, relation: 'delegated' },
+    eventUri: event_uri,
     email,
-    'test',
-    w.accounts.agency,
-  );
+    actor: 'test',
+    byAccount: w.accounts.agency,
+  });
   await fetch(`${url}/signin`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -227,7 +231,13 @@ describe("a partner's shares when its delegation ends", () => {
       // A guest the client invited itself stays.
       const friend = `friend${clients}@press.example`;
       const brand = await requireBrandByHost(svc.app, c.host);
-      await addShareGuest(svc.app, { brand, relation: 'own' }, y, friend, 'test', c.id);
+      await addShareGuest(svc.app, {
+        access: { brand, relation: 'own' },
+        eventUri: y,
+        email: friend,
+        actor: 'test',
+        byAccount: c.id,
+      });
       expect((await page(ownUrl, spy.cookie)).text).toContain('Sharewell story number 2');
 
       await ENDINGS[ending as keyof typeof ENDINGS](c);
@@ -271,10 +281,22 @@ describe("a partner's shares when its delegation ends", () => {
     expect(access.relation).toBe('delegated');
     await dropDelegation(svc.app, w.accounts.agency, c.host, 'test');
     await expect(
-      upsertShare(svc.app, access, x, { listed: true }, 'key:key_test', w.accounts.agency),
+      upsertShare(svc.app, {
+        access,
+        eventUri: x,
+        asked: { listed: true },
+        actor: 'key:key_test',
+        byAccount: w.accounts.agency,
+      }),
     ).rejects.toMatchObject({ code: 'not_found' });
     await expect(
-      addShareGuest(svc.app, access, y, 'late@press.example', 'test', w.accounts.agency),
+      addShareGuest(svc.app, {
+        access,
+        eventUri: y,
+        email: 'late@press.example',
+        actor: 'test',
+        byAccount: w.accounts.agency,
+      }),
     ).rejects.toMatchObject({ code: 'not_found' });
     const shares = await svc.app.db
       .selectFrom('shares')

@@ -181,14 +181,13 @@ describe('share pages', () => {
     expect(anonymous.text).not.toContain(story.body.story.advisory.executive_summary[0].text);
 
     const brand = await requireBrandByHost(svc.app, BRAND);
-    await addShareGuest(
-      svc.app,
-      { brand, relation: 'own' },
-      event_uri,
-      'Guest@Example.org',
-      'test',
-      brand.account_id,
-    );
+    await addShareGuest(svc.app, {
+      access: { brand, relation: 'own' },
+      eventUri: event_uri,
+      email: 'Guest@Example.org',
+      actor: 'test',
+      byAccount: brand.account_id,
+    });
     const signin = (email: string) =>
       fetch(`${created.body.url}/signin`, {
         method: 'POST',

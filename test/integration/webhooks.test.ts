@@ -107,25 +107,29 @@ describe('webhook endpoints', () => {
       'not a url',
     ]) {
       await expect(
-        addEndpoint(svc.app, w.accounts.agency, url, ['*'], 'test'),
+        addEndpoint(svc.app, { accountId: w.accounts.agency, url, events: ['*'], actor: 'test' }),
         url,
       ).rejects.toMatchObject({ status: 400 });
     }
     await expect(
-      addEndpoint(svc.app, w.accounts.agency, `${base}/ok`, ['story.exploded'], 'test'),
+      addEndpoint(svc.app, {
+        accountId: w.accounts.agency,
+        url: `${base}/ok`,
+        events: ['story.exploded'],
+        actor: 'test',
+      }),
     ).rejects.toThrow(/unknown event type story.exploded/);
   });
 });
 
 describe('deliveries', () => {
   it('are signed by the Standard Webhooks scheme and verify with its own verifier', async () => {
-    const ep = await addEndpoint(
-      svc.app,
-      w.accounts.agency,
-      `${base}/ok`,
-      ['brand_note.published'],
-      'test',
-    );
+    const ep = await addEndpoint(svc.app, {
+      accountId: w.accounts.agency,
+      url: `${base}/ok`,
+      events: ['brand_note.published'],
+      actor: 'test',
+    });
     const r = await publishNote('northwind.example', w.stories.northwind);
     expect(r.status).toBe(200);
     await settle();
@@ -150,7 +154,12 @@ describe('deliveries', () => {
 
   it('a receiver failing three times then succeeding logs the event exactly once per webhook-id; every attempt is recorded', async () => {
     script.set('/flaky', [500, 503, 500, 200]);
-    await addEndpoint(svc.app, w.accounts.agency, `${base}/flaky`, ['*'], 'test');
+    await addEndpoint(svc.app, {
+      accountId: w.accounts.agency,
+      url: `${base}/flaky`,
+      events: ['*'],
+      actor: 'test',
+    });
     const story = await w.story('northwind.example', 500);
     await settle();
     const got = accepted.filter((a) => a.path === '/flaky');
@@ -165,7 +174,12 @@ describe('deliveries', () => {
 
   it('a 410 disables the endpoint: nothing more is sent to it', async () => {
     script.set('/gone', [410]);
-    const ep = await addEndpoint(svc.app, w.accounts.agency, `${base}/gone`, ['*'], 'test');
+    const ep = await addEndpoint(svc.app, {
+      accountId: w.accounts.agency,
+      url: `${base}/gone`,
+      events: ['*'],
+      actor: 'test',
+    });
     await w.story('northwind.example', 501);
     await settle();
     const row = await svc.app.db
@@ -182,7 +196,12 @@ describe('deliveries', () => {
 
   it('a restart in the middle of retries loses nothing', async () => {
     script.set('/restart', [500, 200]);
-    await addEndpoint(svc.app, w.accounts.agency, `${base}/restart`, ['story.created'], 'test');
+    await addEndpoint(svc.app, {
+      accountId: w.accounts.agency,
+      url: `${base}/restart`,
+      events: ['story.created'],
+      actor: 'test',
+    });
     await w.story('northwind.example', 503);
     // The first attempt fails and the next one is scheduled a minute out; then the process
     // "dies": its runner runs nothing more, and a new process on the same database, once
@@ -211,13 +230,12 @@ describe('deliveries', () => {
   });
 
   it('a rotated secret: both signatures for a day, so receivers switch without a gap', async () => {
-    const ep = await addEndpoint(
-      svc.app,
-      w.accounts.agency,
-      `${base}/rotate`,
-      ['story.created'],
-      'test',
-    );
+    const ep = await addEndpoint(svc.app, {
+      accountId: w.accounts.agency,
+      url: `${base}/rotate`,
+      events: ['story.created'],
+      actor: 'test',
+    });
     const rotated = await rotateSecret(svc.app, ep.id);
     await w.story('northwind.example', 504);
     await settle();
@@ -228,7 +246,12 @@ describe('deliveries', () => {
   });
 
   it('events of a delegated brand reach the partner while the delegation is active, and stop with the drop', async () => {
-    await addEndpoint(svc.app, w.accounts.agency, `${base}/partner`, ['*'], 'test');
+    await addEndpoint(svc.app, {
+      accountId: w.accounts.agency,
+      url: `${base}/partner`,
+      events: ['*'],
+      actor: 'test',
+    });
     await w.story('acme.com', 505);
     await settle();
     expect(accepted.filter((a) => a.path === '/partner').map((a) => a.type)).toEqual([
@@ -251,7 +274,12 @@ describe('deliveries', () => {
 
 describe('stalled deliveries', () => {
   it('a pending delivery with no job behind it is put back by the sweep', async () => {
-    await addEndpoint(svc.app, w.accounts.agency, `${base}/stalled`, ['story.created'], 'test');
+    await addEndpoint(svc.app, {
+      accountId: w.accounts.agency,
+      url: `${base}/stalled`,
+      events: ['story.created'],
+      actor: 'test',
+    });
     await w.story('northwind.example', 507);
     // Its job is lost (as when a crash loop used up the job's attempts).
     await svc.app.db

@@ -20,8 +20,18 @@ const RETURN = 'https://app.northwind.example/clients';
 beforeAll(async () => {
   svc = await startService({}, { runJobs: false });
   agency = await createAccount(svc.app, 'Northwind Agency', 'agency');
-  await addUser(svc.app, agency, 'owner@northwind.example', PASSWORD, 'owner');
-  await addUser(svc.app, agency, 'member@northwind.example', PASSWORD, 'member');
+  await addUser(svc.app, {
+    accountId: agency,
+    email: 'owner@northwind.example',
+    password: PASSWORD,
+    role: 'owner',
+  });
+  await addUser(svc.app, {
+    accountId: agency,
+    email: 'member@northwind.example',
+    password: PASSWORD,
+    role: 'member',
+  });
   owner = new PortalClient(svc.url);
   await owner.signIn('owner@northwind.example', PASSWORD);
 });
@@ -219,7 +229,12 @@ describe('brand kit in the portal', () => {
     expect((await readBrandKit(svc.app, agency)).display_name).toBe('Northwind <Digital> & "Co"');
 
     const pro = await createAccount(svc.app, 'Pro Shop', 'pro');
-    await addUser(svc.app, pro, 'owner@proshop.example', PASSWORD, 'owner');
+    await addUser(svc.app, {
+      accountId: pro,
+      email: 'owner@proshop.example',
+      password: PASSWORD,
+      role: 'owner',
+    });
     const proOwner = new PortalClient(svc.url);
     await proOwner.signIn('owner@proshop.example', PASSWORD);
     expect((await proOwner.get('/app/partners')).html).not.toContain('Brand kit');
@@ -238,7 +253,12 @@ describe('brand kit in the portal', () => {
 
   it('a partner without a kit, or with it cleared, shows its account name in the plain look', async () => {
     const other = await createAccount(svc.app, 'Globex Partners', 'agency');
-    await addUser(svc.app, other, 'owner@globex.example', PASSWORD, 'owner');
+    await addUser(svc.app, {
+      accountId: other,
+      email: 'owner@globex.example',
+      password: PASSWORD,
+      role: 'owner',
+    });
     const globex = new PortalClient(svc.url);
     await globex.signIn('owner@globex.example', PASSWORD);
     const token = await inviteFromPortal(globex, 'plain.example');

@@ -30,13 +30,33 @@ export async function seedWorld(app: AppContext) {
   const client = await createAccount(app, 'Acme Corp', 'pro');
   const other = await createAccount(app, 'Globex', 'partner');
   const starter = await createAccount(app, 'Initech', 'starter');
-  await addUser(app, agency, 'owner@northwind.example', 'correct horse battery', 'owner');
+  await addUser(app, {
+    accountId: agency,
+    email: 'owner@northwind.example',
+    password: 'correct horse battery',
+    role: 'owner',
+  });
 
-  await addBrand(app, agency, 'northwind.example', 'Northwind', true);
-  await addBrand(app, agency, 'unverified.example', 'Unverified', false);
-  await addBrand(app, client, 'acme.com', 'Acme', true);
-  await addBrand(app, other, 'globex.com', 'Globex', true);
-  await addBrand(app, starter, 'initech.example', 'Initech', true);
+  await addBrand(app, {
+    accountId: agency,
+    host: 'northwind.example',
+    name: 'Northwind',
+    verified: true,
+  });
+  await addBrand(app, {
+    accountId: agency,
+    host: 'unverified.example',
+    name: 'Unverified',
+    verified: false,
+  });
+  await addBrand(app, { accountId: client, host: 'acme.com', name: 'Acme', verified: true });
+  await addBrand(app, { accountId: other, host: 'globex.com', name: 'Globex', verified: true });
+  await addBrand(app, {
+    accountId: starter,
+    host: 'initech.example',
+    name: 'Initech',
+    verified: true,
+  });
   await grantDelegation(app, {
     partnerId: agency,
     clientId: client,
@@ -70,8 +90,14 @@ export async function seedWorld(app: AppContext) {
 
   const story = async (host: string, n: number, detectedAt?: string) => {
     const brand = await requireBrandByHost(app, host);
-    return (await importStory(app, brand, article(brand.name, n), 'operator', detectedAt))
-      .event_uri;
+    return (
+      await importStory(app, {
+        brand,
+        article: article(brand.name, n),
+        actor: 'operator',
+        detectedAt,
+      })
+    ).event_uri;
   };
   const stories = {
     northwind: await story('northwind.example', 1),
@@ -84,7 +110,7 @@ export async function seedWorld(app: AppContext) {
   const clientBrand = async () => {
     const host = `client-${++clients}.example`;
     const id = await createAccount(app, host, 'pro');
-    await addBrand(app, id, host, undefined, true);
+    await addBrand(app, { accountId: id, host, name: undefined, verified: true });
     await grantDelegation(app, { partnerId: agency, clientId: id, host, actor: 'test' });
     return host;
   };

@@ -77,13 +77,12 @@ export function registerAccess(program: Command): void {
     .action(
       action(
         async (app, o: { partner: string; client: string; brand: string }) => ({
-          status: await revokeDelegation(
-            app,
-            o.client,
-            o.partner,
-            parse(BrandHost, o.brand, 'brand'),
-            'operator',
-          ),
+          status: await revokeDelegation(app, {
+            clientId: o.client,
+            partnerId: o.partner,
+            host: parse(BrandHost, o.brand, 'brand'),
+            actor: 'operator',
+          }),
         }),
         (o) => `delegation ${o.status}`,
       ),
@@ -104,14 +103,13 @@ export function registerAccess(program: Command): void {
         async (app, o: { brand: string; event: string; email: string }) => {
           const brand = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
           const email = parse(TeammateEmail, o.email, 'email');
-          await addShareGuest(
-            app,
-            { brand, relation: 'own' },
-            o.event,
+          await addShareGuest(app, {
+            access: { brand, relation: 'own' },
+            eventUri: o.event,
             email,
-            'operator',
-            brand.account_id,
-          );
+            actor: 'operator',
+            byAccount: brand.account_id,
+          });
           return { ok: true, email };
         },
         (o) => `guest ${o.email} added`,

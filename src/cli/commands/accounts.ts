@@ -81,13 +81,12 @@ export function registerAccounts(program: Command): void {
     .action(
       action(
         async (app, o: { account: string; email: string; password: string; role: string }) => ({
-          user: await addUser(
-            app,
-            o.account,
-            parse(Email, o.email, 'email'),
-            o.password,
-            parse(Role, o.role, 'role'),
-          ),
+          user: await addUser(app, {
+            accountId: o.account,
+            email: parse(Email, o.email, 'email'),
+            password: o.password,
+            role: parse(Role, o.role, 'role'),
+          }),
         }),
         (o) => `user ${o.user}`,
       ),

@@ -28,7 +28,7 @@ export function registerBrands(program: Command): void {
         async (app, o: { account: string; host: string; name?: string; verified?: boolean }) => {
           const host = parse(BrandHost, o.host, 'host');
           const name = o.name === undefined ? undefined : parse(Name, o.name, 'name');
-          await addBrand(app, o.account, host, name, !!o.verified);
+          await addBrand(app, { accountId: o.account, host, name, verified: !!o.verified });
           return { brand: host };
         },
         (o) => `brand ${o.brand}`,

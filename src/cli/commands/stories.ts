@@ -23,7 +23,7 @@ export function registerStories(program: Command): void {
         async (app, o: { brand: string; file: string }) => {
           const brand = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
           const article = parse(Article, await readJsonFile(o.file, 'file'), 'file');
-          return importStory(app, brand, article, 'operator');
+          return importStory(app, { brand, article, actor: 'operator' });
         },
         (o) => `story ${o.event_uri}`,
       ),

@@ -25,7 +25,12 @@ export function registerWebhooks(program: Command): void {
     .action(
       action(
         async (app, o: { account: string; url: string; events: string }) =>
-          addEndpoint(app, o.account, o.url, o.events.split(','), 'operator'),
+          addEndpoint(app, {
+            accountId: o.account,
+            url: o.url,
+            events: o.events.split(','),
+            actor: 'operator',
+          }),
         (o) => `endpoint ${o.id}\nsecret ${o.secret}  (shown once)`,
       ),
     );

@@ -34,7 +34,12 @@ export const addStoryContext = defineOperation({
   hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    const pending = await addContext(app, actor, access, input.event_uri, input.context);
+    const pending = await addContext(app, {
+      actor,
+      access,
+      eventUri: input.event_uri,
+      context: input.context,
+    });
     return {
       ok: true,
       brand: access.brand.host,

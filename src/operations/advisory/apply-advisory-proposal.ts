@@ -32,7 +32,7 @@ export const applyAdvisoryProposal = defineOperation({
   hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    const { status } = await applyProposal(app, actor, access, input.event_uri);
+    const { status } = await applyProposal(app, { actor, access, eventUri: input.event_uri });
     return {
       ok: true,
       brand: access.brand.host,

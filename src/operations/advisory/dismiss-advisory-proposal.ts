@@ -22,7 +22,7 @@ export const dismissAdvisoryProposal = defineOperation({
   hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    await dismissProposal(app, actor, access, input.event_uri);
+    await dismissProposal(app, { actor, access, eventUri: input.event_uri });
     return {
       ok: true,
       brand: access.brand.host,

@@ -38,7 +38,10 @@ export const triggerAdvisory = defineOperation({
     const access = await brandFor(app, actor, input.brand);
     // People are never charged by a call (spec 4.3): past the included units they buy one
     // at checkout. Keys meter on the payer's subscription.
-    return unlockAdvisory(app, actor, access, input.event_uri, {
+    return unlockAdvisory(app, {
+      actor,
+      access,
+      eventUri: input.event_uri,
       allowMetering: actor.kind === 'key',
     });
   },

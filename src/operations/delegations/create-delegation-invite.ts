@@ -27,6 +27,11 @@ export const createDelegationInvite = defineOperation({
   portal: true,
   hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   async handler({ app, actor }, input) {
-    return createInvite(app, actor.accountId, input.brand, input.return_url, actorLabel(actor));
+    return createInvite(app, {
+      partnerId: actor.accountId,
+      host: input.brand,
+      returnUrl: input.return_url,
+      actor: actorLabel(actor),
+    });
   },
 });

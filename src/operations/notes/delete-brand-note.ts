@@ -22,7 +22,7 @@ export const deleteBrandNote = defineOperation({
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    const deleted = await removeNote(app, actor, access, input.event_uri);
+    const deleted = await removeNote(app, { actor, access, eventUri: input.event_uri });
     return { ok: true, brand: access.brand.host, event_uri: input.event_uri, deleted };
   },
 });

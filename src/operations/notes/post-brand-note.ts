@@ -17,7 +17,7 @@ export const postBrandNote = defineOperation({
   hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    await publishBrandNote(app, actor, access, input.event_uri, input.text);
+    await publishBrandNote(app, { actor, access, eventUri: input.event_uri, text: input.text });
     return { ok: true, brand: access.brand.host, event_uri: input.event_uri };
   },
 });

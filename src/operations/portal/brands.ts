@@ -41,14 +41,13 @@ export const addBrandInApp = defineOperation({
   access: { minRole: 'admin' },
   portal: true,
   async handler({ app, actor }, input) {
-    await addBrand(
-      app,
-      actor.accountId,
-      input.host,
-      input.name || undefined,
-      false,
-      actorLabel(actor),
-    );
+    await addBrand(app, {
+      accountId: actor.accountId,
+      host: input.host,
+      name: input.name || undefined,
+      verified: false,
+      actor: actorLabel(actor),
+    });
     return { ok: true, brand: input.host };
   },
 });

@@ -42,7 +42,12 @@ export const revokePartner = defineOperation({
   access: { minRole: 'admin' },
   portal: true,
   async handler({ app, actor }, input) {
-    await revokeDelegation(app, actor.accountId, input.partner, input.brand, actorLabel(actor));
+    await revokeDelegation(app, {
+      clientId: actor.accountId,
+      partnerId: input.partner,
+      host: input.brand,
+      actor: actorLabel(actor),
+    });
     return { ok: true, status: 'revoked' as const };
   },
 });

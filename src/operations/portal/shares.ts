@@ -67,14 +67,13 @@ export const addGuest = defineOperation({
   portal: true,
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    await addShareGuest(
-      app,
+    await addShareGuest(app, {
       access,
-      input.event_uri,
-      input.email,
-      actorLabel(actor),
-      actor.accountId,
-    );
+      eventUri: input.event_uri,
+      email: input.email,
+      actor: actorLabel(actor),
+      byAccount: actor.accountId,
+    });
     return { ok: true };
   },
 });
@@ -88,7 +87,12 @@ export const removeGuest = defineOperation({
   portal: true,
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    await removeShareGuest(app, access, input.event_uri, input.email, actorLabel(actor));
+    await removeShareGuest(app, {
+      access,
+      eventUri: input.event_uri,
+      email: input.email,
+      actor: actorLabel(actor),
+    });
     return { ok: true };
   },
 });

@@ -76,7 +76,12 @@ export const addWebhook = defineOperation({
   access: { minRole: 'admin' },
   portal: true,
   handler: ({ app, actor }, input) =>
-    addEndpoint(app, actor.accountId, input.url, input.events, actorLabel(actor)),
+    addEndpoint(app, {
+      accountId: actor.accountId,
+      url: input.url,
+      events: input.events,
+      actor: actorLabel(actor),
+    }),
 });
 
 export const rotateWebhookSecret = defineOperation({

@@ -71,14 +71,13 @@ export const createShare = defineOperation({
   hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    const share = await upsertShare(
-      app,
+    const share = await upsertShare(app, {
       access,
-      input.event_uri,
-      { access: input.access, mode: input.mode, listed: input.listed },
-      actorLabel(actor),
-      actor.accountId,
-    );
+      eventUri: input.event_uri,
+      asked: { access: input.access, mode: input.mode, listed: input.listed },
+      actor: actorLabel(actor),
+      byAccount: actor.accountId,
+    });
     return { ok: true, brand: access.brand.host, event_uri: input.event_uri, ...share };
   },
 });

@@ -54,15 +54,14 @@ export const assignPhase = defineOperation({
   hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    const r = await assign(
-      app,
+    const r = await assign(app, {
       actor,
       access,
-      input.event_uri,
-      input.phase,
-      input.assignee,
-      input.invite ?? false,
-    );
+      eventUri: input.event_uri,
+      phaseNumber: input.phase,
+      email: input.assignee,
+      invite: input.invite ?? false,
+    });
     return {
       ok: true,
       brand: access.brand.host,

@@ -29,14 +29,13 @@ export const assignStory = defineOperation({
   hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    const r = await assign(
-      app,
+    const r = await assign(app, {
       actor,
       access,
-      input.event_uri,
-      input.assignee,
-      input.invite ?? false,
-    );
+      eventUri: input.event_uri,
+      email: input.assignee,
+      invite: input.invite ?? false,
+    });
     return { ok: true, brand: access.brand.host, event_uri: input.event_uri, ...r };
   },
 });

@@ -57,7 +57,12 @@ export const completePhase = defineOperation({
     const access = await brandFor(app, actor, input.brand);
     // A person marks done only the phase assigned to them (spec 4.3); a key, any phase.
     const onlyUserId = actor.kind === 'user' ? actor.userId : undefined;
-    const r = await complete(app, actor, access, input.event_uri, input.phase, input.comment, {
+    const r = await complete(app, {
+      actor,
+      access,
+      eventUri: input.event_uri,
+      phaseNumber: input.phase,
+      comment: input.comment,
       onlyUserId,
     });
     return {

@@ -27,7 +27,12 @@ export const unassignPhase = defineOperation({
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    const r = await unassign(app, actor, access, input.event_uri, input.phase);
+    const r = await unassign(app, {
+      actor,
+      access,
+      eventUri: input.event_uri,
+      phaseNumber: input.phase,
+    });
     return {
       ok: true,
       brand: access.brand.host,

@@ -23,7 +23,7 @@ export const unassignStory = defineOperation({
   hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
-    const r = await unassign(app, actor, access, input.event_uri);
+    const r = await unassign(app, { actor, access, eventUri: input.event_uri });
     return { ok: true, brand: access.brand.host, event_uri: input.event_uri, ...r };
   },
 });
