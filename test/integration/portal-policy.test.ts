@@ -269,6 +269,12 @@ describe('what each person may do', () => {
       { outsider: 404, member: 303 },
     ],
     [
+      // Owners only among people (spec 3.2), whatever the proposal's state.
+      'apply the proposal',
+      () => [`${storyPath()}/apply`, {}],
+      { outsider: 404, member: 403, admin: 403 },
+    ],
+    [
       'dismiss the proposal',
       () => [`${storyPath()}/dismiss`, {}],
       { outsider: 404, member: 403, admin: 303 },

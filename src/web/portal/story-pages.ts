@@ -9,6 +9,7 @@ import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
 import { triggerAdvisory } from '../../operations/advisory/trigger-advisory.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
+import { mayRun } from '../../operations/execute.js';
 import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
 import type { Operation } from '../../operations/operation.js';
@@ -223,6 +224,8 @@ async function storyPage(
   const { story } = view;
   const a = story.advisory;
   const path = storyPath(brand, event);
+  // Forms only for who may use them: the operation's rule for people.
+  const may = (op: Operation) => mayRun(actorOf(v.session), op);
   const form = (action: string, body: Html | string, label: string, cls = '') =>
     html`<form class="inline" method="post" action="${path}/${action}">${csrfField(v.csrf)}${body}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
   const sources = new Map(a.sources.map((s) => [s.id, s]));
@@ -332,7 +335,7 @@ ${
       )}</tbody></table>`
     : ''
 }
-${pending.status === 'ready' ? html`<p>${form('apply', '', 'Apply the proposal')} ${form('dismiss', '', 'Dismiss', 'secondary')}</p>` : ''}`
+${pending.status === 'ready' ? html`<p>${may(applyAdvisoryProposal) ? form('apply', '', 'Apply the proposal') : html`<span class="muted small">An owner applies it.</span>`} ${may(dismissAdvisoryProposal) ? form('dismiss', '', 'Dismiss', 'secondary') : ''}</p>` : ''}`
     : html`<form method="post" action="${path}/context">${csrfField(v.csrf)}
 <label for="context">Add what the coverage does not say</label>
 <textarea id="context" name="context" required maxlength="4000"></textarea>
