@@ -114,7 +114,34 @@ export async function seedWorld(app: AppContext) {
     await grantDelegation(app, { partnerId: agency, clientId: id, host, actor: 'test' });
     return host;
   };
-  return { accounts: { agency, client, other, starter }, keys, stories, story, clientBrand };
+  let customers = 0;
+  /**
+   * An account of a test's own (plan agency unless said), with one verified brand and an
+   * owner key: for a test that changes what is account- or brand-wide (included units, a
+   * subscription), so no other test's order matters.
+   */
+  const customer = async (plan: 'pro' | 'partner' | 'agency' = 'agency') => {
+    const n = ++customers;
+    const host = `customer-${n}.example`;
+    const name = `Customer${n}`;
+    const accountId = await createAccount(app, name, plan);
+    await addBrand(app, { accountId, host, name, verified: true });
+    const { key: ownerKey } = await createKey(app, {
+      accountId,
+      role: 'owner',
+      scope: null,
+      actor: 'operator',
+    });
+    return { accountId, host, key: ownerKey, story: (k: number) => story(host, k) };
+  };
+  return {
+    accounts: { agency, client, other, starter },
+    keys,
+    stories,
+    story,
+    clientBrand,
+    customer,
+  };
 }
 
 export type World = Awaited<ReturnType<typeof seedWorld>>;
