@@ -9,13 +9,17 @@ import { PortalClient } from '../support/portal-client.js';
 /** WORKERS=2: several server processes on one port, without Redis. */
 let env: Record<string, string>;
 let drop: () => Promise<void>;
+let account: string;
 let key: string;
 let server: Awaited<ReturnType<typeof brsServe>>;
 
 /** One request on its own connection, so the kernel spreads them over the workers. */
-function get(path: string): Promise<{ status: number; headers: Record<string, unknown> }> {
+function get(
+  path: string,
+  apiKey = key,
+): Promise<{ status: number; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${server.url}${path}`, { agent: false, headers: { 'x-api-key': key } });
+    const req = request(`${server.url}${path}`, { agent: false, headers: { 'x-api-key': apiKey } });
     req.on('response', (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
@@ -25,8 +29,8 @@ function get(path: string): Promise<{ status: number; headers: Record<string, un
   });
 }
 
-async function workerPids(): Promise<number[]> {
-  const { stdout } = await promisify(execFile)('pgrep', ['-P', String(server.child.pid)]);
+async function workerPids(of = server): Promise<number[]> {
+  const { stdout } = await promisify(execFile)('pgrep', ['-P', String(of.child.pid)]);
   return stdout.trim().split('\n').map(Number);
 }
 
@@ -34,8 +38,7 @@ beforeAll(async () => {
   const db = await migratedDatabase();
   env = { DATABASE_URL: db.url, WORKERS: '2' };
   drop = db.drop;
-  const account = (await brs(env, 'account', 'create', '--name', 'P', '--plan', 'partner')).out
-    .account;
+  account = (await brs(env, 'account', 'create', '--name', 'P', '--plan', 'partner')).out.account;
   key = (
     await brs(env, 'key', 'create', '--account', account, '--role', 'owner', '--scope', 'full')
   ).out.key;
@@ -52,15 +55,19 @@ describe('WORKERS=2', () => {
   });
 
   it('counts one rate-limit window per key across the processes', async () => {
+    // A key of its own: this test spends its whole window.
+    const own = (
+      await brs(env, 'key', 'create', '--account', account, '--role', 'owner', '--scope', 'full')
+    ).out.key;
     const remaining: number[] = [];
     for (let i = 0; i < 120; i++) {
-      const r = await get('/v1/brands');
+      const r = await get('/v1/brands', own);
       expect(r.status).toBe(200);
       remaining.push(Number(r.headers['ratelimit-remaining']));
     }
     // Per-process windows would repeat numbers; one shared window counts straight down.
     expect(remaining).toEqual(Array.from({ length: 120 }, (_, i) => 119 - i));
-    const r = await get('/v1/brands');
+    const r = await get('/v1/brands', own);
     expect(r.status).toBe(429);
     expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
@@ -107,9 +114,11 @@ describe('WORKERS=2', () => {
   });
 
   it('stops every process on SIGTERM', async () => {
-    const pids = await workerPids();
-    await server.stop();
-    expect(server.child.exitCode).toBe(0);
+    // A server of its own to stop.
+    const own = await brsServe(env);
+    const pids = await workerPids(own);
+    await own.stop();
+    expect(own.child.exitCode).toBe(0);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   });
 });
