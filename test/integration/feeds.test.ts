@@ -53,12 +53,17 @@ const PAGES: Record<string, string> = {
   ),
 };
 
-let items: { path: string; guid: string; date: string }[] = [];
-let etag = '"v1"';
+/** A feed of the site: its items (oldest first) and its current ETag. */
+interface Feed {
+  items: { path: string; guid: string; date: string }[];
+  etag: string;
+}
+/** Each test's feeds, by path: a test edits only its own. */
+const feeds = new Map<string, Feed>();
 let flaky = false;
-const feedXml = () => `<?xml version="1.0" encoding="UTF-8"?>
+const feedXml = (feed: Feed) => `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>Daily Ledger</title><link>${base}/</link>
-${[...items]
+${[...feed.items]
   .reverse()
   .map(
     (i) =>
@@ -75,18 +80,19 @@ beforeAll(async () => {
       ifNoneMatch: req.headers['if-none-match'],
       ifModifiedSince: req.headers['if-modified-since'],
     });
-    if (url === '/feed.xml') {
-      if (req.headers['if-none-match'] === etag) {
-        res.writeHead(304, { etag }).end();
+    const feed = feeds.get(url);
+    if (feed) {
+      if (req.headers['if-none-match'] === feed.etag) {
+        res.writeHead(304, { etag: feed.etag }).end();
         return;
       }
       res
         .writeHead(200, {
           'content-type': 'application/rss+xml',
-          etag,
+          etag: feed.etag,
           'last-modified': 'Wed, 18 Nov 2026 10:00:00 GMT',
         })
-        .end(feedXml());
+        .end(feedXml(feed));
       return;
     }
     if (url === '/big.xml') {
@@ -128,7 +134,6 @@ beforeAll(async () => {
     { runJobs: false },
   );
   account = await createAccount(svc.app, 'Acme', 'partner');
-  await addBrand(svc.app, { accountId: account, host: 'acme.com', name: 'Acme', verified: true });
   key = (await createKey(svc.app, { accountId: account, role: 'owner', scope: null, actor: 't' }))
     .key;
   await addEndpoint(svc.app, {
@@ -142,6 +147,29 @@ afterAll(async () => {
   site.close();
   await svc.close();
 });
+
+let brands = 0;
+/**
+ * A brand named Acme of the test's own (its stories, its feeds), and a feed of the site
+ * at a path of its own: each test polls only what it made.
+ */
+async function acme() {
+  const n = ++brands;
+  const host = `acme-${n}.example`;
+  await addBrand(svc.app, { accountId: account, host, name: 'Acme', verified: true });
+  const brand = await requireBrandByHost(svc.app, host);
+  const stories = async () =>
+    (await svc.request('GET', '/v1/stories', { key, query: { brand: host } })).body.stories;
+  return { host, brand, stories };
+}
+
+async function siteFeed(brand: { id: string; account_id: string }) {
+  const path = `/feeds/${brands}-${feeds.size}.xml`;
+  const feed: Feed = { items: [], etag: '"v1"' };
+  feeds.set(path, feed);
+  const { id } = await addFeed(svc.app, brand, `${base}${path}`, 'operator');
+  return { id, path, feed };
+}
 
 /** Polls one feed now, as its job would. */
 async function pollOnly(feed: string) {
@@ -158,74 +186,88 @@ async function pollOnly(feed: string) {
   await svc.app.jobs.drain();
 }
 
-/** Makes every feed due, schedules and runs the polls, as the scheduler would. */
-async function poll(): Promise<void> {
+/** Polls one feed as two schedulers (two processes) due at the same instant would. */
+async function poll(feed: string): Promise<void> {
+  const due = () =>
+    svc.app.db
+      .updateTable('brand_feeds')
+      .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+      .where('id', '=', feed)
+      .execute();
   await svc.app.db
     .updateTable('brand_feeds')
-    .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+    .set({ next_poll_at: '2099-01-01T00:00:00.000Z' })
     .execute();
-  // Two schedulers (two processes) at the same instant: one poll is enqueued.
+  await due();
+  // Two schedulers at the same instant: one poll is enqueued.
   const claimed = await Promise.all([scheduleDueFeeds(svc.app), scheduleDueFeeds(svc.app)]);
   expect(claimed.sort()).toEqual([0, 1]);
   // Due again before its poll ran: no second poll of the same feed.
-  await svc.app.db
-    .updateTable('brand_feeds')
-    .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
-    .execute();
+  await due();
   expect(await scheduleDueFeeds(svc.app)).toBe(0);
   await svc.app.jobs.drain();
 }
 
-const stories = async () =>
-  (await svc.request('GET', '/v1/stories', { key, query: { brand: 'acme.com' } })).body.stories;
+const outcomesOf = async (feed: string) =>
+  Object.fromEntries(
+    (
+      await svc.app.db
+        .selectFrom('feed_items')
+        .select(['item_key', 'outcome'])
+        .where('feed_id', '=', feed)
+        .execute()
+    ).map((r) => [r.item_key, r.outcome]),
+  );
 
 describe('feed monitoring', () => {
   it('refuses a feed URL that is not http(s) or not public', async () => {
-    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    const { brand } = await acme();
     await expect(addFeed(svc.app, brand, 'ftp://example.org/feed', 't')).rejects.toThrow(/url:/);
     await expect(addFeed(svc.app, brand, 'http://10.0.0.1/feed', 't')).rejects.toThrow(/url:/);
   });
 
   it('reads new items: one that mentions the brand becomes a story, the other is skipped', async () => {
-    const brand = await requireBrandByHost(svc.app, 'acme.com');
-    await addFeed(svc.app, brand, `${base}/feed.xml`, 'operator');
-    await expect(addFeed(svc.app, brand, `${base}/feed.xml`, 'operator')).rejects.toThrow(
+    const { brand, stories } = await acme();
+    const { id, path, feed } = await siteFeed(brand);
+    await expect(addFeed(svc.app, brand, `${base}${path}`, 'operator')).rejects.toThrow(
       /already monitored/,
     );
-    items = [
+    feed.items = [
       { path: '/news/acme-recall', guid: 'ledger-1', date: '2026-11-18T08:00:00Z' },
       { path: '/news/weather', guid: 'ledger-2', date: '2026-11-18T09:00:00Z' },
     ];
-    await poll();
+    await poll(id);
     const list = await stories();
     expect(list).toHaveLength(1);
     expect(list[0].title).toBe('Acme recalls 40,000 PowerCell 9 battery packs');
-    const outcomes = await svc.app.db
-      .selectFrom('feed_items')
-      .select(['item_key', 'outcome'])
-      .orderBy('item_key')
-      .execute();
-    expect(outcomes).toEqual([
-      { item_key: 'ledger-1', outcome: 'created' },
-      { item_key: 'ledger-2', outcome: 'skipped: brand not mentioned' },
-    ]);
-    const [feed] = await listFeeds(svc.app, brand.id);
-    expect(feed).toMatchObject({ last_status: '200: 2 new items', last_error: null });
+    expect(await outcomesOf(id)).toEqual({
+      'ledger-1': 'created',
+      'ledger-2': 'skipped: brand not mentioned',
+    });
+    const [listed] = await listFeeds(svc.app, brand.id);
+    expect(listed).toMatchObject({ last_status: '200: 2 new items', last_error: null });
   });
 
   it('an unchanged feed answers 304 to the conditional request and nothing is created', async () => {
+    const { brand, stories } = await acme();
+    const { id, path, feed } = await siteFeed(brand);
+    feed.items = [{ path: '/news/acme-recall', guid: 'ledger-1', date: '2026-11-18T08:00:00Z' }];
+    await poll(id);
     const before = requests.length;
-    await poll();
+    await poll(id);
     const asked = requests.slice(before);
     expect(asked).toEqual([
-      { url: '/feed.xml', ifNoneMatch: '"v1"', ifModifiedSince: 'Wed, 18 Nov 2026 10:00:00 GMT' },
+      { url: path, ifNoneMatch: '"v1"', ifModifiedSince: 'Wed, 18 Nov 2026 10:00:00 GMT' },
     ]);
     expect(await stories()).toHaveLength(1);
-    const brand = await requireBrandByHost(svc.app, 'acme.com');
     expect((await listFeeds(svc.app, brand.id))[0]!.last_status).toBe('304 not modified');
   });
 
   it('an item covering the same event joins the story: spread, severity and story.updated', async () => {
+    const { brand, stories } = await acme();
+    const { id, path, feed } = await siteFeed(brand);
+    feed.items = [{ path: '/news/acme-recall', guid: 'ledger-1', date: '2026-11-18T08:00:00Z' }];
+    await poll(id);
     const [story] = await stories();
     // The advisory is locked, so the scores are read where they are kept.
     const scores = () =>
@@ -235,6 +277,7 @@ describe('feed monitoring', () => {
           j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', 'live'),
         )
         .select([
+          's.id',
           's.severity',
           's.spread',
           's.topics',
@@ -245,17 +288,18 @@ describe('feed monitoring', () => {
         .executeTakeFirstOrThrow();
     expect(await scores()).toMatchObject({ spread: 'contained', advisory_spread: 'contained' });
 
-    items.push({ path: '/tech/powercell-pulled', guid: 'gw-1', date: '2026-11-19T07:00:00Z' });
-    etag = '"v2"';
+    feed.items.push({ path: '/tech/powercell-pulled', guid: 'gw-1', date: '2026-11-19T07:00:00Z' });
+    feed.etag = '"v2"';
     const fetched = requests.length;
-    await poll();
+    await poll(id);
     // Only the new item's page is read; items seen before are not fetched again.
     const asked = requests.slice(fetched).map((r) => r.url);
-    expect(asked.filter((u) => u !== '/hook')).toEqual(['/feed.xml', '/tech/powercell-pulled']);
+    expect(asked.filter((u) => u !== '/hook')).toEqual([path, '/tech/powercell-pulled']);
 
     const list = await stories();
     expect(list).toHaveLength(1);
-    expect(await scores()).toMatchObject({
+    const joined = await scores();
+    expect(joined).toMatchObject({
       severity: 'critical',
       spread: 'growing',
       advisory_spread: 'growing',
@@ -264,6 +308,7 @@ describe('feed monitoring', () => {
     const articles = await svc.app.db
       .selectFrom('articles')
       .select(['source_key', 'publisher'])
+      .where('story_id', '=', joined.id)
       .orderBy('source_key')
       .execute();
     expect(articles).toEqual([
@@ -274,53 +319,49 @@ describe('feed monitoring', () => {
       .selectFrom('audit_log')
       .select(['action', 'actor'])
       .where('action', '=', 'story.article_added')
+      .where('story_id', '=', joined.id)
       .execute();
     expect(audit).toEqual([{ action: 'story.article_added', actor: 'monitor' }]);
-    const deliveries = await svc.app.db
-      .selectFrom('webhook_deliveries')
-      .select(['event_type', 'payload'])
-      .execute();
+    const deliveries = (
+      await svc.app.db.selectFrom('webhook_deliveries').select(['event_type', 'payload']).execute()
+    ).filter((d) => d.payload.includes(story.event_uri));
     expect(deliveries.map((d) => d.event_type)).toEqual(['story.updated']);
     expect(asked).toContain('/hook');
-    expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({
-      type: 'story.updated',
-    });
+    expect(JSON.parse(deliveries[0]!.payload)).toMatchObject({ type: 'story.updated' });
     const feedItem = await svc.app.db
       .selectFrom('feed_items')
       .select(['outcome', 'event_uri'])
+      .where('feed_id', '=', id)
       .where('item_key', '=', 'gw-1')
       .executeTakeFirstOrThrow();
     expect(feedItem).toEqual({ outcome: 'joined', event_uri: story.event_uri });
   });
 
   it('a page that is down is read again at the next poll; one that is gone is not', async () => {
-    items.push(
+    const { brand } = await acme();
+    const { id, feed } = await siteFeed(brand);
+    feed.items = [
       { path: '/news/flaky', guid: 'flaky-1', date: '2026-11-19T09:00:00Z' },
       { path: '/news/missing', guid: 'missing-1', date: '2026-11-19T09:30:00Z' },
-    );
-    etag = '"v3"';
+    ];
     flaky = true;
-    await poll();
-    const outcomes = async () =>
-      Object.fromEntries(
-        (await svc.app.db.selectFrom('feed_items').select(['item_key', 'outcome']).execute()).map(
-          (r) => [r.item_key, r.outcome],
-        ),
-      );
-    expect((await outcomes())['flaky-1']).toBeUndefined();
-    expect((await outcomes())['missing-1']).toBe('skipped: the page answered HTTP 404');
-    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    try {
+      await poll(id);
+    } finally {
+      flaky = false;
+    }
+    expect((await outcomesOf(id))['flaky-1']).toBeUndefined();
+    expect((await outcomesOf(id))['missing-1']).toBe('skipped: the page answered HTTP 404');
     expect((await listFeeds(svc.app, brand.id))[0]!.last_status).toBe(
       '200: 2 new items, 1 to retry',
     );
     // The validators were not kept: the next poll reads the feed again, not a 304.
-    flaky = false;
-    await poll();
-    expect((await outcomes())['flaky-1']).toBe('skipped: brand not mentioned');
+    await poll(id);
+    expect((await outcomesOf(id))['flaky-1']).toBe('skipped: brand not mentioned');
   });
 
   it('at its first poll a feed’s history is remembered unread: only its 10 newest items are read', async () => {
-    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    const { brand } = await acme();
     const big = await addFeed(svc.app, brand, `${base}/big.xml`, 'operator');
     const before = requests.length;
     await svc.app.jobs.drain();
@@ -340,11 +381,10 @@ describe('feed monitoring', () => {
       'old-4',
       'old-5',
     ]);
-    await removeFeed(svc.app, brand, big.id, 'operator');
   });
 
   it('a feed in a legacy charset is read in it: its accented link and guid survive', async () => {
-    const brand = await requireBrandByHost(svc.app, 'acme.com');
+    const { brand } = await acme();
     const feed = await addFeed(svc.app, brand, `${base}/latin1.xml`, 'operator');
     await svc.app.jobs.drain();
     await pollOnly(feed.id);
@@ -360,17 +400,21 @@ describe('feed monitoring', () => {
         outcome: expect.stringMatching(/^(created|joined|exists)$/),
       },
     ]);
-    await removeFeed(svc.app, brand, feed.id, 'operator');
   });
 
   it('a removed feed is no longer polled', async () => {
-    const brand = await requireBrandByHost(svc.app, 'acme.com');
-    const [feed] = await listFeeds(svc.app, brand.id);
+    const { brand } = await acme();
+    const { id } = await siteFeed(brand);
+    await svc.app.db
+      .updateTable('brand_feeds')
+      .set({ next_poll_at: '2099-01-01T00:00:00.000Z' })
+      .execute();
     await svc.app.db
       .updateTable('brand_feeds')
       .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+      .where('id', '=', id)
       .execute();
-    await removeFeed(svc.app, brand, feed!.id, 'operator');
+    await removeFeed(svc.app, brand, id, 'operator');
     expect(await listFeeds(svc.app, brand.id)).toEqual([]);
     expect(await scheduleDueFeeds(svc.app)).toBe(0);
   });
