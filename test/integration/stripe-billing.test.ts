@@ -32,18 +32,32 @@ afterAll(async () => {
   await stripe.close();
 });
 
-const unlock = (event_uri: string) =>
+/** Whose brand a story is: Northwind (no subscription) unless a test has its own. */
+type Who = { host: string; key: string };
+const northwind = (): Who => ({ host: 'northwind.example', key: w.keys.owner });
+const unlock = (event_uri: string, who = northwind()) =>
   svc.request('POST', '/v1/advisory', {
-    key: w.keys.owner,
-    body: { brand: 'northwind.example', event_uri },
+    key: who.key,
+    body: { brand: who.host, event_uri },
   });
-const locked = async (event_uri: string) =>
+const locked = async (event_uri: string, who = northwind()) =>
   (
     await svc.request('GET', '/v1/story', {
-      key: w.keys.owner,
-      query: { brand: 'northwind.example', event_uri },
+      key: who.key,
+      query: { brand: who.host, event_uri },
     })
   ).body.story.advisory.locked;
+
+/**
+ * A subscribed account of the test's own (its Stripe customer), its included unit of
+ * this month used: its next unlock is metered whatever the other tests did.
+ */
+async function subscriber(customer: string) {
+  const c = await w.customer();
+  await subscribe(svc.app, c.accountId, 'test', customer);
+  expect((await unlock(await c.story(n++), c)).body.counted).toBe(true);
+  return c;
+}
 const ledgerOf = (event_uri: string) =>
   svc.app.db
     .selectFrom('billing_ledger as l')
@@ -131,9 +145,9 @@ describe('Stripe adapter', () => {
   });
 
   it('meters one unit with an idempotent identifier on the subscription', async () => {
-    await subscribe(svc.app, w.accounts.agency, 'test', 'cus_test_agency');
-    const e = await w.story('northwind.example', n++);
-    const r = await unlock(e);
+    const c = await subscriber('cus_test_agency');
+    const e = await c.story(n++);
+    const r = await unlock(e, c);
     expect(r.body).toMatchObject({ ok: true, counted: false, billed_eur: 15 });
     // The job that reports client brands meters too, whenever it runs: look for the unlock.
     const sent = stripe.meterEvents.filter((m) => m.event_name === 'advisory_unlock').at(-1)!;
@@ -149,42 +163,44 @@ describe('Stripe adapter', () => {
   });
 
   it('a failing meter call unlocks nothing and charges nothing (402)', async () => {
-    const e = await w.story('northwind.example', n++);
+    const c = await subscriber('cus_test_failing');
+    const e = await c.story(n++);
     stripe.failMeterWith = 400;
     try {
-      const r = await unlock(e);
+      const r = await unlock(e, c);
       expect(r.status).toBe(402);
       expect(r.text).toBe('{"error":"payment failed; nothing was unlocked"}');
     } finally {
       stripe.failMeterWith = null;
     }
-    expect(await locked(e)).toBe(true);
+    expect(await locked(e, c)).toBe(true);
     expect(await ledgerOf(e)).toEqual([]);
     // Once the provider answers again, the same request goes through.
-    expect((await unlock(e)).body).toMatchObject({ ok: true, billed_eur: 15 });
+    expect((await unlock(e, c)).body).toMatchObject({ ok: true, billed_eur: 15 });
   });
 
   it('holds no lock on the story while Stripe takes its time with the metering call', async () => {
-    const e = await w.story('northwind.example', n++);
+    const c = await subscriber('cus_test_slow');
+    const e = await c.story(n++);
     stripe.holdMeter = true;
-    const pending = unlock(e);
+    const pending = unlock(e, c);
     try {
       const sent = () => stripe.meterEvents.filter((m) => m.event_name === 'advisory_unlock');
       const before = sent().length;
       while (sent().length === before) await new Promise((r) => setTimeout(r, 20));
-      // Another change to the same story goes through meanwhile.
+      // Another change to the same story (it locks the story too) goes through meanwhile.
       const assign = await svc.request('POST', '/v1/story/assign', {
-        key: w.keys.owner,
-        body: { brand: 'northwind.example', event_uri: e, assignee: 'owner@northwind.example' },
+        key: c.key,
+        body: { brand: c.host, event_uri: e, assignee: 'ops@customer.example', invite: true },
       });
       expect(assign.status).toBe(200);
-      expect(await locked(e)).toBe(true);
+      expect(await locked(e, c)).toBe(true);
     } finally {
       stripe.holdMeter = false;
       stripe.releaseHeld();
     }
     expect((await pending).body).toMatchObject({ ok: true, billed_eur: 15 });
-    expect(await locked(e)).toBe(false);
+    expect(await locked(e, c)).toBe(false);
     expect(await ledgerOf(e)).toHaveLength(1);
   });
 });
