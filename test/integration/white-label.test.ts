@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
-import { readBrandKit } from '../../src/domain/brand-kit.js';
+import { readBrandKit, setBrandKit } from '../../src/domain/brand-kit.js';
 import { listOutbox } from '../../src/email/outbox.js';
 import { brs, brsServe } from '../support/cli.js';
 import { migratedDatabase } from '../support/databases.js';
@@ -98,6 +98,11 @@ describe('brand kit in the portal', () => {
     logo: 'https://cdn.northwind.example/logo.svg?v=1&amp;size=2',
     accent: '#0a7f5a',
   };
+  // Each test starts from the kit saved (one of them clears it).
+  beforeEach(async () => {
+    // As the portal's form stores it (the colour lower-cased).
+    await setBrandKit(svc.app, agency, { ...KIT, accent_color: '#0a7f5a' }, 'test');
+  });
 
   it('an owner saves it on the partners page, and every onboarding page of an invitation wears it', async () => {
     const page = await owner.get('/app/partners');
@@ -292,10 +297,22 @@ describe('brs account brand-kit', () => {
   let env: Record<string, string>;
   let drop: () => Promise<void>;
   let server: Awaited<ReturnType<typeof brsServe>> | undefined;
+  // The account whose kit the tests read: set by the command itself.
   beforeAll(async () => {
     const db = await migratedDatabase();
     env = { DATABASE_URL: db.url };
     drop = db.drop;
+    account = (await brs(env, 'account', 'create', '--name', 'Fabrikam', '--plan', 'agency')).out
+      .account;
+    const set = await kit(
+      '--name',
+      'Fabrikam Studio',
+      '--logo-url',
+      'https://fabrikam.example/logo.png',
+      '--accent',
+      '#0a7',
+    );
+    expect(set.code).toBe(0);
   });
   afterAll(async () => {
     await server?.stop();
@@ -307,8 +324,11 @@ describe('brs account brand-kit', () => {
     brs(env, 'account', 'brand-kit', '--account', account, ...args);
 
   it('sets, shows and clears the kit', { timeout: 90_000 }, async () => {
-    account = (await brs(env, 'account', 'create', '--name', 'Fabrikam', '--plan', 'agency')).out
-      .account;
+    // An account of its own, from no kit at all.
+    const account = (await brs(env, 'account', 'create', '--name', 'Contoso', '--plan', 'agency'))
+      .out.account;
+    const kit = (...args: string[]) =>
+      brs(env, 'account', 'brand-kit', '--account', account, ...args);
     expect((await kit()).out).toEqual({
       account,
       display_name: null,
