@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { createKey } from '../../src/domain/api-key-admin.js';
+import { subscribe } from '../../src/domain/billing-admin.js';
 import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
 import { importStory } from '../../src/domain/import-story.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -39,6 +41,13 @@ beforeAll(async () => {
     role: 'owner',
   });
   await addBrand(svc.app, { accountId: acme, host: 'acme.example', name: 'Acme', verified: true });
+  // The brand whose settings (feeds, aliases, recognition) the action rows change.
+  await addBrand(svc.app, {
+    accountId: acme,
+    host: 'settings.example',
+    name: 'Settings',
+    verified: true,
+  });
   const brand = await requireBrandByHost(svc.app, 'acme.example');
   event = (await importStory(svc.app, { brand, article: article('Acme', 1), actor: 'operator' }))
     .event_uri;
@@ -53,7 +62,36 @@ beforeAll(async () => {
   // Context needs the full advisory: unlocked with the included unit.
   await as.admin.get('/app');
   expect((await as.admin.post(`${storyPath()}/unlock`)).status).toBe(303);
+  // Rows that change a story's state get stories of their own (ownStory), unlocked by
+  // metering on a subscription, through the API.
+  await subscribe(svc.app, acme, 'test');
+  acmeKey = (
+    await createKey(svc.app, { accountId: acme, role: 'owner', scope: null, actor: 'test' })
+  ).key;
 });
+
+let acmeKey: string;
+let stories = 1;
+/** A story of its own, unlocked, with a ready proposal when asked: a row's own state. */
+async function ownStory(opts: { proposal?: boolean } = {}): Promise<string> {
+  const brand = await requireBrandByHost(svc.app, 'acme.example');
+  const { event_uri } = await importStory(svc.app, {
+    brand,
+    article: article('Acme', ++stories),
+    actor: 'operator',
+  });
+  const post = (path: string, body: object) =>
+    svc.request('POST', path, {
+      key: acmeKey,
+      body: { brand: 'acme.example', event_uri, ...body },
+    });
+  expect((await post('/v1/advisory', {})).body.ok).toBe(true);
+  if (opts.proposal) {
+    expect((await post('/v1/story/context', { context: 'New facts.' })).status).toBe(202);
+    await svc.app.jobs.drain();
+  }
+  return `/app/stories/acme.example/${event_uri}`;
+}
 
 it('an unlocked story says why it has its severity, citing the source the signal fired in', async () => {
   const page = (await as.admin.get(storyPath())).html;
@@ -211,7 +249,7 @@ describe('what each person sees', () => {
 describe('what each person may do', () => {
   const actions: [
     string,
-    (who: string) => [string, Record<string, string>],
+    (who: string) => [string, Record<string, string>] | Promise<[string, Record<string, string>]>,
     Record<string, number>,
   ][] = [
     [
@@ -220,23 +258,23 @@ describe('what each person may do', () => {
       { member: 403, outsider: 303, admin: 303 },
     ],
     [
-      'add a feed to acme.example',
+      'add a feed to settings.example',
       () => [
         '/app/brands/sources',
-        { brand: 'acme.example', url: 'https://news.example.org/feed.xml' },
+        { brand: 'settings.example', url: 'https://news.example.org/feed.xml' },
       ],
       { member: 403, outsider: 404, admin: 303 },
     ],
     [
-      'set the aliases of acme.example',
-      () => ['/app/brands/aliases', { brand: 'acme.example', aliases: 'Acme Corp' }],
+      'set the aliases of settings.example',
+      () => ['/app/brands/aliases', { brand: 'settings.example', aliases: 'Acme Corp' }],
       { member: 403, outsider: 404, admin: 303 },
     ],
     [
-      'set how acme.example is recognised',
+      'set how settings.example is recognised',
       () => [
         '/app/brands/match',
-        { brand: 'acme.example', strict: 'on', require: 'Road Runner', exclude: '' },
+        { brand: 'settings.example', strict: 'on', require: 'Road Runner', exclude: '' },
       ],
       { member: 403, outsider: 404, admin: 303 },
     ],
@@ -244,7 +282,7 @@ describe('what each person may do', () => {
       'set a recognition mode that does not exist',
       () => [
         '/app/brands/match',
-        { brand: 'acme.example', strict: 'sometimes', require: '', exclude: '' },
+        { brand: 'settings.example', strict: 'sometimes', require: '', exclude: '' },
       ],
       { admin: 400 },
     ],
@@ -265,7 +303,7 @@ describe('what each person may do', () => {
     ],
     [
       'add context to the story',
-      () => [`${storyPath()}/context`, { context: 'The supplier fixed it.' }],
+      async () => [`${await ownStory()}/context`, { context: 'The supplier fixed it.' }],
       { outsider: 404, member: 303 },
     ],
     [
@@ -276,7 +314,7 @@ describe('what each person may do', () => {
     ],
     [
       'dismiss the proposal',
-      () => [`${storyPath()}/dismiss`, {}],
+      async () => [`${await ownStory({ proposal: true })}/dismiss`, {}],
       { outsider: 404, member: 403, admin: 303 },
     ],
     [
@@ -313,7 +351,7 @@ describe('what each person may do', () => {
     for (const [who, status] of Object.entries(rows)) {
       it(`${name}: ${who} → ${status}`, async () => {
         const c = as[who as keyof typeof as];
-        const [path, fields] = request(who);
+        const [path, fields] = await request(who);
         await c.get('/app');
         const r = await c.post(path, fields);
         expect(r.status).toBe(status);
