@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addBrand } from '../../src/domain/brands.js';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -74,25 +75,33 @@ afterAll(async () => {
   await svc.close();
 });
 
-const fromUrl = (url: string) =>
-  svc.request('POST', '/v1/stories/from-url', { key: w.keys.owner, body: { brand: BRAND, url } });
-const jobOf = (job: string) =>
-  svc.request('GET', '/v1/stories/from-url', { key: w.keys.owner, query: { brand: BRAND, job } });
+const fromUrl = (url: string, brand = BRAND) =>
+  svc.request('POST', '/v1/stories/from-url', { key: w.keys.owner, body: { brand, url } });
+const jobOf = (job: string, brand = BRAND) =>
+  svc.request('GET', '/v1/stories/from-url', { key: w.keys.owner, query: { brand, job } });
 
 describe('story from URL', () => {
   it('queued → done → in the list; the same URL again → exists, nothing regenerated', async () => {
+    // A Northwind brand of its own: another test files this article under northwind.example.
+    const BRAND = 'fresh.northwind.example';
+    await addBrand(svc.app, {
+      accountId: w.accounts.agency,
+      host: BRAND,
+      name: 'Northwind',
+      verified: true,
+    });
     const url = `${base}/business/northwind-dispute`;
-    const queued = await fromUrl(url);
+    const queued = await fromUrl(url, BRAND);
     expect(queued.status).toBe(202);
     expect(queued.body).toEqual({
       ok: true,
       status: 'queued',
       job: expect.stringMatching(/^job_/),
     });
-    expect((await jobOf(queued.body.job)).body).toMatchObject({ status: 'queued' });
+    expect((await jobOf(queued.body.job, BRAND)).body).toMatchObject({ status: 'queued' });
 
     await svc.app.jobs.drain();
-    const done = await jobOf(queued.body.job);
+    const done = await jobOf(queued.body.job, BRAND);
     expect(done.body).toEqual({
       ok: true,
       brand: BRAND,
@@ -104,20 +113,27 @@ describe('story from URL', () => {
       key: w.keys.owner,
       query: { brand: BRAND },
     });
-    expect(list.body.stories[0]).toMatchObject({
-      event_uri: done.body.event_uri,
-      title: 'Northwind in contract dispute',
-    });
+    expect(list.body.stories).toEqual([
+      expect.objectContaining({
+        event_uri: done.body.event_uri,
+        title: 'Northwind in contract dispute',
+      }),
+    ]);
     const story = await svc.request('GET', '/v1/story', {
       key: w.keys.owner,
       query: { brand: BRAND, event_uri: done.body.event_uri },
     });
     expect(story.body.story.advisory.locked).toBe(true);
 
-    const again = await fromUrl(url);
+    const again = await fromUrl(url, BRAND);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ ok: true, status: 'exists', event_uri: done.body.event_uri });
-    const ledger = await svc.app.db.selectFrom('billing_ledger').select('id').execute();
+    const ledger = await svc.app.db
+      .selectFrom('billing_ledger as l')
+      .innerJoin('stories as s', 's.id', 'l.story_id')
+      .select('l.id')
+      .where('s.event_uri', '=', done.body.event_uri)
+      .execute();
     expect(ledger).toEqual([]);
   });
 
