@@ -452,13 +452,12 @@ describe('tokens on /mcp', () => {
   });
 
   it('a person in two teams chooses one, and the token acts there only', async () => {
-    await addUser(svc.app, {
-      accountId: w.accounts.other,
-      email: OWNER.email,
-      password: OWNER.password,
-      role: 'member',
-    });
-    const { access_token } = await signIn(svc.url, { ...OWNER, team: w.accounts.other });
+    // A person of its own: a second team would change the owner's sign-in for other tests.
+    const person = { email: 'two.places@northwind.example', password: OWNER.password };
+    for (const accountId of [w.accounts.agency, w.accounts.other]) {
+      await addUser(svc.app, { accountId, ...person, role: 'member' });
+    }
+    const { access_token } = await signIn(svc.url, { ...person, team: w.accounts.other });
     const client = await bearerClient(access_token);
     const r = (await client.callTool({ name: 'list_brands', arguments: {} })) as unknown as {
       structuredContent: { brands: { brand_id: string }[] };
