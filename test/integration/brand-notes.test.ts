@@ -24,27 +24,27 @@ const noteOf = (eventUri: string) =>
 
 describe('POST /v1/brand-note', () => {
   it('publishes on a verified own brand, shows it on the story and writes an audit row', async () => {
-    const r = await note(
-      w.keys.member,
-      'northwind.example',
-      w.stories.northwind,
-      'We are looking into this.',
-    );
+    // A story of its own: other tests publish on the shared one.
+    const event = await w.story('northwind.example', 77);
+    const r = await note(w.keys.member, 'northwind.example', event, 'We are looking into this.');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       ok: true,
       brand: 'northwind.example',
-      event_uri: w.stories.northwind,
+      event_uri: event,
     });
     const story = await svc.request('GET', '/v1/story', {
       key: w.keys.owner,
-      query: { brand: 'northwind.example', event_uri: w.stories.northwind },
+      query: { brand: 'northwind.example', event_uri: event },
     });
     expect(story.body.story.brand_note.text).toBe('We are looking into this.');
     const audit = await svc.app.db
       .selectFrom('audit_log')
       .selectAll()
       .where('action', '=', 'brand_note.published')
+      .where('story_id', '=', (eb) =>
+        eb.selectFrom('stories').select('id').where('event_uri', '=', event),
+      )
       .execute();
     expect(audit).toHaveLength(1);
   });

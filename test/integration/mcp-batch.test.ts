@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../src/domain/api-key-admin.js';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -44,7 +45,14 @@ describe('JSON-RPC batches on /mcp', () => {
         text: `Batched statement ${i}`,
       }),
     );
-    const r = await mcp(w.keys.owner, batch);
+    // A key of its own: its rate-limit window counts this request alone.
+    const { key } = await createKey(svc.app, {
+      accountId: w.accounts.agency,
+      role: 'owner',
+      scope: null,
+      actor: 'test',
+    });
+    const r = await mcp(key, batch);
     expect(r.status).toBe(400);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     const body = (await r.json()) as any;
