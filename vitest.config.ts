@@ -1,6 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
 /**
+ * Tests run in a new order every run (within each file; files run in parallel anyway),
+ * so none can lean on what another left behind. The summary names the seed:
+ * TEST_ORDER_SEED=<seed> runs that order again.
+ */
+const ORDER_SEED = Number(process.env.TEST_ORDER_SEED) || Math.floor(Math.random() * 1e9);
+process.env.TEST_ORDER_SEED = String(ORDER_SEED);
+const shuffled = { shuffle: { files: false, tests: true }, seed: ORDER_SEED };
+
+/**
  * The integration suite runs twice, once per database, each file against a fresh
  * database of its own; unit tests and the MCP conformance suite run once.
  */
@@ -10,13 +19,17 @@ export default defineConfig({
     hookTimeout: 60_000,
     testTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], sequence: shuffled },
+      },
       {
         extends: true,
         test: {
           name: 'sqlite',
           include: ['test/integration/**/*.test.ts'],
           env: { TEST_DB: 'sqlite' },
+          sequence: shuffled,
         },
       },
       {
@@ -25,6 +38,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/integration/**/*.test.ts'],
           env: { TEST_DB: 'postgres' },
+          sequence: shuffled,
         },
       },
       {

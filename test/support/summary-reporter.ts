@@ -19,7 +19,8 @@ export default class SummaryReporter implements Reporter {
       failed += failedHere;
     }
     process.stdout.write(
-      `\nTests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+      `\nTest order seed: ${process.env.TEST_ORDER_SEED} (TEST_ORDER_SEED=${process.env.TEST_ORDER_SEED} runs this order again)` +
+        `\nTests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
     );
   }
 }
