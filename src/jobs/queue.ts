@@ -202,17 +202,14 @@ function holdLease(app: AppContext, job: JobRow): () => Promise<void> {
       app.log?.warn({ job: job.id, name: job.name, err: e }, 'job lease renewal failed');
     }
   };
-  const timer = setInterval(
-    () => {
-      pending ??= renew().finally(() => {
-        pending = undefined;
-      });
-    },
-    Math.max(1, Math.floor(lease / 3)),
-  );
-  timer.unref();
+  const stop = app.clock.every(Math.max(1, Math.floor(lease / 3)), () => {
+    pending ??= renew().finally(() => {
+      pending = undefined;
+    });
+    return pending;
+  });
   return async () => {
-    clearInterval(timer);
+    stop();
     await pending;
   };
 }

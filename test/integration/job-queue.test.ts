@@ -14,6 +14,7 @@ import { migrate } from '../../src/db/database.js';
 import type { JobKind } from '../../src/jobs/kinds.js';
 import { defineJob, enqueue, type JobRow, JobRunner } from '../../src/jobs/queue.js';
 import { freshDatabase } from '../support/databases.js';
+import { manualClock as movableClock } from '../support/manual-clock.js';
 
 /**
  * The job queue's contract (`JobQueue` in src/jobs/queue.ts), on the database under test:
@@ -74,16 +75,8 @@ function runner(app: AppContext, handlers: Record<string, JobHandler>): JobRunne
   return r;
 }
 
-/** A clock that moves only when told to. */
-function manualClock(start = '2030-01-01T00:00:00.000Z') {
-  let t = Date.parse(start);
-  return {
-    now: () => new Date(t),
-    advance: (ms: number) => {
-      t += ms;
-    },
-  };
-}
+/** A clock that moves only when told to, from a fixed start. */
+const manualClock = (start = '2030-01-01T00:00:00.000Z') => movableClock(start);
 
 const at = (ms: number) => new Date(ms).toISOString();
 const nowIso = () => new Date().toISOString();
@@ -289,9 +282,10 @@ describe('job queue', () => {
     ],
   ])('a late finish from a worker whose lease lapsed (it %s) changes nothing', async (_, late) => {
     const clock = manualClock();
-    // A lease far longer than the test, so no renewal runs: the old owner stalled.
     const env = { JOB_LEASE_MS: '60000', JOB_RETRY_BASE_MS: '1000' };
-    const [a, b] = [await open(env, clock), await open(env, clock)];
+    // The old owner stalled: its time passes, but its timers (the lease renewals) never run.
+    const stalled: Clock = { now: () => clock.now(), every: () => () => {} };
+    const [a, b] = [await open(env, stalled), await open(env, clock)];
     const startedA = deferred<JobRow>();
     const startedB = deferred<JobRow>();
     const releaseA = deferred();
@@ -370,52 +364,65 @@ describe('job queue', () => {
   });
 
   it('renews the lease of a job longer than it, so a polling worker never takes it', async () => {
+    const clock = manualClock();
     const env = { JOB_LEASE_MS: '300' };
-    const [a, b] = [await open(env), await open(env)];
+    const [a, b] = [await open(env, clock), await open(env, clock)];
     const warnings: string[] = [];
     a.log = { warn: (_o: unknown, msg: string) => warnings.push(msg) } as any;
     let calls = 0;
+    const gate = deferred<void>();
     const long: JobHandler = async () => {
       calls++;
-      await sleep(1200);
+      await gate.promise;
       return 'long';
     };
-    const id = await enqueue(main.db, kind('test.long'), {}, { now: nowIso() });
+    const id = await enqueue(main.db, kind('test.long'), {}, { now: at(clock.now().getTime()) });
     const ra = runner(a, { 'test.long': long });
     const rb = runner(b, { 'test.long': long });
-
-    let finished = false;
-    const drainA = ra.drain().finally(() => {
-      finished = true;
-    });
+    const drainA = ra.drain();
     await waitFor('the job to start', () => calls === 1);
-    let polls = 0;
-    while (!finished) {
+    // Ten lease lengths pass while the handler runs: renewed every third of one, the lease
+    // never lapses, and the other worker never takes the job.
+    for (let i = 0; i < 30; i++) {
+      await clock.advance(100);
       expect(await rb.drain()).toBe(0);
-      polls++;
-      await sleep(50);
     }
+    gate.resolve();
     expect(await drainA).toBe(1);
-    expect(polls).toBeGreaterThan(10);
     expect(calls).toBe(1);
     expect(await row(id)).toMatchObject({ status: 'done', attempts: 1, result: '"long"' });
     // The renewals stopped with the job: one more would find the claim gone and say so.
-    await sleep(250);
+    await clock.advance(1000);
     expect(warnings).toEqual([]);
   });
 
   it('stops renewing the lease when the job fails', async () => {
-    const app = await open({ JOB_LEASE_MS: '300', JOB_RETRY_BASE_MS: '60000' });
+    const clock = manualClock();
+    const app = await open({ JOB_LEASE_MS: '300', JOB_RETRY_BASE_MS: '60000' }, clock);
     const warnings: string[] = [];
     app.log = { warn: (_o: unknown, msg: string) => warnings.push(msg) } as any;
+    const gate = deferred<void>();
+    let started = false;
     const r = runner(app, {
       'test.fails-late': async () => {
-        await sleep(400);
+        started = true;
+        await gate.promise;
         throw new Error('late failure');
       },
     });
-    const id = await enqueue(main.db, kind('test.fails-late'), {}, { now: nowIso() });
-    expect(await r.drain()).toBe(1);
+    const id = await enqueue(
+      main.db,
+      kind('test.fails-late'),
+      {},
+      {
+        now: at(clock.now().getTime()),
+      },
+    );
+    const drained = r.drain();
+    await waitFor('the job to start', () => started);
+    await clock.advance(400);
+    gate.resolve();
+    expect(await drained).toBe(1);
     expect(await row(id)).toMatchObject({
       status: 'queued',
       attempts: 1,
@@ -423,7 +430,7 @@ describe('job queue', () => {
       locked_by: null,
       locked_until: null,
     });
-    await sleep(250);
+    await clock.advance(1000);
     expect(warnings).toEqual(['job failed']);
   });
 
