@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { BrandAccess } from '../policy.js';
@@ -168,6 +169,19 @@ export function listedShares(app: AppContext, limit: number) {
     .execute();
 }
 
+/** The share of a brand's story with the story's id, inside a transaction; `not found` if none. */
+async function shareOf(trx: Db, brandId: string, eventUri: string) {
+  const share = await trx
+    .selectFrom('shares as sh')
+    .innerJoin('stories as s', 's.id', 'sh.story_id')
+    .select(['sh.id', 's.id as story_id'])
+    .where('s.brand_id', '=', brandId)
+    .where('s.event_uri', '=', eventUri)
+    .executeTakeFirst();
+  if (!share) throw notFound();
+  return share;
+}
+
 /**
  * Invites a guest to a guests share (the portal manages them; the operator can too). The
  * account that last invited them is kept: a partner's guests leave with its delegation.
@@ -181,14 +195,7 @@ export async function addShareGuest(
   await inTransaction(app, async (app) => {
     const trx = app.db;
     await holdDelegation(trx, access, byAccount);
-    const share = await trx
-      .selectFrom('shares as sh')
-      .innerJoin('stories as s', 's.id', 'sh.story_id')
-      .select(['sh.id', 's.id as story_id'])
-      .where('s.brand_id', '=', access.brand.id)
-      .where('s.event_uri', '=', eventUri)
-      .executeTakeFirst();
-    if (!share) throw notFound();
+    const share = await shareOf(trx, access.brand.id, eventUri);
     await trx
       .insertInto('share_guests')
       .values({
@@ -256,14 +263,7 @@ export async function removeShareGuest(
   const normalized = email.trim().toLowerCase();
   await inTransaction(app, async (app) => {
     const trx = app.db;
-    const share = await trx
-      .selectFrom('shares as sh')
-      .innerJoin('stories as s', 's.id', 'sh.story_id')
-      .select(['sh.id', 's.id as story_id'])
-      .where('s.brand_id', '=', access.brand.id)
-      .where('s.event_uri', '=', eventUri)
-      .executeTakeFirst();
-    if (!share) throw notFound();
+    const share = await shareOf(trx, access.brand.id, eventUri);
     const r = await trx
       .deleteFrom('share_guests')
       .where('share_id', '=', share.id)
