@@ -18,6 +18,10 @@ export default defineConfig({
     reporters: ['default', './test/support/summary-reporter.ts'],
     hookTimeout: 60_000,
     testTimeout: 30_000,
+    // Test files share their worker's modules instead of loading the service again each:
+    // nothing in it keeps state between contexts (AppContext is handed in, never
+    // imported), and loading it was a quarter of the suite's time.
+    isolate: false,
     projects: [
       {
         extends: true,

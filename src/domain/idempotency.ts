@@ -84,10 +84,12 @@ export async function beginIdempotent(
 
 export async function finishIdempotent(
   app: AppContext,
-  keyId: string,
-  idemKey: string,
-  status: number,
-  body: string,
+  {
+    keyId,
+    idemKey,
+    status,
+    body,
+  }: { keyId: string; idemKey: string; status: number; body: string },
 ): Promise<void> {
   await app.db
     .updateTable('idempotency_records')

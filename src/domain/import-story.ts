@@ -7,7 +7,7 @@ import { invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Generated } from '../pipeline/advisor.js';
 import { namesBrand } from '../pipeline/brand-matcher.js';
-import { type ArticleInput, firstSource, generateAdvisory } from '../pipeline/builtin-advisor.js';
+import { type ArticleInput, firstSource } from '../pipeline/builtin-advisor.js';
 import { withJudgement } from '../pipeline/judgement.js';
 import { languageOf } from '../pipeline/language.js';
 import { queueEvent } from '../webhooks/events.js';
@@ -22,17 +22,21 @@ type BrandRef = { id: string; account_id: string };
  * advisory, the phases of the plan and the audit entry. Exported so bulk loaders (the
  * benchmark's seed) write exactly what an import writes.
  */
-export function buildStoryRows(
-  brand: BrandRef,
-  article: ArticleInput,
-  actor: string,
-  detectedAt: string,
-  now: string,
-  generated: Generated = {
-    advisory: generateAdvisory([firstSource(article)]),
-    generator: 'builtin',
-  },
-) {
+export function buildStoryRows({
+  brand,
+  article,
+  actor,
+  detectedAt,
+  now,
+  generated,
+}: {
+  brand: BrandRef;
+  article: ArticleInput;
+  actor: string;
+  detectedAt: string;
+  now: string;
+  generated: Generated;
+}) {
   const g = generated.advisory;
   const storyId = newId('sto');
   const eventUri = newId('evt');
@@ -147,14 +151,14 @@ export async function importStory(
   }
   // Outside the transaction: a model may take seconds, and holds nothing meanwhile.
   const generated = await app.advisor.generate([firstSource(article)], terms);
-  const rows = buildStoryRows(
+  const rows = buildStoryRows({
     brand,
     article,
     actor,
     detectedAt,
-    app.clock.now().toISOString(),
+    now: app.clock.now().toISOString(),
     generated,
-  );
+  });
   return inTransaction(app, async (app) => {
     const trx = app.db;
     // Two workers holding the same article cannot both store it.

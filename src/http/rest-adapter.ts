@@ -86,7 +86,7 @@ async function runIdempotent(
     ({ status, body } = await inTransaction(app, async (app) => {
       const result = await executeOperation(app, op, actor, req.body);
       const text = JSON.stringify(result.body);
-      await finishIdempotent(app, keyId, idemKey, result.status, text);
+      await finishIdempotent(app, { keyId, idemKey, status: result.status, body: text });
       return { status: result.status, body: text };
     }));
   } catch (err) {
@@ -99,7 +99,7 @@ async function runIdempotent(
     reply.headers(rendered.headers);
     status = rendered.status;
     body = JSON.stringify(rendered.body);
-    await finishIdempotent(app, keyId, idemKey, status, body);
+    await finishIdempotent(app, { keyId, idemKey, status, body });
   }
   return reply.code(status).type(JSON_TYPE).send(body);
 }
