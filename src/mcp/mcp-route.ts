@@ -100,7 +100,12 @@ export function mountMcp(
       for (const [k, v] of Object.entries(auth.headers)) reply.raw.setHeader(k, v);
     } catch (e) {
       const r = restError(e, req.log);
-      if (r.status === 401) reply.header('www-authenticate', challenge);
+      // RFC 6750 §3.1: a credential that was sent and refused is an invalid_token, so a
+      // client refreshes or signs in again instead of retrying it.
+      if (r.status === 401) {
+        const sent = presentedKey(req.headers) !== undefined;
+        reply.header('www-authenticate', sent ? `${challenge}, error="invalid_token"` : challenge);
+      }
       return reply.code(r.status).headers(r.headers).send(r.body);
     }
     // MCP 2025-06-18 removed JSON-RPC batches, and a batch would run many calls on one

@@ -50,6 +50,7 @@ export function mountOAuth(
     if (path === '/.well-known/oauth-authorization-server') {
       req.raw.url = `/.well-known/openid-configuration${query}`;
     }
+    if (path === '/oauth/authorize') req.raw.url = withMcpScope(path, query);
     reply.hijack();
     handler(req.raw, reply.raw);
   });
@@ -240,6 +241,20 @@ async function memberOf(app: AppContext, sub: string | undefined) {
   const subject = sub ? parseSubject(sub) : null;
   if (!subject) return undefined;
   return activeMember(app, subject.accountId, subject.userId);
+}
+
+/**
+ * Every authorization asks for the `mcp` scope, the one thing a token here is for: a
+ * client that names no scope, or only `openid`, gets it too instead of a token /mcp
+ * refuses (or a refusal after the person signed in).
+ */
+function withMcpScope(path: string, query: string): string {
+  const params = new URLSearchParams(query.slice(1));
+  const scopes = new Set((params.get('scope') ?? '').split(' ').filter(Boolean));
+  if (scopes.has(MCP_SCOPE)) return `${path}${query}`;
+  scopes.add(MCP_SCOPE);
+  params.set('scope', [...scopes].join(' '));
+  return `${path}?${params}`;
 }
 
 function splitUrl(url: string): [string, string] {

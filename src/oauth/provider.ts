@@ -50,6 +50,11 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
     responseTypes: ['code'],
     claims: { openid: ['sub'] },
     clientDefaults: {
+      // MCP clients are mostly apps on the user's machine (Cursor, Claude Desktop, CLIs):
+      // unless a client says it is a web application, its redirects follow RFC 8252 —
+      // private-use schemes (cursor://…), loopback http on any port, claimed https — and
+      // plain http to another host is refused.
+      application_type: 'native',
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',

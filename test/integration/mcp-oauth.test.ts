@@ -165,8 +165,9 @@ describe('OAuth 2.1 with the SDK client', () => {
     expect(revoke.status).toBe(200);
     const after = await postMcp(fresh.access_token);
     expect(after.status).toBe(401);
+    // A token that was sent and refused is named invalid_token (RFC 6750).
     expect(after.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource", scope="mcp"`,
+      `Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource", scope="mcp", error="invalid_token"`,
     );
 
     // Rotation: the spent refresh token is refused, and replaying it revokes the grant,
@@ -244,6 +245,48 @@ describe('what the authorization server refuses', () => {
     // Never redirected to an unregistered URI: an error page instead.
     expect(res.headers.get('location')).toBeNull();
     expect(res.status).toBe(400);
+  });
+
+  it('registers desktop and CLI clients by RFC 8252, and refuses plain http to another host', async () => {
+    const registration = (redirect_uris: string[]) =>
+      fetch(`${svc.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: 'Cursor',
+          redirect_uris,
+          token_endpoint_auth_method: 'none',
+        }),
+      });
+    // Cursor's private-use scheme.
+    const cursor = await registration(['cursor://anysphere.cursor-mcp/oauth/callback']);
+    expect(cursor.status).toBe(201);
+    // A loopback redirect is taken on whatever port the client listens on that day.
+    const cli = await registration(['http://127.0.0.1/callback']);
+    expect(cli.status).toBe(201);
+    const { client_id } = (await cli.json()) as { client_id: string };
+    const res = await fetch(
+      authorizeUrl({
+        client_id,
+        redirect_uri: 'http://127.0.0.1:54321/callback',
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+      }),
+      { redirect: 'manual' },
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toMatch(/^\/oauth\/interaction\//);
+    // Plain http anywhere but the user's own machine could be read on the way.
+    const plain = await registration(['http://app.example/callback']);
+    expect(plain.status).toBe(400);
+    expect(((await plain.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+  });
+
+  it('a request naming no scope, or only openid, gets the mcp scope, and its token works on /mcp', async () => {
+    for (const scope of ['', 'openid']) {
+      const { access_token } = await signIn(svc.url, OWNER, undefined, { scope });
+      expect((await postMcp(access_token)).status, `scope=${scope}`).toBe(200);
+    }
   });
 
   it('a token for another resource', async () => {

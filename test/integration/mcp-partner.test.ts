@@ -275,8 +275,10 @@ describe('/mcp refusals', () => {
     for (const [headers, error] of cases) {
       const r = await initialize(headers);
       expect(r.status).toBe(401);
+      // No credential: where to get one; a refused one: that, and invalid_token (RFC 6750).
+      const sent = Object.keys(headers).length > 0;
       expect(r.headers.get('www-authenticate')).toBe(
-        `Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource", scope="mcp"`,
+        `Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource", scope="mcp"${sent ? ', error="invalid_token"' : ''}`,
       );
       expect(await r.json()).toEqual({ error });
     }

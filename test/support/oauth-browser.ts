@@ -132,6 +132,8 @@ export async function signIn(
     state: 'xyz',
     ...extra,
   }).toString();
+  // An empty value in `extra` leaves the parameter out (a client that sends no scope).
+  for (const [k, v] of Object.entries(extra)) if (v === '') auth.searchParams.delete(k);
   const back = await browser.authorize(auth.href, redirectUri);
   const code = back.searchParams.get('code');
   if (!code) throw new Error(`no code: ${back.href}`);
