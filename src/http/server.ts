@@ -106,6 +106,15 @@ export async function buildServer(
   fastify.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
 
   fastify.get('/healthz', async () => ({ ok: true }));
+  // The icon MCP clients show beside the server's name (serverInfo.icons).
+  fastify.get('/icon.svg', async (_req, reply) =>
+    reply
+      .type('image/svg+xml')
+      .header('cache-control', 'public, max-age=86400')
+      .send(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#101828"/><path d="M18 44V20h17a9 9 0 0 1 0 18H26m0-18v24" fill="none" stroke="#fff" stroke-width="6" stroke-linecap="round" stroke-linejoin="round"/></svg>',
+      ),
+  );
   // Ready means every request could be served now: the database answers (and, on SQLite,
   // is still the file at its path) and the rate-limit windows (Redis) can be counted.
   fastify.get('/readyz', async (req, reply) => {

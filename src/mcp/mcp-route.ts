@@ -5,7 +5,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -130,9 +129,40 @@ export function mountMcp(
   fastify.delete('/mcp', notAllowed);
 }
 
+/** Who answers, as MCP clients show it: the service's name, site and icon (spec 2025-11-25). */
+const serverInfo = (app: AppContext) => {
+  const base = issuerOf(app);
+  return {
+    ...SERVER_INFO,
+    websiteUrl: base,
+    icons: [{ src: `${base}/icon.svg`, mimeType: 'image/svg+xml', sizes: ['any'] }],
+  };
+};
+
+/**
+ * The server answers JSON only (enableJsonResponse), which a client accepting JSON, or
+ * anything, takes; the SDK's transport asks every request to accept both JSON and event
+ * streams, so such a request is told to it as accepting both.
+ */
+function acceptJson(raw: FastifyRequest['raw']) {
+  const accept = raw.headers.accept;
+  if (accept?.includes('text/event-stream')) return;
+  if (accept !== undefined && !/application\/json|\*\/\*/.test(accept)) return;
+  const both = 'application/json, text/event-stream';
+  raw.headers.accept = both;
+  let found = false;
+  for (let i = 0; i < raw.rawHeaders.length; i += 2) {
+    if (raw.rawHeaders[i]!.toLowerCase() === 'accept') {
+      raw.rawHeaders[i + 1] = both;
+      found = true;
+    }
+  }
+  if (!found) raw.rawHeaders.push('Accept', both);
+}
+
 async function serveMcp(app: AppContext, actor: Actor, req: FastifyRequest, reply: FastifyReply) {
   const tools = toolsFor(actor);
-  const server = new Server(SERVER_INFO, {
+  const server = new Server(serverInfo(app), {
     capabilities: { tools: { listChanged: false } },
     jsonSchemaValidator: VALIDATOR,
     instructions:
@@ -149,7 +179,9 @@ async function serveMcp(app: AppContext, actor: Actor, req: FastifyRequest, repl
       arguments?: Record<string, unknown>;
     };
     const tool = tools.byName.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+    // A plain error with its code: McpError would prefix its text with the code again.
+    if (!tool)
+      throw Object.assign(new Error(`unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
     return callTool(app, actor, tool, args);
   });
   const transport = new StreamableHTTPServerTransport({
@@ -161,6 +193,7 @@ async function serveMcp(app: AppContext, actor: Actor, req: FastifyRequest, repl
     void server.close();
   });
   await server.connect(transport);
+  acceptJson(req.raw);
   reply.hijack();
   await transport.handleRequest(req.raw, reply.raw, req.body);
 }

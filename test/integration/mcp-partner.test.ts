@@ -320,4 +320,42 @@ describe('/mcp refusals', () => {
       expect(x.headers.get('allow')).toBe('POST');
     }
   });
+
+  it('answers JSON to a client that accepts only JSON, or anything', async () => {
+    for (const accept of ['application/json', '*/*']) {
+      const r = await initialize({ 'x-api-key': w.keys.owner, accept });
+      expect(r.status, accept).toBe(200);
+      expect(r.headers.get('content-type'), accept).toMatch(/^application\/json/);
+      const body = (await r.json()) as any;
+      // Who answers: a name, a title, a website and an icon for the client to show.
+      expect(body.result.serverInfo).toMatchObject({
+        name: 'stories',
+        title: 'Stories',
+        websiteUrl: svc.url,
+        icons: [expect.objectContaining({ src: `${svc.url}/icon.svg`, mimeType: 'image/svg+xml' })],
+      });
+    }
+    const icon = await fetch(`${svc.url}/icon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+  });
+
+  it('names an unknown tool once, as invalid params', async () => {
+    const r = await fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': w.keys.owner,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'v1_nonsense', arguments: {} },
+      }),
+    });
+    const body = (await r.json()) as any;
+    expect(body.error).toEqual({ code: -32602, message: 'unknown tool: v1_nonsense' });
+  });
 });
