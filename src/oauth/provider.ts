@@ -114,6 +114,21 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
     },
   };
   const provider = new Provider(issuerOf(app), configuration);
+  // A public client (auth method none) is never offered a secret: the library makes one
+  // for a registration that names no method before the default (none) applies.
+  provider.use(async (ctx, next) => {
+    await next();
+    const answer = ctx.body as Record<string, unknown> | undefined;
+    if (
+      ctx.method === 'POST' &&
+      ctx.path === '/oauth/register' &&
+      ctx.status === 201 &&
+      answer?.token_endpoint_auth_method === 'none'
+    ) {
+      delete answer.client_secret;
+      delete answer.client_secret_expires_at;
+    }
+  });
   provider.proxy = app.config.trustProxy !== false;
   pinOrigin(provider, issuerOf(app));
   provider.on('server_error', (_ctx, err) => app.log?.error({ err }, 'oauth server error'));

@@ -289,6 +289,24 @@ describe('what the authorization server refuses', () => {
     }
   });
 
+  it('never offers a secret to a public client', async () => {
+    for (const body of [
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+      { redirect_uris: [REDIRECT] },
+    ]) {
+      const res = await fetch(`${svc.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(201);
+      const client = (await res.json()) as Record<string, unknown>;
+      expect(client.token_endpoint_auth_method).toBe('none');
+      expect(client).not.toHaveProperty('client_secret');
+      expect(client).not.toHaveProperty('client_secret_expires_at');
+    }
+  });
+
   it('a token for another resource', async () => {
     const client_id = await register();
     const res = await fetch(
