@@ -73,6 +73,10 @@ describe('user-session tools', () => {
     // The agency's users also get the v1_ tools (a plan with API access).
     expect(tools.length).toBe(9 + restOperations.length);
     expectFullyDescribed(tools);
+    // Assigning again emails the assignee again: neither tool may say it is idempotent.
+    for (const name of ['assign_action', 'v1_assign_phase']) {
+      expect(tools.find((t) => t.name === name)?.annotations?.idempotentHint, name).toBe(false);
+    }
   });
 
   it('list_brands and list_stories: all brands or one, status filter, newest first', async () => {

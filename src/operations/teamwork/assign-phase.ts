@@ -51,7 +51,8 @@ export const assignPhase = defineOperation({
     }),
   },
   portal: true,
-  hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+  // Assigning again emails the assignee again: not idempotent.
+  hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);
     const r = await assign(app, {
