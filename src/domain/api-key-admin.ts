@@ -6,6 +6,7 @@ import { AppError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
+import { readableBrands } from './brands.js';
 
 /** Creates a key; the secret is returned once and only its hash is kept. */
 export async function createKey(
@@ -53,19 +54,7 @@ export async function createKey(
 
 /** Own brands and actively delegated client brands: what a key may be scoped to. */
 async function readableHosts(app: AppContext, accountId: string): Promise<Set<string>> {
-  const own = await app.db
-    .selectFrom('brands')
-    .select('host')
-    .where('account_id', '=', accountId)
-    .execute();
-  const delegated = await app.db
-    .selectFrom('delegations as d')
-    .innerJoin('brands as b', 'b.id', 'd.brand_id')
-    .select('b.host')
-    .where('d.partner_account_id', '=', accountId)
-    .where('d.status', '=', 'active')
-    .execute();
-  return new Set([...own, ...delegated].map((r) => r.host));
+  return new Set((await readableBrands(app, accountId, null)).map((b) => b.brand));
 }
 
 /** The account's keys, newest first, with their scopes decoded. */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { AppContext } from '../../context.js';
 import { createKey, revokeKey } from '../../domain/api-key-admin.js';
 import { requireBrandByHost } from '../../domain/brands.js';
 import { grantDelegation, revokeDelegation } from '../../domain/delegations.js';
@@ -48,45 +49,39 @@ export function registerAccess(program: Command): void {
     );
 
   const delegation = program.command('delegation').description('delegations');
-  delegation
-    .command('grant')
-    .requiredOption('--partner <account>', 'partner account key')
-    .requiredOption('--client <account>', 'client account key')
-    .requiredOption('--brand <host>', 'client brand host')
-    .option('--json', 'print one JSON object')
-    .action(
-      action(
-        async (app, o: { partner: string; client: string; brand: string }) => ({
-          status: await grantDelegation(app, {
-            partnerId: o.partner,
-            clientId: o.client,
-            host: parse(BrandHost, o.brand, 'brand'),
-            actor: 'operator',
+  // Granting and revoking name the same three things, which both domain functions take.
+  const delegationChange = (
+    command: Command,
+    change: (
+      app: AppContext,
+      d: { partnerId: string; clientId: string; host: string; actor: string },
+    ) => Promise<string>,
+  ) =>
+    command
+      .requiredOption('--partner <account>', 'partner account key')
+      .requiredOption('--client <account>', 'client account key')
+      .requiredOption('--brand <host>', 'client brand host')
+      .option('--json', 'print one JSON object')
+      .action(
+        action(
+          async (app, o: { partner: string; client: string; brand: string }) => ({
+            status: await change(app, {
+              partnerId: o.partner,
+              clientId: o.client,
+              host: parse(BrandHost, o.brand, 'brand'),
+              actor: 'operator',
+            }),
           }),
-        }),
-        (o) => `delegation ${o.status}`,
-      ),
-    );
-  delegation
-    .command('revoke')
-    .description("revoke a partner's delegation, as the client does in the app")
-    .requiredOption('--partner <account>', 'partner account key')
-    .requiredOption('--client <account>', 'client account key')
-    .requiredOption('--brand <host>', 'client brand host')
-    .option('--json', 'print one JSON object')
-    .action(
-      action(
-        async (app, o: { partner: string; client: string; brand: string }) => ({
-          status: await revokeDelegation(app, {
-            clientId: o.client,
-            partnerId: o.partner,
-            host: parse(BrandHost, o.brand, 'brand'),
-            actor: 'operator',
-          }),
-        }),
-        (o) => `delegation ${o.status}`,
-      ),
-    );
+          (o) => `delegation ${o.status}`,
+        ),
+      );
+  delegationChange(delegation.command('grant'), grantDelegation);
+  delegationChange(
+    delegation
+      .command('revoke')
+      .description("revoke a partner's delegation, as the client does in the app"),
+    revokeDelegation,
+  );
 
   program
     .command('share')
