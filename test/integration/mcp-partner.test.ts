@@ -246,7 +246,8 @@ describe('MCP with a partner API key', () => {
 });
 
 describe('/mcp refusals', () => {
-  const initialize = (headers: Record<string, string>) =>
+  /** One JSON-RPC request, raw, with the headers a test chooses. */
+  const rpc = (headers: Record<string, string>, method: string, params: object) =>
     fetch(`${svc.url}/mcp`, {
       method: 'POST',
       headers: {
@@ -254,16 +255,13 @@ describe('/mcp refusals', () => {
         accept: 'application/json, text/event-stream',
         ...headers,
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+  const initialize = (headers: Record<string, string>, protocolVersion = '2025-11-25') =>
+    rpc(headers, 'initialize', {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
     });
 
   it('answers 401 with WWW-Authenticate to a missing or revoked key', async () => {
@@ -295,24 +293,7 @@ describe('/mcp refusals', () => {
   });
 
   it('negotiates 2025-06-18 too, and answers GET and DELETE with 405', async () => {
-    const r = await fetch(`${svc.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'x-api-key': w.keys.owner,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
-    });
+    const r = await initialize({ 'x-api-key': w.keys.owner }, '2025-06-18');
     expect(((await r.json()) as any).result.protocolVersion).toBe('2025-06-18');
     for (const method of ['GET', 'DELETE']) {
       const x = await fetch(`${svc.url}/mcp`, { method, headers: { 'x-api-key': w.keys.owner } });
@@ -341,19 +322,9 @@ describe('/mcp refusals', () => {
   });
 
   it('names an unknown tool once, as invalid params', async () => {
-    const r = await fetch(`${svc.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'x-api-key': w.keys.owner,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: { name: 'v1_nonsense', arguments: {} },
-      }),
+    const r = await rpc({ 'x-api-key': w.keys.owner }, 'tools/call', {
+      name: 'v1_nonsense',
+      arguments: {},
     });
     const body = (await r.json()) as any;
     expect(body.error).toEqual({ code: -32602, message: 'unknown tool: v1_nonsense' });

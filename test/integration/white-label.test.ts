@@ -304,15 +304,7 @@ describe('brs account brand-kit', () => {
     drop = db.drop;
     account = (await brs(env, 'account', 'create', '--name', 'Fabrikam', '--plan', 'agency')).out
       .account;
-    const set = await kit(
-      '--name',
-      'Fabrikam Studio',
-      '--logo-url',
-      'https://fabrikam.example/logo.png',
-      '--accent',
-      '#0a7',
-    );
-    expect(set.code).toBe(0);
+    expect((await kit(...FABRIKAM)).code).toBe(0);
   });
   afterAll(async () => {
     await server?.stop();
@@ -320,29 +312,33 @@ describe('brs account brand-kit', () => {
   });
 
   let account: string;
-  const kit = (...args: string[]) =>
-    brs(env, 'account', 'brand-kit', '--account', account, ...args);
+  /** `brs account brand-kit` for an account: this suite's, unless a test has its own. */
+  const kitOf =
+    (of: () => string) =>
+    (...args: string[]) =>
+      brs(env, 'account', 'brand-kit', '--account', of(), ...args);
+  const kit = kitOf(() => account);
+  const FABRIKAM = [
+    '--name',
+    'Fabrikam Studio',
+    '--logo-url',
+    'https://fabrikam.example/logo.png',
+    '--accent',
+    '#0a7',
+  ];
 
   it('sets, shows and clears the kit', { timeout: 90_000 }, async () => {
     // An account of its own, from no kit at all.
     const account = (await brs(env, 'account', 'create', '--name', 'Contoso', '--plan', 'agency'))
       .out.account;
-    const kit = (...args: string[]) =>
-      brs(env, 'account', 'brand-kit', '--account', account, ...args);
+    const kit = kitOf(() => account);
     expect((await kit()).out).toEqual({
       account,
       display_name: null,
       logo_url: null,
       accent_color: null,
     });
-    const set = await kit(
-      '--name',
-      'Fabrikam Studio',
-      '--logo-url',
-      'https://fabrikam.example/logo.png',
-      '--accent',
-      '#0a7',
-    );
+    const set = await kit(...FABRIKAM);
     expect(set).toMatchObject({
       code: 0,
       out: {
