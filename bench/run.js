@@ -11,7 +11,7 @@
  * BENCH_CPU_PROF=<dir> runs the server under `node --cpu-prof` and leaves the profile there.
  * BENCH_WORKERS=<n> sets WORKERS for the service and the baseline (default: one per CPU).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -135,8 +135,27 @@ function mcpRequests(pool, stories) {
   };
 }
 
+/**
+ * Resident memory of the server: its process and the cluster's workers, in MiB, read
+ * with ps (Linux and macOS). Sampled once a second during a scenario; the peak is kept.
+ */
+function serverRssMiB(pid) {
+  const kib = (args) =>
+    execFileSync('ps', args, { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .reduce((sum, l) => sum + Number(l), 0);
+  try {
+    return (
+      (kib(['-o', 'rss=', '-p', String(pid)]) + kib(['-o', 'rss=', '--ppid', String(pid)])) / 1024
+    );
+  } catch {
+    return Number.NaN; // the server is gone; the scenario's own errors say why
+  }
+}
+
 /** One scenario: warm-up, then the measured run. Latencies are kept exact (autocannon rounds to ms). */
-async function load(name, port, nextRequest, poolSize) {
+async function load(name, port, nextRequest, poolSize, pid) {
   process.stdout.write(`  ${name}: ${WARMUP_SECONDS} s warm-up + ${SECONDS} s ...`);
   const latencies = [];
   const run = autocannon({
@@ -159,7 +178,16 @@ async function load(name, port, nextRequest, poolSize) {
     ],
   });
   run.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
-  const r = await run;
+  let rss = 0;
+  const sampler = setInterval(() => {
+    if (pid !== undefined) rss = Math.max(rss, serverRssMiB(pid));
+  }, 1000);
+  let r;
+  try {
+    r = await run;
+  } finally {
+    clearInterval(sampler);
+  }
   latencies.sort((a, b) => a - b);
   const pct = (p) =>
     latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
@@ -178,6 +206,7 @@ async function load(name, port, nextRequest, poolSize) {
     ),
     // Warm-up and run together last ~13 s, inside one rate-limit window per key.
     perKey: poolSize ? Math.ceil(sum((x) => x.requests.sent) / poolSize) : null,
+    rss,
   };
   process.stdout.write(` ${Math.round(out.rps)} req/s\n`);
   return out;
@@ -247,7 +276,13 @@ async function main() {
 
     // The baseline gets the very same requests, so the client's own work is the same.
     const hello = await startChild(['bench/hello.js'], { PATH: process.env.PATH, WORKERS });
-    const baseline = await load('hello-world', hello.port, listRequests(listPool), null);
+    const baseline = await load(
+      'hello-world',
+      hello.port,
+      listRequests(listPool),
+      null,
+      hello.child.pid,
+    );
     await stopChild(hello);
 
     // Defaults for everything but where to listen, what to log and WORKERS: the in-memory
@@ -260,28 +295,36 @@ async function main() {
       profDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profDir)}`] : [],
     );
     await probe(server.port, probeKey, data.stories);
-    const list = await load('list_stories', server.port, listRequests(listPool), listPool.length);
+    const list = await load(
+      'list_stories',
+      server.port,
+      listRequests(listPool),
+      listPool.length,
+      server.child.pid,
+    );
     const get = await load(
       'get_story',
       server.port,
       getRequests(getPool, data.stories),
       getPool.length,
+      server.child.pid,
     );
     const mcp = await load(
       'mcp get_story',
       server.port,
       mcpRequests(mcpPool, data.stories),
       mcpPool.length,
+      server.child.pid,
     );
     await stopChild(server);
     if (profDir) console.log(`  server CPU profile written to ${resolve(profDir)}`);
 
     const rows = [baseline, list, get, mcp];
-    const WIDTHS = [14, 9, 10, 11, 11, 10, 9, 8, 10];
+    const WIDTHS = [14, 9, 10, 11, 11, 10, 9, 8, 10, 10];
     const line = (...cells) =>
       cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]) : c.padStart(WIDTHS[i]))).join('');
     console.log(
-      `\n${line('scenario', 'req/s', 'vs hello', 'p50', 'p99', 'requests', 'non-2xx', 'errors', 'per key')}`,
+      `\n${line('scenario', 'req/s', 'vs hello', 'p50', 'p99', 'requests', 'non-2xx', 'errors', 'per key', 'peak RSS')}`,
     );
     for (const r of rows) {
       console.log(
@@ -295,6 +338,7 @@ async function main() {
           String(r.non2xx),
           String(r.errors),
           r.perKey === null ? '-' : `${r.perKey}/${RATE_LIMIT}`,
+          `${Math.round(r.rss)} MiB`,
         ),
       );
     }

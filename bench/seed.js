@@ -13,8 +13,10 @@ import { createContext } from '../dist/context.js';
 import { migrate } from '../dist/db/database.js';
 import { createAccount } from '../dist/domain/accounts.js';
 import { createKey } from '../dist/domain/api-key-admin.js';
-import { addBrand } from '../dist/domain/brands.js';
+import { addBrand, brandTermsOf } from '../dist/domain/brands.js';
 import { buildStoryRows } from '../dist/domain/import-story.js';
+import { firstSource } from '../dist/pipeline/builtin-advisor.js';
+import { withJudgement } from '../dist/pipeline/judgement.js';
 
 /** Article templates covering risk and positive topics, so severities and playbooks vary. */
 const TEMPLATES = [
@@ -85,7 +87,7 @@ export async function seed(databaseUrl, { brands = 100, keys = 1000, storiesPerB
       const name = `Brand${String(b).padStart(3, '0')}`;
       const host = `${name.toLowerCase()}.example`;
       const accountId = await createAccount(app, `${name} Inc`, 'partner');
-      const id = await addBrand(app, accountId, host, name, true);
+      const id = await addBrand(app, { accountId, host, name, verified: true });
       brandList.push({ id, account_id: accountId, host, name });
     }
     // Full-scope member keys, spread round-robin over the accounts: key i reads brand i % brands.
@@ -112,8 +114,18 @@ export async function seed(databaseUrl, { brands = 100, keys = 1000, storiesPerB
       stories[brand.host] = [];
       for (let n = 0; n < storiesPerBrand; n++) {
         const detectedAt = new Date(start - n * 3_600_000 - b * 1000).toISOString();
-        const article = articleFor(brand, n, detectedAt);
-        const rows = buildStoryRows(brand, article, 'operator', detectedAt, now);
+        // Judged and advised as importStory does it, with the configured (built-in) advisor.
+        const terms = brandTermsOf(brand);
+        const article = withJudgement(articleFor(brand, n, detectedAt), terms);
+        const generated = await app.advisor.generate([firstSource(article)], terms);
+        const rows = buildStoryRows({
+          brand,
+          article,
+          actor: 'operator',
+          detectedAt,
+          now,
+          generated,
+        });
         // Every other story is unlocked, so get_story serves both the teaser and the full plan.
         if (n % 2 === 1) rows.stories.unlocked_at = detectedAt;
         for (const table of BULK_TABLES) bulk[table].push(...[rows[table]].flat());
