@@ -105,22 +105,45 @@ function getRequests(pool, stories) {
   };
 }
 
-/** The JSON-RPC body of an MCP tools/call of v1_get_story. */
-const mcpCall = (host, eventUri) =>
+/**
+ * The JSON-RPC body of an MCP tools/call of v1_get_story: on the 2025-11-25 protocol
+ * (after an initialize, which a stateless server does not need), or on 2026-07-28, where
+ * each request names its protocol version and client in `_meta`.
+ */
+const mcpCall = (era, host, eventUri) =>
   JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
     method: 'tools/call',
-    params: { name: 'v1_get_story', arguments: { brand: host, event_uri: eventUri } },
+    params: {
+      name: 'v1_get_story',
+      arguments: { brand: host, event_uri: eventUri },
+      ...(era === 'modern' && {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      }),
+    },
   });
 const MCP_HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
+  legacy: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  },
+  modern: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'v1_get_story',
+  },
 };
 
 /** get_story again, as the MCP tool v1_get_story over POST /mcp (stateless, no session). */
-function mcpRequests(pool, stories) {
+function mcpRequests(era, pool, stories) {
   const next = getRequests(pool, stories);
   return () => {
     const { key, path } = next();
@@ -129,8 +152,8 @@ function mcpRequests(pool, stories) {
       key,
       method: 'POST',
       path: '/mcp',
-      headers: MCP_HEADERS,
-      body: mcpCall(q.get('brand'), q.get('event_uri')),
+      headers: MCP_HEADERS[era],
+      body: mcpCall(era, q.get('brand'), q.get('event_uri')),
     };
   };
 }
@@ -227,18 +250,22 @@ async function probe(port, { key, host }, stories) {
   const b = (await get(`/v1/story?brand=${host}&event_uri=${unlocked}`)).story.advisory;
   if (!a.locked || b.locked || !(b.phases?.length > 0))
     throw new Error('probe: expected a teaser and a full advisory');
-  // A failed tool call is still HTTP 200: check the MCP answer itself.
-  const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
-    method: 'POST',
-    headers: { ...MCP_HEADERS, 'x-api-key': key },
-    body: mcpCall(host, unlocked),
-  });
-  const rpc = await res.json();
-  if (
-    rpc.result?.isError !== undefined ||
-    rpc.result?.structuredContent?.story?.advisory?.locked !== false
-  )
-    throw new Error(`probe: MCP v1_get_story answered ${JSON.stringify(rpc).slice(0, 200)}`);
+  // A failed tool call is still HTTP 200: check the MCP answer itself, on both eras.
+  for (const era of ['legacy', 'modern']) {
+    const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS[era], 'x-api-key': key },
+      body: mcpCall(era, host, unlocked),
+    });
+    const rpc = await res.json();
+    if (
+      rpc.result?.isError !== undefined ||
+      rpc.result?.structuredContent?.story?.advisory?.locked !== false
+    )
+      throw new Error(
+        `probe: MCP (${era}) v1_get_story answered ${JSON.stringify(rpc).slice(0, 200)}`,
+      );
+  }
 }
 
 const fmtMs = (ms) => `${ms.toFixed(2)} ms`;
@@ -269,10 +296,11 @@ async function main() {
     );
     // Disjoint key pools, so one scenario's windows never carry into the next.
     const [probeKey, ...rest] = data.keys;
-    const third = Math.floor(rest.length / 3);
-    const listPool = rest.slice(0, third);
-    const getPool = rest.slice(third, 2 * third);
-    const mcpPool = rest.slice(2 * third);
+    const quarter = Math.floor(rest.length / 4);
+    const listPool = rest.slice(0, quarter);
+    const getPool = rest.slice(quarter, 2 * quarter);
+    const mcpPool = rest.slice(2 * quarter, 3 * quarter);
+    const modernPool = rest.slice(3 * quarter);
 
     // The baseline gets the very same requests, so the client's own work is the same.
     const hello = await startChild(['bench/hello.js'], { PATH: process.env.PATH, WORKERS });
@@ -310,17 +338,24 @@ async function main() {
       server.child.pid,
     );
     const mcp = await load(
-      'mcp get_story',
+      'mcp 2025-11-25',
       server.port,
-      mcpRequests(mcpPool, data.stories),
+      mcpRequests('legacy', mcpPool, data.stories),
       mcpPool.length,
+      server.child.pid,
+    );
+    const modern = await load(
+      'mcp 2026-07-28',
+      server.port,
+      mcpRequests('modern', modernPool, data.stories),
+      modernPool.length,
       server.child.pid,
     );
     await stopChild(server);
     if (profDir) console.log(`  server CPU profile written to ${resolve(profDir)}`);
 
-    const rows = [baseline, list, get, mcp];
-    const WIDTHS = [14, 9, 10, 11, 11, 10, 9, 8, 10, 10];
+    const rows = [baseline, list, get, mcp, modern];
+    const WIDTHS = [16, 9, 10, 11, 11, 10, 9, 8, 10, 10];
     const line = (...cells) =>
       cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]) : c.padStart(WIDTHS[i]))).join('');
     console.log(
@@ -367,9 +402,11 @@ async function main() {
       );
     }
     // Not a target of the issue: what the MCP layer costs on top of the same operation.
-    console.log(
-      `\nMCP: a v1_get_story tool call runs at ${((100 * mcp.rps) / get.rps).toFixed(1)}% of REST get_story's rate (p50 ${fmtMs(mcp.p50)} against ${fmtMs(get.p50)})`,
-    );
+    for (const r of [mcp, modern]) {
+      console.log(
+        `${r === mcp ? '\n' : ''}MCP ${r.name.slice(4)}: a v1_get_story tool call runs at ${((100 * r.rps) / get.rps).toFixed(1)}% of REST get_story's rate (p50 ${fmtMs(r.p50)} against ${fmtMs(get.p50)})`,
+      );
+    }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -1,6 +1,9 @@
 import type { MatchPolicy } from '../pipeline/brand-matcher.js';
 import type { StoryReason } from '../pipeline/builtin-advisor.js';
 
+/** A changed field's value in a proposal's diff: a text, a phase's actions, or null. */
+export type DiffValue = string | string[] | null;
+
 /**
  * The columns that hold JSON, and what each holds. They are encoded and decoded here and
  * nowhere else, so a column's shape is stated once and writing or reading another shape
@@ -14,7 +17,7 @@ export interface JsonColumns {
   'stories.reasons': StoryReason[];
   'advisories.executive_summary': { text: string; cites: string[] }[];
   'advisories.summary_basis': string[];
-  'advisories.diff': { path: string; before: unknown; after: unknown }[];
+  'advisories.diff': { path: string; before: DiffValue; after: DiffValue }[];
   'phases.actions': string[];
   'api_keys.scope': string[];
   'audit_log.details': Record<string, unknown>;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { type AppContext, inTransaction } from '../context.js';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { decode, encode } from '../db/json-columns.js';
+import { type DiffValue, decode, encode } from '../db/json-columns.js';
 import type { AdvisoriesTable, PhasesTable, StoryStatus } from '../db/schema.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -123,8 +123,8 @@ type AdvisoryFields = Pick<
 export function diffAdvisories(
   live: AdvisoryFields & { phases: Pick<PhaseRow, 'title' | 'actions'>[] },
   next: AdvisoryFields & { phases: Pick<PhaseRow, 'title' | 'actions'>[] },
-): { path: string; before: unknown; after: unknown }[] {
-  const out: { path: string; before: unknown; after: unknown }[] = [];
+): { path: string; before: DiffValue; after: DiffValue }[] {
+  const out: { path: string; before: DiffValue; after: DiffValue }[] = [];
   for (const f of ['assessment', 'urgency', 'spread'] as const) {
     if (live[f] !== next[f]) out.push({ path: f, before: live[f], after: next[f] });
   }

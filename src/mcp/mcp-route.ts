@@ -1,72 +1,32 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
-  CallToolRequestParamsSchema,
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolErrorCode,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { z } from 'zod';
 import { apiKeyLookup } from '../auth/api-keys.js';
 import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
 import { AppError, restError } from '../errors.js';
 import { authenticateToken } from '../oauth/authenticate-token.js';
 import { issuerOf, MCP_SCOPE } from '../oauth/provider.js';
-import { type Actor, hasApiAccess } from '../policy.js';
-import { partnerTools } from './partner-tools.js';
-import { callTool, type ToolEntry } from './tool-call.js';
-import { userTools } from './user-tools.js';
-
-const SERVER_INFO = { name: 'stories', title: 'Stories', version: '1.0.0' };
+import type { Actor } from '../policy.js';
+import { mcpServerFor, serverInfo } from './mcp-server.js';
 
 /**
- * tools/call with its `arguments` unchecked at registration. The SDK parses a request
- * with the registered schema first, and a failure there is an InternalError (-32603);
- * its tools/call wrapper then checks the full schema and answers InvalidParams (-32602),
- * which is what `arguments` that are not an object (a string, an array) deserve.
- */
-const ToolsCallRequest = CallToolRequestSchema.extend({
-  params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
-});
-
-/**
- * The tools a caller sees, computed once per process: a partner API key gets the v1_
- * tools only; a signed-in user gets the user tools, plus the v1_ tools when the account
- * is on a plan with API access.
- */
-const listed = (tools: readonly ToolEntry[]) =>
-  tools.map(({ operation: _op, door: _door, ...tool }) => tool);
-const KEY_TOOLS = {
-  list: listed(partnerTools),
-  byName: new Map(partnerTools.map((t) => [t.name, t])),
-};
-const USER_TOOLS = { list: listed(userTools), byName: new Map(userTools.map((t) => [t.name, t])) };
-const PARTNER_USER_TOOLS = {
-  list: listed([...userTools, ...partnerTools]),
-  byName: new Map([...userTools, ...partnerTools].map((t) => [t.name, t])),
-};
-
-function toolsFor(actor: Actor) {
-  if (actor.kind === 'key') return KEY_TOOLS;
-  return hasApiAccess(actor.plan) ? PARTNER_USER_TOOLS : USER_TOOLS;
-}
-
-/**
- * The SDK builds a JSON Schema validator (Ajv) for every Server it makes; one per process
- * is enough (measured: it was the largest cost of a tool call).
- */
-const VALIDATOR = new AjvJsonSchemaValidator();
-
-/**
- * The MCP server at /mcp: Streamable HTTP, stateless (any process answers any request),
- * JSON responses. The SDK's Server handles the protocol (initialize, version negotiation,
- * ping, errors) on a transport made per request; both are light, because the tool lists
- * are computed once per process and each call runs the operation registry directly.
- * Callers are signed-in users with an OAuth access token or partners with an API key.
+ * The MCP server at /mcp, Streamable HTTP, stateless (any process answers any request),
+ * JSON answers, on both protocol eras:
+ *
+ * - 2026-07-28 (modern): every request carries its version and client capabilities in
+ *   `_meta`; the SDK's createMcpHandler serves it (server/discover, the new headers,
+ *   `resultType`).
+ * - 2025-11-25 and older (legacy): initialize, then one POST per request; served by the
+ *   SDK's streamable transport, made per request, answering JSON.
+ *
+ * Both build the same server for the caller (mcp-server.ts). Callers are signed-in users
+ * with an OAuth access token or partners with an API key, authenticated here first.
  */
 export function mountMcp(
   fastify: FastifyInstance,
@@ -75,6 +35,12 @@ export function mountMcp(
 ) {
   const allowedOrigin = new URL(app.config.baseUrl).origin;
   const challenge = `Bearer resource_metadata="${issuerOf(app)}/.well-known/oauth-protected-resource", scope="${MCP_SCOPE}"`;
+  const info = serverInfo(app);
+  const onerror = (error: Error) => app.log?.debug({ err: error }, 'mcp: request refused');
+  const modern = createMcpHandler(
+    ({ authInfo }) => mcpServerFor(app, actorOf(authInfo?.extra), info),
+    { legacy: 'reject', onerror },
+  );
 
   fastify.post('/mcp', async (req, reply) => {
     // DNS rebinding: a browser page of another origin must not reach a local server.
@@ -96,7 +62,7 @@ export function mountMcp(
         ? await authenticateKey(app, presented, req.ip)
         : await authenticateToken(app, await getProvider(), presented, req.ip);
       actor = auth.actor;
-      for (const [k, v] of Object.entries(auth.headers)) reply.raw.setHeader(k, v);
+      reply.headers(auth.headers);
     } catch (e) {
       const r = restError(e, req.log);
       // RFC 6750 §3.1: a credential that was sent and refused is an invalid_token, so a
@@ -114,12 +80,17 @@ export function mountMcp(
         jsonrpc: '2.0',
         id: null,
         error: {
-          code: ErrorCode.InvalidRequest,
+          code: ProtocolErrorCode.InvalidRequest,
           message: 'batches are not supported: send one request per POST',
         },
       });
     }
-    await serveMcp(app, actor, req, reply);
+    const request = webRequest(req);
+    const options = { parsedBody: req.body, authInfo: authInfoOf(actor) };
+    const response = (await isLegacyRequest(request, req.body))
+      ? await serveLegacy(mcpServerFor(app, actor, info), request, options)
+      : await modern.fetch(request, options);
+    return sendResponse(reply, response);
   });
 
   // Stateless: no server-initiated stream to open and no session to end.
@@ -127,73 +98,68 @@ export function mountMcp(
     reply.code(405).header('allow', 'POST').send({ error: 'method not allowed: /mcp takes POST' });
   fastify.get('/mcp', notAllowed);
   fastify.delete('/mcp', notAllowed);
+  fastify.addHook('onClose', async () => modern.close());
 }
 
-/** Who answers, as MCP clients show it: the service's name, site and icon (spec 2025-11-25). */
-const serverInfo = (app: AppContext) => {
-  const base = issuerOf(app);
-  return {
-    ...SERVER_INFO,
-    websiteUrl: base,
-    icons: [{ src: `${base}/icon.svg`, mimeType: 'image/svg+xml', sizes: ['any'] }],
-  };
+/**
+ * The SDK hands a request's `authInfo` to the server factory as given: it carries the
+ * authenticated caller, checked here before the SDK sees the request.
+ */
+const authInfoOf = (actor: Actor) => ({
+  token: '',
+  clientId: actor.kind === 'key' ? actor.keyId : actor.userId,
+  scopes: [],
+  extra: { actor },
+});
+const actorOf = (extra: Record<string, unknown> | undefined) => {
+  if (!extra?.actor) throw new Error('mcp: a request reached the server unauthenticated');
+  return extra.actor as Actor;
 };
 
 /**
- * The server answers JSON only (enableJsonResponse), which a client accepting JSON, or
- * anything, takes; the SDK's transport asks every request to accept both JSON and event
- * streams, so such a request is told to it as accepting both.
+ * The Fetch-API request the SDK reads, from Fastify's (whose body is parsed already and
+ * handed over beside it). The server answers JSON only, which a client accepting JSON, or
+ * anything, takes; the SDK's legacy transport asks that a request accept both JSON and
+ * event streams, so such a request is told to it as accepting both.
  */
-function acceptJson(raw: FastifyRequest['raw']) {
-  const accept = raw.headers.accept;
-  if (accept?.includes('text/event-stream')) return;
-  if (accept !== undefined && !/application\/json|\*\/\*/.test(accept)) return;
-  const both = 'application/json, text/event-stream';
-  raw.headers.accept = both;
-  let found = false;
-  for (let i = 0; i < raw.rawHeaders.length; i += 2) {
-    if (raw.rawHeaders[i]!.toLowerCase() === 'accept') {
-      raw.rawHeaders[i + 1] = both;
-      found = true;
-    }
+function webRequest(req: FastifyRequest) {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of [value].flat()) headers.append(name, v);
   }
-  if (!found) raw.rawHeaders.push('Accept', both);
+  const accept = headers.get('accept');
+  if (
+    !accept?.includes('text/event-stream') &&
+    (!accept || /application\/json|\*\/\*/.test(accept))
+  ) {
+    headers.set('accept', 'application/json, text/event-stream');
+  }
+  return new Request(new URL(req.url, 'http://mcp.invalid'), { method: 'POST', headers });
 }
 
-async function serveMcp(app: AppContext, actor: Actor, req: FastifyRequest, reply: FastifyReply) {
-  const tools = toolsFor(actor);
-  const server = new Server(serverInfo(app), {
-    capabilities: { tools: { listChanged: false } },
-    jsonSchemaValidator: VALIDATOR,
-    instructions:
-      actor.kind === 'key'
-        ? 'Stories: brand-reputation stories with advisories. Start with v1_list_brands, then v1_list_stories and v1_get_story.'
-        : 'Stories: brand-reputation stories with advisories. Start with list_brands, then list_stories and get_story.',
-  });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list }));
-  server.setRequestHandler(ToolsCallRequest, async (request) => {
-    // The SDK's tools/call wrapper has checked the full schema before this runs:
-    // arguments are an object or absent.
-    const { name, arguments: args } = request.params as {
-      name: string;
-      arguments?: Record<string, unknown>;
-    };
-    const tool = tools.byName.get(name);
-    // A plain error with its code: McpError would prefix its text with the code again.
-    if (!tool)
-      throw Object.assign(new Error(`unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
-    return callTool(app, actor, tool, args);
-  });
-  const transport = new StreamableHTTPServerTransport({
+/** A 2025-era request: the SDK's streamable transport, stateless, made for this one request. */
+async function serveLegacy(
+  server: ReturnType<typeof mcpServerFor>,
+  request: Request,
+  options: { parsedBody: unknown; authInfo: ReturnType<typeof authInfoOf> },
+) {
+  const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
-  reply.raw.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
   await server.connect(transport);
-  acceptJson(req.raw);
-  reply.hijack();
-  await transport.handleRequest(req.raw, reply.raw, req.body);
+  try {
+    return await transport.handleRequest(request, options);
+  } finally {
+    await server.close();
+  }
+}
+
+async function sendResponse(reply: FastifyReply, response: Response) {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    reply.header(name, value);
+  });
+  return reply.send(response.body === null ? '' : Buffer.from(await response.arrayBuffer()));
 }

@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { toolError } from '../errors.js';
@@ -22,7 +22,24 @@ export function jsonSchema(s: z.ZodType, io: 'input' | 'output') {
     string,
     unknown
   >;
-  return rest as Tool['inputSchema'];
+  return singleTyped(rest) as Tool['inputSchema'];
+}
+
+/**
+ * The schema with every `type: [T, "null"]` written as `anyOf: [{type: T}, {type:
+ * "null"}]`: the same contract, in the spelling clients that map tool schemas onto a
+ * single-`type` dialect (Gemini's function declarations, among others) accept. MCP
+ * Inspector's --strict mode checks for it.
+ */
+function singleTyped(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTyped);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = k === 'const' ? v : singleTyped(v);
+  const { type, description, ...rest } = out;
+  if (!Array.isArray(type)) return out;
+  const branches = type.map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...rest }));
+  return description === undefined ? { anyOf: branches } : { description, anyOf: branches };
 }
 
 /** A tool failure's structured content: the REST error body and the HTTP status. */

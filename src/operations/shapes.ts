@@ -65,15 +65,16 @@ export const Advisory = z.object({
   phases: z.array(Phase).optional().describe('the response plan; present when unlocked'),
 });
 
+/** A changed field's value: a text, a phase's actions, or null where nothing was. */
+const DiffValue = z.union([z.string(), z.array(z.string()), z.null()]);
+
 export const AdvisoryPending = z
   .object({
     status: z.enum(['generating', 'ready']),
     requested_at: Timestamp,
     context: z.string(),
     proposal: Advisory.optional(),
-    diff: z
-      .array(z.object({ path: z.string(), before: z.unknown(), after: z.unknown() }))
-      .optional(),
+    diff: z.array(z.object({ path: z.string(), before: DiffValue, after: DiffValue })).optional(),
   })
   .describe('present while an updated advisory is generating or waiting to be applied');
 
