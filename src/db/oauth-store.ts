@@ -167,3 +167,64 @@ class StoreAdapter implements Adapter {
 export async function sweepExpiredOAuth(db: Db): Promise<void> {
   await db.deleteFrom('oauth_records').where('expires_at', '<', new Date().toISOString()).execute();
 }
+
+/**
+ * A refresh's answer, kept for the grace period after the refresh token it rotated
+ * (src/oauth/refresh-grace.ts): a row of kind `RefreshAnswer` under the digest of the
+ * refresh request's credentials, claimed empty by the request that runs the refresh, then
+ * holding its answer sealed with a key only their holder can derive.
+ */
+const REFRESH_ANSWER = 'RefreshAnswer';
+
+/** Claims a refresh; false when another request has claimed the same one already. */
+export async function claimRefreshAnswer(
+  db: Db,
+  credential: string,
+  until: Date,
+): Promise<boolean> {
+  const r = await db
+    .insertInto('oauth_records')
+    .values({
+      kind: REFRESH_ANSWER,
+      id: digest(credential),
+      payload: '',
+      grant_id: null,
+      uid: null,
+      consumed_at: null,
+      expires_at: until.toISOString(),
+    })
+    .onConflict((oc) => oc.columns(['kind', 'id']).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function saveRefreshAnswer(db: Db, credential: string, sealed: string): Promise<void> {
+  await db
+    .updateTable('oauth_records')
+    .set({ payload: sealed })
+    .where('kind', '=', REFRESH_ANSWER)
+    .where('id', '=', digest(credential))
+    .execute();
+}
+
+/** The claim on a refresh: its sealed answer ('' while running) and its end. */
+export async function findRefreshAnswer(
+  db: Db,
+  credential: string,
+): Promise<{ sealed: string; until: Date } | undefined> {
+  const row = await db
+    .selectFrom('oauth_records')
+    .select(['payload', 'expires_at'])
+    .where('kind', '=', REFRESH_ANSWER)
+    .where('id', '=', digest(credential))
+    .executeTakeFirst();
+  return row && { sealed: row.payload, until: new Date(row.expires_at ?? 0) };
+}
+
+export async function dropRefreshAnswer(db: Db, credential: string): Promise<void> {
+  await db
+    .deleteFrom('oauth_records')
+    .where('kind', '=', REFRESH_ANSWER)
+    .where('id', '=', digest(credential))
+    .execute();
+}

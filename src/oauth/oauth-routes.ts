@@ -8,6 +8,7 @@ import { activeMember } from '../domain/accounts.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
 import { consentPage, errorPage, signInPage, workspacePage } from './pages.js';
 import { issuerOf, MCP_SCOPE, mcpResource } from './provider.js';
+import { beforeTokenRequest } from './refresh-grace.js';
 import { parseSubject, subjectOf } from './subject.js';
 
 /** The workspace chooser must be answered within this time after the password was checked. */
@@ -51,8 +52,14 @@ export function mountOAuth(
       req.raw.url = `/.well-known/openid-configuration${query}`;
     }
     if (path === '/oauth/authorize') req.raw.url = withMcpScope(path, query);
+    let forward = req.raw;
+    if (path === '/oauth/token' && req.method === 'POST') {
+      const next = await beforeTokenRequest(app, req, reply);
+      if (next === 'answered') return reply;
+      forward = next;
+    }
     reply.hijack();
-    handler(req.raw, reply.raw);
+    handler(forward, reply.raw);
   });
 
   // RFC 9728: where /mcp's tokens come from. Served at the root and at the path-suffixed

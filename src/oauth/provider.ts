@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { storeAdapterFactory } from '../db/oauth-store.js';
 import { readSetting, storeSettingOnce } from '../db/settings.js';
 import { errorPage } from './pages.js';
+import { afterTokenRequest, claimedRefresh } from './refresh-grace.js';
 
 /** The one scope there is: acting on Stories through /mcp as the signed-in user. */
 export const MCP_SCOPE = 'mcp';
@@ -97,7 +98,8 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
       },
     },
     // Refresh tokens for every client allowed the grant (MCP clients rarely ask for
-    // offline_access), rotated on each use: a replayed old one revokes the grant.
+    // offline_access), rotated on each use: a replayed old one revokes the grant, once
+    // its grace period for parallel refreshes is over (refresh-grace.ts).
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Tokens live their own lifetimes, not the sign-in page's session's.
     expiresWithSession: () => false,
@@ -127,6 +129,16 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
     ) {
       delete answer.client_secret;
       delete answer.client_secret_expires_at;
+    }
+  });
+  // A refresh other requests may repeat within the grace period: its answer is kept.
+  provider.use(async (ctx, next) => {
+    const token = claimedRefresh(ctx.req);
+    if (token === undefined) return next();
+    try {
+      await next();
+    } finally {
+      await afterTokenRequest(app, token, ctx.status, ctx.body);
     }
   });
   provider.proxy = app.config.trustProxy !== false;

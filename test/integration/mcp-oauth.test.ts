@@ -170,17 +170,15 @@ describe('OAuth 2.1 with the SDK client', () => {
       `Bearer resource_metadata="${svc.url}/.well-known/oauth-protected-resource", scope="mcp", error="invalid_token"`,
     );
 
-    // Rotation: the spent refresh token is refused, and replaying it revokes the grant,
-    // so the token that replaced it dies too.
-    const replay = (refreshToken: string) =>
-      refreshAuthorization(svc.url, {
-        metadata,
-        clientInformation: auth.client!,
-        refreshToken,
-        resource: mcpUrl(),
-      });
-    await expect(replay(old.refresh_token!)).rejects.toThrow(/grant/i);
-    await expect(replay(fresh.refresh_token!)).rejects.toThrow(/grant/i);
+    // Within the grace period, the spent refresh token again gets the same pair (parallel
+    // refreshes); after it, a replay revokes the grant (oauth-refresh-grace.test.ts).
+    const again = await refreshAuthorization(svc.url, {
+      metadata,
+      clientInformation: auth.client!,
+      refreshToken: old.refresh_token!,
+      resource: mcpUrl(),
+    });
+    expect(again.refresh_token).toBe(fresh.refresh_token);
   });
 
   it('serves both discovery documents', async () => {
@@ -426,29 +424,6 @@ describe('tokens on /mcp', () => {
     const { access_token } = await signIn(svc.url, OWNER);
     await svc.app.db.deleteFrom('oauth_records').where('kind', '=', 'Session').execute();
     expect((await postMcp(access_token)).status).toBe(200);
-  });
-
-  it('one refresh token redeemed concurrently: one new pair, and the replay revokes the grant', async () => {
-    const first = await signIn(svc.url, OWNER);
-    const redeem = () =>
-      fetch(`${svc.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: first.refresh_token,
-          client_id: first.client_id,
-        }).toString(),
-      });
-    const answers = await Promise.all([redeem(), redeem(), redeem(), redeem()]);
-    const statuses = answers.map((a) => a.status).sort();
-    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(1);
-    expect(statuses.filter((s) => s === 400).length).toBeGreaterThanOrEqual(3);
-    // Whatever won, the grant is gone: a replay was seen.
-    for (const a of answers.filter((x) => x.status === 200)) {
-      const { access_token } = (await a.json()) as { access_token: string };
-      expect((await postMcp(access_token)).status).toBe(401);
-    }
   });
 
   it('signing in again as another team in the same browser ends the old session', async () => {

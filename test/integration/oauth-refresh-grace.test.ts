@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { REFRESH_GRACE_MS } from '../../src/oauth/refresh-grace.js';
+import { startService, type TestService } from '../support/harness.js';
+import { manualClock } from '../support/manual-clock.js';
+import { signIn } from '../support/oauth-browser.js';
+import { seedWorld } from '../support/world.js';
+
+/**
+ * An MCP client with calls in flight when its token goes stale refreshes several times
+ * at once: each must get the same new pair, and nobody is signed out; a replay after
+ * the grace period still revokes the grant.
+ */
+let svc: TestService;
+const clock = manualClock();
+const OWNER = { email: 'owner@northwind.example', password: 'correct horse battery' };
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false, clock });
+  await seedWorld(svc.app);
+});
+afterAll(() => svc.close());
+
+const refresh = (token: { refresh_token: string; client_id: string }) =>
+  fetch(`${svc.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: token.refresh_token,
+      client_id: token.client_id,
+    }).toString(),
+  });
+
+const listTools = (accessToken: string) =>
+  fetch(`${svc.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+
+interface Pair {
+  access_token: string;
+  refresh_token: string;
+}
+
+it('three parallel refreshes get one new pair; three parallel calls with it all succeed', async () => {
+  const signedIn = await signIn(svc.url, OWNER);
+  const answers = await Promise.all([refresh(signedIn), refresh(signedIn), refresh(signedIn)]);
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+  const pairs = (await Promise.all(answers.map((a) => a.json()))) as Pair[];
+  expect(new Set(pairs.map((p) => p.access_token)).size).toBe(1);
+  expect(new Set(pairs.map((p) => p.refresh_token)).size).toBe(1);
+  expect(pairs[0]!.refresh_token).not.toBe(signedIn.refresh_token);
+  expect(answers[1]!.headers.get('cache-control')).toBe('no-store');
+  const calls = await Promise.all(pairs.map((p) => listTools(p.access_token)));
+  expect(calls.map((c) => c.status)).toEqual([200, 200, 200]);
+  // The new refresh token rotates as usual.
+  const next = await refresh({ ...signedIn, refresh_token: pairs[0]!.refresh_token });
+  expect(next.status).toBe(200);
+  // No answer is stored in the clear: only sealed, under the old token's digest.
+  const stored = await svc.app.db
+    .selectFrom('oauth_records')
+    .select('payload')
+    .where('kind', '=', 'RefreshAnswer')
+    .execute();
+  expect(stored.length).toBeGreaterThan(0);
+  for (const row of stored) expect(row.payload).not.toContain(pairs[0]!.access_token);
+});
+
+it('a replay after the grace period revokes the grant, as before', async () => {
+  const signedIn = await signIn(svc.url, OWNER);
+  const first = (await (await refresh(signedIn)).json()) as Pair;
+  await clock.advance(REFRESH_GRACE_MS + 1000);
+  const replay = await refresh(signedIn);
+  expect(replay.status).toBe(400);
+  expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
+  // Everything issued under the grant is gone with it.
+  expect((await listTools(first.access_token)).status).toBe(401);
+  expect((await refresh({ ...signedIn, refresh_token: first.refresh_token })).status).toBe(400);
+});
+
+it('a refresh the provider refuses is refused to every repeat alike', async () => {
+  const signedIn = await signIn(svc.url, OWNER);
+  const wrong = { ...signedIn, client_id: 'someone-else' };
+  const answers = await Promise.all([refresh(wrong), refresh(wrong)]);
+  for (const a of answers) expect(a.status).toBeGreaterThanOrEqual(400);
+  // The user is still signed in: the real client refreshes fine.
+  expect((await refresh(signedIn)).status).toBe(200);
+});
