@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AppContext } from '../context.js';
 import { issuerOf } from '../oauth/provider.js';
+import { mayRun } from '../operations/execute.js';
 import { type Actor, hasApiAccess } from '../policy.js';
 import { partnerTools } from './partner-tools.js';
 import { callTool, type ToolEntry } from './tool-call.js';
@@ -24,9 +25,24 @@ const KEY_TOOLS = toolSet(partnerTools);
 const USER_TOOLS = toolSet(userTools);
 const PARTNER_USER_TOOLS = toolSet([...userTools, ...partnerTools]);
 
-function toolsFor(actor: Actor) {
+export function toolsFor(actor: Actor) {
   if (actor.kind === 'key') return KEY_TOOLS;
   return hasApiAccess(actor.plan) ? PARTNER_USER_TOOLS : USER_TOOLS;
+}
+
+/**
+ * What an OAuth client signed in as this member may do, tool by tool: the consent page
+ * lists exactly these. A tool the member's role or plan does not allow is left out.
+ */
+export function powersOf(actor: Actor) {
+  return [...toolsFor(actor).byName.values()]
+    .filter((tool) => mayRun(actor, tool.operation))
+    .map((tool) => ({
+      name: tool.name,
+      title: tool.title ?? tool.name,
+      changes: tool.annotations?.readOnlyHint !== true,
+      destructive: tool.annotations?.destructiveHint === true,
+    }));
 }
 
 const INSTRUCTIONS = {

@@ -27,17 +27,22 @@ export async function authenticateToken(
   const member = await findMember(app, provider, token);
   if (!member) throw await failedCredential(app, clientAddress, now, TOKEN_REFUSED);
   const headers = await countCall(app, `user:${member.user_id}:${member.account_id}`, now);
+  return { actor: memberActor(member, new Date(now)), headers };
+}
+
+/** A signed-in member as the caller of operations. */
+export function memberActor(
+  member: NonNullable<Awaited<ReturnType<typeof activeMember>>>,
+  now: Date,
+): Actor {
   return {
-    actor: {
-      kind: 'user',
-      userId: member.user_id,
-      email: member.email,
-      accountId: member.account_id,
-      plan: effectivePlan(member, new Date(now)),
-      role: member.role,
-      scope: null,
-    },
-    headers,
+    kind: 'user',
+    userId: member.user_id,
+    email: member.email,
+    accountId: member.account_id,
+    plan: effectivePlan(member, now),
+    role: member.role,
+    scope: null,
   };
 }
 

@@ -5,7 +5,9 @@ import { checkPassword, countSignInAttempt, forgiveSignIn, workspacesOf } from '
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { activeMember } from '../domain/accounts.js';
+import { powersOf } from '../mcp/mcp-server.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
+import { memberActor } from './authenticate-token.js';
 import { consentPage, errorPage, signInPage, workspacePage } from './pages.js';
 import { issuerOf, MCP_SCOPE, mcpResource } from './provider.js';
 import { beforeTokenRequest } from './refresh-grace.js';
@@ -101,7 +103,7 @@ function mountInteractionPages(
     if (details.prompt.name === 'login') return signInPage(details.uid, client);
     const member = await memberOf(app, details.session?.accountId);
     if (!member) return reply.code(400).send(errorPage('Your sign-in is no longer valid.'));
-    return consentPage(details.uid, client, member);
+    return consentPage(details.uid, client, member, powersOf(memberActor(member, app.clock.now())));
   });
 
   fastify.post('/oauth/interaction/:uid/login', async (req: UidRequest, reply) => {

@@ -50,24 +50,40 @@ ${workspaces.map(
   );
 }
 
+/** One thing a client may do once allowed: a tool, by its title and name. */
+export interface Power {
+  name: string;
+  title: string;
+  changes: boolean;
+  destructive: boolean;
+}
+
+const powerList = (powers: Power[]) =>
+  html`<ul class="powers">${powers.map(
+    (p) =>
+      html`<li>${p.title} <code>${p.name}</code>${p.destructive ? html` <strong>(cannot be undone)</strong>` : ''}</li>`,
+  )}</ul>`;
+
 export function consentPage(
   uid: string,
   client: ClientLabel,
   member: { email: string; workspace: string; role: string },
+  powers: Power[],
 ): string {
+  const reads = powers.filter((p) => !p.changes);
+  const changes = powers.filter((p) => p.changes);
   return page(
     'Allow access',
     html`<h1>Allow ${client.name} to use Stories?</h1>
 ${asking(client)}
 <div class="card">
-<p>It will act as <strong>${member.email}</strong> in <strong>${member.workspace}</strong> (${member.role}), with your permissions:</p>
-<ul>
-<li>read your brands and stories, with advisories you have unlocked;</li>
-<li>unlock advisories with your team's included monthly units (it can never buy one: purchases need you);</li>
-<li>assign and complete response actions, and add context to advisories;</li>
-<li>apply advisory updates, if you are the team's owner.</li>
-</ul>
-<p class="muted">You can revoke this access at any time.</p>
+<p>It will act as <strong>${member.email}</strong> in <strong>${member.workspace}</strong> (${member.role}), with your permissions, and can do exactly this:</p>
+<h2>Read</h2>
+${powerList(reads)}
+<h2>Change</h2>
+${changes.length > 0 ? powerList(changes) : html`<p class="muted">Nothing: it can only read.</p>`}
+<p><strong>It never spends money.</strong> Unlocking an advisory uses your team's included monthly unit; when none is left, it gets a link for you to buy one yourself.</p>
+<p class="muted">You can revoke this access at any time under Connected apps in the portal.</p>
 </div>
 <form method="post" action="/oauth/interaction/${uid}/consent">
 <button type="submit" name="decision" value="allow">Allow</button>

@@ -362,6 +362,47 @@ describe('what the authorization server refuses', () => {
     ).rejects.toThrow(/401/);
   });
 
+  it('the consent page lists every power by name, as the role allows, and says it never spends money', async () => {
+    const powers = async (login: { email: string; password: string }) => {
+      const browser = new OAuthBrowser(login);
+      await signIn(svc.url, login, browser);
+      const consent = browser.pages.find((p) => p.includes('Allow Test agent'))!;
+      expect(consent).toContain('It never spends money');
+      return [...consent.matchAll(/<code>([a-z0-9_]+)<\/code>/g)].map((m) => m[1]);
+    };
+    const owner = await powers(OWNER);
+    // Partner powers too, named: dropping a delegation, notes, invites.
+    for (const name of [
+      'list_stories',
+      'unlock_advisory',
+      'apply_advisory_update',
+      'v1_drop_delegation',
+      'v1_post_brand_note',
+      'v1_revoke_delegation_invite',
+    ]) {
+      expect(owner, name).toContain(name);
+    }
+    await addUser(svc.app, {
+      accountId: w.accounts.agency,
+      email: 'consent.member@northwind.example',
+      password: OWNER.password,
+      role: 'member',
+    });
+    const member = await powers({
+      email: 'consent.member@northwind.example',
+      password: OWNER.password,
+    });
+    expect(member).toContain('assign_action');
+    // A member may neither apply advisory updates nor drop a client's delegation.
+    for (const name of [
+      'apply_advisory_update',
+      'v1_apply_advisory_proposal',
+      'v1_drop_delegation',
+    ]) {
+      expect(member, name).not.toContain(name);
+    }
+  });
+
   it('a wrong password, and a declined consent', async () => {
     await expect(signIn(svc.url, { ...OWNER, password: 'wrong password' })).rejects.toThrow(/401/);
     const client_id = await register();

@@ -19,7 +19,7 @@ export const triggerAdvisory = defineOperation({
   id: 'trigger_advisory',
   summary: "Unlock a story's full advisory",
   description:
-    "Unlocks the full advisory. Uses the brand's included monthly unit first; beyond it meters 15 EUR on the payer's subscription (the partner, for a delegated brand). Without a subscription nothing is unlocked or charged and checkout_url starts an explicit one-off purchase. An unlocked advisory answers ok at once and charges nothing. If metering fails, nothing is unlocked (402).",
+    "Unlocks the full advisory. Uses the brand's included monthly unit first; beyond it an API key meters 15 EUR on the payer's subscription (the partner, for a delegated brand). A signed-in person (an MCP user session) is never charged: past the included unit, as without a subscription, nothing is unlocked or charged and checkout_url starts an explicit one-off purchase. An unlocked advisory answers ok at once and charges nothing. If metering fails, nothing is unlocked (402).",
   input: z.strictObject({ brand: BrandHost, event_uri: EventUri }),
   output: TriggerResult,
   access: {},
