@@ -15,6 +15,7 @@ import * as articleLanguage from './migrations/0009-article-language.js';
 import * as judgement from './migrations/0010-judgement.js';
 import * as matchPolicy from './migrations/0011-match-policy.js';
 import * as meteringReservations from './migrations/0012-metering-reservations.js';
+import * as connectedApps from './migrations/0013-connected-apps.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -112,6 +113,7 @@ export function migrator(db: Db): Migrator {
         '0010-judgement': judgement,
         '0011-match-policy': matchPolicy,
         '0012-metering-reservations': meteringReservations,
+        '0013-connected-apps': connectedApps,
       }),
     },
   });

@@ -67,6 +67,7 @@ class StoreAdapter implements Adapter {
       payload: stored,
       grant_id: payload.grantId ?? null,
       uid: payload.uid ?? null,
+      subject: payload.accountId ?? null,
       expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
     };
     await this.db
@@ -192,6 +193,8 @@ export async function claimRefreshAnswer(
       uid: null,
       consumed_at: null,
       expires_at: until.toISOString(),
+      subject: null,
+      last_used_at: null,
     })
     .onConflict((oc) => oc.columns(['kind', 'id']).doNothing())
     .executeTakeFirst();
@@ -226,5 +229,100 @@ export async function dropRefreshAnswer(db: Db, credential: string): Promise<voi
     .deleteFrom('oauth_records')
     .where('kind', '=', REFRESH_ANSWER)
     .where('id', '=', digest(credential))
+    .execute();
+}
+
+/**
+ * A member's connected apps: their grants, by client, with the client's name and
+ * redirect URIs, when it was first allowed and when a token of it was last used.
+ */
+export async function grantsOf(db: Db, subject: string) {
+  const grants = await db
+    .selectFrom('oauth_records')
+    .select(['payload', 'last_used_at'])
+    .where('kind', '=', 'Grant')
+    .where('subject', '=', subject)
+    .execute();
+  const byClient = new Map<string, { connectedAt: number; lastUsedAt: string | null }>();
+  for (const g of grants) {
+    const { clientId, iat } = JSON.parse(g.payload) as { clientId: string; iat: number };
+    const seen = byClient.get(clientId);
+    const lastUsedAt =
+      [seen?.lastUsedAt, g.last_used_at]
+        .filter((x): x is string => !!x)
+        .sort()
+        .at(-1) ?? null;
+    byClient.set(clientId, { connectedAt: Math.min(seen?.connectedAt ?? iat, iat), lastUsedAt });
+  }
+  if (byClient.size === 0) return [];
+  const clients = await db
+    .selectFrom('oauth_records')
+    .select('payload')
+    .where('kind', '=', 'Client')
+    .where(
+      'id',
+      'in',
+      [...byClient.keys()].map((id) => digest(id)),
+    )
+    .execute();
+  const metadata = new Map(
+    clients.map((c) => {
+      const p = JSON.parse(c.payload) as {
+        client_id: string;
+        client_name?: string;
+        redirect_uris?: string[];
+      };
+      return [p.client_id, p];
+    }),
+  );
+  return [...byClient].map(([clientId, use]) => ({
+    clientId,
+    clientName: metadata.get(clientId)?.client_name ?? null,
+    redirectUris: metadata.get(clientId)?.redirect_uris ?? [],
+    connectedAt: new Date(use.connectedAt * 1000).toISOString(),
+    lastUsedAt: use.lastUsedAt,
+  }));
+}
+
+/**
+ * Ends every grant of `clientId` to `subject`, and everything issued under them; false
+ * when there was none.
+ */
+export async function revokeGrantsOf(db: Db, subject: string, clientId: string) {
+  const grants = await db
+    .selectFrom('oauth_records')
+    .select(['id', 'payload'])
+    .where('kind', '=', 'Grant')
+    .where('subject', '=', subject)
+    .execute();
+  const ids = grants
+    .map((g) => JSON.parse(g.payload) as { clientId: string; jti: string })
+    .filter((g) => g.clientId === clientId)
+    .map((g) => g.jti);
+  if (ids.length === 0) return false;
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('oauth_records').where('grant_id', 'in', ids).execute();
+    await trx
+      .deleteFrom('oauth_records')
+      .where('kind', '=', 'Grant')
+      .where(
+        'id',
+        'in',
+        ids.map((id) => digest(id)),
+      )
+      .execute();
+  });
+  return true;
+}
+
+/** Notes a grant's use at /mcp, at most once a minute (one write, not one per call). */
+export async function touchGrant(db: Db, grantId: string, now: Date): Promise<void> {
+  const minuteAgo = new Date(now.getTime() - 60_000).toISOString();
+  await db
+    .updateTable('oauth_records')
+    .set({ last_used_at: now.toISOString() })
+    .where('kind', '=', 'Grant')
+    .where('id', '=', digest(grantId))
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', minuteAgo)]))
     .execute();
 }

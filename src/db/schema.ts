@@ -414,6 +414,10 @@ export interface OauthRecordsTable {
   uid: string | null;
   consumed_at: string | null;
   expires_at: string | null;
+  /** The membership (`account:user`) it was issued to, when it has one. */
+  subject: string | null;
+  /** A grant's last use by an access token at /mcp, to the minute. */
+  last_used_at: string | null;
 }
 
 /** A partner's look on the white-label onboarding of its clients (empty fields fall back). */

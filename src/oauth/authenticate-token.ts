@@ -2,6 +2,7 @@ import type Provider from 'oidc-provider';
 import { countCall, failedCredential, type RateHeaders } from '../auth/authenticate-key.js';
 import { effectivePlan } from '../auth/effective-plan.js';
 import type { AppContext } from '../context.js';
+import { touchGrant } from '../db/oauth-store.js';
 import { activeMember } from '../domain/accounts.js';
 import type { Actor } from '../policy.js';
 import { MCP_SCOPE, mcpResource } from './provider.js';
@@ -56,5 +57,8 @@ async function findMember(app: AppContext, provider: Provider, token: string) {
   if (!at.grantId || !(await provider.Grant.find(at.grantId))) return undefined;
   const subject = parseSubject(at.accountId);
   if (!subject) return undefined;
-  return activeMember(app, subject.accountId, subject.userId);
+  const member = await activeMember(app, subject.accountId, subject.userId);
+  // The portal's Connected apps page shows when each app last used its access.
+  if (member) await touchGrant(app.db, at.grantId, app.clock.now());
+  return member;
 }

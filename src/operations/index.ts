@@ -25,6 +25,7 @@ import {
   setMatchPolicyInApp,
   verifyBrandByEmail,
 } from './portal/brands.js';
+import { listConnectedApps, revokeConnectedApp } from './portal/connected-apps.js';
 import { listInvites, listPartners, revokeInviteInApp, revokePartner } from './portal/partners.js';
 import { addGuest, reenableStoryShare, removeGuest, storyShare } from './portal/shares.js';
 import { inviteTeammate, listTeam, setMemberRole } from './portal/team.js';
@@ -75,6 +76,8 @@ export const operations: readonly Operation[] = [
   listApiKeys,
   createApiKeyInApp,
   revokeApiKeyInApp,
+  listConnectedApps,
+  revokeConnectedApp,
   billingOverview,
   getBrandKit,
   saveBrandKit,

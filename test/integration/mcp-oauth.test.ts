@@ -17,6 +17,7 @@ import { addUser } from '../../src/domain/accounts.js';
 import { restOperations } from '../../src/operations/index.js';
 import { startService, type TestService } from '../support/harness.js';
 import { OAuthBrowser, signIn } from '../support/oauth-browser.js';
+import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /** OAuth 2.1 on /mcp, driven by the official SDK client as an agent host drives it. */
@@ -401,6 +402,36 @@ describe('what the authorization server refuses', () => {
     ]) {
       expect(member, name).not.toContain(name);
     }
+  });
+
+  it('Connected apps in the portal: each client, where it returns, its last use, and Revoke', async () => {
+    const login = { email: 'apps.owner@northwind.example', password: OWNER.password };
+    await addUser(svc.app, { accountId: w.accounts.agency, ...login, role: 'admin' });
+    const { access_token, client_id } = await signIn(svc.url, login);
+    expect((await postMcp(access_token)).status).toBe(200);
+
+    const portal = new PortalClient(svc.url);
+    await portal.signIn(login.email, login.password);
+    const page = await portal.get('/app/connected-apps');
+    expect(page.status).toBe(200);
+    const row = /<tr><td>Test agent<\/td>([\s\S]*?)<\/tr>/.exec(page.html)?.[1];
+    expect(row).toContain('127.0.0.1:1');
+    // Used a moment ago: a time, not "never".
+    expect(row).toMatch(
+      /\d{4}-\d\d-\d\d \d\d:\d\d<\/td><td class="small">\d{4}-\d\d-\d\d \d\d:\d\d/,
+    );
+    // Someone else's apps are not on another person's page.
+    const other = new PortalClient(svc.url);
+    await other.signIn(OWNER.email, OWNER.password);
+    expect((await other.get('/app/connected-apps')).html).not.toContain(client_id);
+    expect((await other.post('/app/connected-apps/revoke', { client_id })).status).toBe(404);
+    expect((await postMcp(access_token)).status).toBe(200);
+
+    const revoked = await portal.post('/app/connected-apps/revoke', { client_id });
+    expect(revoked.status).toBe(303);
+    expect(revoked.location).toBe('/app/connected-apps?done=app-revoked');
+    expect((await postMcp(access_token)).status).toBe(401);
+    expect((await portal.get('/app/connected-apps')).html).not.toContain(client_id);
   });
 
   it('a wrong password, and a declined consent', async () => {

@@ -11,6 +11,7 @@ export const SECTIONS = [
   ['webhooks', '/app/webhooks', 'Webhooks'],
   ['billing', '/app/billing', 'Billing'],
   ['activity', '/app/activity', 'Activity'],
+  ['apps', '/app/connected-apps', 'Connected apps'],
 ] as const;
 export type Section = (typeof SECTIONS)[number][0];
 
@@ -63,6 +64,7 @@ export function publicPage(title: string, body: Html): string {
 
 /** Flash texts a redirect may name with `?done=`; nothing else reaches the page. */
 export const NOTICES: Record<string, string> = {
+  'app-revoked': 'Access taken back: that application can no longer act as you.',
   queued: 'The article is being read: its story appears here in a moment.',
   unlocked: 'The advisory is unlocked.',
   assigned: 'Assigned.',

@@ -7,6 +7,7 @@ import { mountActivityPages } from './activity-pages.js';
 import { mountAuthPages } from './auth-pages.js';
 import { mountBillingPages } from './billing-pages.js';
 import { mountBrandPages } from './brand-pages.js';
+import { mountConnectedAppPages } from './connected-app-pages.js';
 import { mountKeyPages } from './key-pages.js';
 import { mountPartnerPages } from './partner-pages.js';
 import { mountStoryPages } from './story-pages.js';
@@ -33,5 +34,6 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     mountActivityPages(pages, app);
     mountWebhookPages(pages, app);
     mountBillingPages(pages, app);
+    mountConnectedAppPages(pages, app);
   });
 }
