@@ -73,6 +73,8 @@ const Env = z.object({
   /** First retry delay of a failed job; doubles with each attempt. */
   JOB_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
   METER_LEASE_MS: z.coerce.number().int().min(1).default(30_000),
+  /** Dynamic OAuth client registrations one client address may make an hour. */
+  OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   /** A claimed job's lease; renewed while it runs, so it lapses only when its worker dies. */
   JOB_LEASE_MS: z.coerce.number().int().min(100).default(300_000),
   SEAT_CAP_STARTER: z.coerce.number().int().min(1).default(3),
@@ -162,6 +164,7 @@ export interface Config {
    * settle its reservation (longer than the provider client's timeout and retry).
    */
   meterLeaseMs: number;
+  oauthRegistrationsPerHour: number;
   jobLeaseMs: number;
   feedPollMs: number;
   seatCaps: Record<Plan, number>;
@@ -272,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobPollMs: e.JOB_POLL_MS,
     jobRetryBaseMs: e.JOB_RETRY_BASE_MS,
     meterLeaseMs: e.METER_LEASE_MS,
+    oauthRegistrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR,
     jobLeaseMs: e.JOB_LEASE_MS,
     feedPollMs: e.FEED_POLL_MS,
     inviteTtlDays: e.INVITE_TTL_DAYS,

@@ -53,6 +53,12 @@ const BEARER_KINDS = new Set([
   'InitialAccessToken',
 ]);
 
+/**
+ * A dynamically registered client that never completes a sign-in is deleted after this
+ * long (by the hourly sweep); its first grant makes it permanent.
+ */
+export const UNUSED_CLIENT_TTL_MS = 7 * 24 * 3600_000;
+
 class StoreAdapter implements Adapter {
   constructor(
     private readonly db: Db,
@@ -68,13 +74,27 @@ class StoreAdapter implements Adapter {
       grant_id: payload.grantId ?? null,
       uid: payload.uid ?? null,
       subject: payload.accountId ?? null,
-      expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
+      expires_at: expiresIn
+        ? new Date(Date.now() + expiresIn * 1000).toISOString()
+        : this.kind === 'Client'
+          ? new Date(Date.now() + UNUSED_CLIENT_TTL_MS).toISOString()
+          : null,
     };
     await this.db
       .insertInto('oauth_records')
       .values({ kind: this.kind, id: digest(id), consumed_at: null, ...row })
       .onConflict((oc) => oc.columns(['kind', 'id']).doUpdateSet(row))
       .execute();
+    // A client someone allowed is in use: it no longer expires.
+    if (this.kind === 'Grant' && typeof payload.clientId === 'string') {
+      await this.db
+        .updateTable('oauth_records')
+        .set({ expires_at: null })
+        .where('kind', '=', 'Client')
+        .where('id', '=', digest(payload.clientId))
+        .where('expires_at', 'is not', null)
+        .execute();
+    }
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {

@@ -87,6 +87,13 @@ export function dispatcherFor(config: Config, url: URL): Agent {
 }
 
 /**
+ * One request to a public host (or an allow-listed one), for libraries that make their
+ * own requests (oidc-provider's client metadata documents) and keep their own limits.
+ */
+export const publicHostFetch = (config: Config, url: string, init: object) =>
+  fetch(url, { ...init, dispatcher: dispatcherFor(config, new URL(url)) });
+
+/**
  * GETs a user-given or feed URL from public hosts only: http(s), no credentials, every
  * address checked when connecting, every redirect checked again (at most `maxRedirects`),
  * the body capped after decompression, and one deadline for all of it. Hosts in

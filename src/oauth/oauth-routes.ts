@@ -13,6 +13,13 @@ import { issuerOf, MCP_SCOPE, mcpResource } from './provider.js';
 import { beforeTokenRequest } from './refresh-grace.js';
 import { parseSubject, subjectOf } from './subject.js';
 
+/**
+ * Dynamic client registration is open (MCP clients register themselves), so it is capped
+ * per client address (OAUTH_REGISTRATIONS_PER_HOUR): a client registers once per
+ * install, not in a loop.
+ */
+const REGISTRATION_WINDOW_MS = 3600_000;
+
 /** The workspace chooser must be answered within this time after the password was checked. */
 const TICKET_TTL_MS = 10 * 60_000;
 
@@ -55,6 +62,20 @@ export function mountOAuth(
     }
     if (path === '/oauth/authorize') req.raw.url = withMcpScope(path, query);
     let forward = req.raw;
+    if (path === '/oauth/register' && req.method === 'POST') {
+      const w = await app.limiter.hit(`oauth-register:${req.ip}`, REGISTRATION_WINDOW_MS);
+      const limit = app.config.oauthRegistrationsPerHour;
+      if (w.count > limit) {
+        const wait = Math.max(1, Math.ceil((w.resetAt - app.clock.now().getTime()) / 1000));
+        return reply
+          .code(429)
+          .header('retry-after', String(wait))
+          .send({
+            error: 'too_many_requests',
+            error_description: `at most ${limit} client registrations an hour from one address; try again in ${wait} s`,
+          });
+      }
+    }
     if (path === '/oauth/token' && req.method === 'POST') {
       const next = await beforeTokenRequest(app, req, reply);
       if (next === 'answered') return reply;

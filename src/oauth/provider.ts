@@ -4,6 +4,7 @@ import { signingSecret } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { storeAdapterFactory } from '../db/oauth-store.js';
 import { readSetting, storeSettingOnce } from '../db/settings.js';
+import { publicHostFetch } from '../net/safe-fetch.js';
 import { errorPage } from './pages.js';
 import { afterTokenRequest, claimedRefresh } from './refresh-grace.js';
 
@@ -62,6 +63,10 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
       // The one signing key is an EC key (below).
       id_token_signed_response_alg: 'ES256',
     },
+    // Every fetch the library makes (client metadata documents): public hosts only,
+    // checked at connect (FETCH_ALLOW_HOSTS excepted), as every user-given URL here.
+    fetch: (url, options) =>
+      publicHostFetch(app.config, String(url), options ?? {}) as unknown as Promise<Response>,
     // MCP hosts run in browsers too (the MCP Inspector): CORS is open on the OAuth
     // endpoints; tokens, not origins, are what authorize.
     clientBasedCORS: () => true,
@@ -81,6 +86,15 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
       // /mcp checks bearer tokens only; sender-constrained tokens are not offered.
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
+      // MCP 2025-11-25: a client may name itself by an HTTPS URL serving its metadata
+      // (Client ID Metadata Documents) instead of registering. The document is fetched
+      // through the service's SSRF-safe dispatcher (below) and kept for its max-age,
+      // within 5 minutes and a day.
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        cacheDuration: { min: 300, max: 86_400 },
+      },
       resourceIndicators: {
         enabled: true,
         // A client that names no resource still gets a token for /mcp: there is no other.

@@ -27,7 +27,8 @@ const OWNER = { email: 'owner@northwind.example', password: 'correct horse batte
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
 beforeAll(async () => {
-  svc = await startService({}, { runJobs: false });
+  // Nearly every test here registers a client from the same address.
+  svc = await startService({ OAUTH_REGISTRATIONS_PER_HOUR: '1000' }, { runJobs: false });
   w = await seedWorld(svc.app);
 });
 afterAll(() => svc.close());
