@@ -23,6 +23,22 @@ const Env = z.object({
     .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a number of processes from 1 to 999')
     .default('1'),
   FETCH_ALLOW_HOSTS: z.string().default(''),
+  /**
+   * Browser origins (besides the service's own) allowed to call /mcp and the OAuth
+   * endpoints: web-based MCP clients. Comma-separated `scheme://host[:port]`.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .refine(
+      (v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .every((o) => URL.canParse(o) && new URL(o).origin === o),
+      'each entry must be an origin, scheme://host[:port] without a path',
+    ),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** Failed authentications allowed per client address per minute before it gets 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
@@ -119,6 +135,7 @@ export interface Config {
   redisTimeoutMs: number;
   workers: number;
   fetchAllowHosts: string[];
+  corsOrigins: string[];
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
   /** Fastify's trustProxy: false, a hop count, or a list of trusted proxy addresses. */
@@ -251,6 +268,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisTimeoutMs: e.REDIS_TIMEOUT_MS,
     workers: e.WORKERS === 'auto' ? availableParallelism() : Number(e.WORKERS),
     fetchAllowHosts: e.FETCH_ALLOW_HOSTS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    corsOrigins: e.CORS_ORIGINS.split(',')
       .map((s) => s.trim())
       .filter(Boolean),
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -10,6 +10,7 @@ import { apiKeyLookup } from '../auth/api-keys.js';
 import { authenticateKey, presentedKey } from '../auth/authenticate-key.js';
 import type { AppContext } from '../context.js';
 import { AppError, restError } from '../errors.js';
+import { corsPolicy } from '../http/cors.js';
 import { authenticateToken } from '../oauth/authenticate-token.js';
 import { issuerOf, MCP_SCOPE } from '../oauth/provider.js';
 import type { Actor } from '../policy.js';
@@ -33,7 +34,7 @@ export function mountMcp(
   app: AppContext,
   getProvider: () => Promise<Provider>,
 ) {
-  const allowedOrigin = new URL(app.config.baseUrl).origin;
+  const cors = corsPolicy(app);
   const challenge = `Bearer resource_metadata="${issuerOf(app)}/.well-known/oauth-protected-resource", scope="${MCP_SCOPE}"`;
   const info = serverInfo(app);
   const onerror = (error: Error) => app.log?.debug({ err: error }, 'mcp: request refused');
@@ -42,12 +43,13 @@ export function mountMcp(
     { legacy: 'reject', onerror },
   );
 
+  // Browser-based clients: a preflight from an allowed origin, refused from any other.
+  fastify.options('/mcp', async (req, reply) => {
+    if (!cors(req, reply, 'POST')) reply.code(204).header('allow', 'POST, OPTIONS').send();
+  });
+
   fastify.post('/mcp', async (req, reply) => {
-    // DNS rebinding: a browser page of another origin must not reach a local server.
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== allowedOrigin) {
-      return reply.code(403).send({ error: 'origin not allowed' });
-    }
+    if (cors(req, reply, 'POST')) return;
     let actor: Actor;
     try {
       const presented = presentedKey(req.headers);

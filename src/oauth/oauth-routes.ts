@@ -4,6 +4,7 @@ import { knownDevice, rememberDevice } from '../auth/device-cookie.js';
 import { checkPassword, countSignInAttempt, forgiveSignIn, workspacesOf } from '../auth/sign-in.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
+import { corsPolicy } from '../http/cors.js';
 import { activeMember } from '../domain/accounts.js';
 import { powersOf } from '../mcp/mcp-server.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
@@ -32,6 +33,8 @@ const TICKET_TTL_MS = 10 * 60_000;
 const PROVIDER_PATHS =
   /^\/oauth\/(?:(?:authorize|register|session\/end)(?:\/[^/]+)?|token|revoke|jwks)$/;
 
+const PUBLIC_DOCUMENTS = /^\/(?:\.well-known\/|oauth\/jwks$)/;
+
 function providerPath(path: string): boolean {
   return (
     PROVIDER_PATHS.test(path) ||
@@ -51,9 +54,13 @@ export function mountOAuth(
   getProvider: () => Promise<Provider>,
 ) {
   let handler: ReturnType<Provider['callback']> | undefined;
+  const cors = corsPolicy(app);
   fastify.addHook('onRequest', async (req, reply) => {
     const [path, query] = splitUrl(req.url);
     if (!providerPath(path)) return;
+    // The endpoints that act (register, token, revoke, …) answer browsers of allowed
+    // origins only; the public documents (discovery, keys) any page may read.
+    if (!PUBLIC_DOCUMENTS.test(path) && cors(req, reply, 'GET, POST')) return reply;
     // Throws while the database is down: the error handler answers 503.
     handler ??= (await getProvider()).callback();
     // RFC 8414's name for the document oidc-provider serves as OpenID discovery.

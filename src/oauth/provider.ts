@@ -67,8 +67,9 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
     // checked at connect (FETCH_ALLOW_HOSTS excepted), as every user-given URL here.
     fetch: (url, options) =>
       publicHostFetch(app.config, String(url), options ?? {}) as unknown as Promise<Response>,
-    // MCP hosts run in browsers too (the MCP Inspector): CORS is open on the OAuth
-    // endpoints; tokens, not origins, are what authorize.
+    // MCP hosts run in browsers too (the MCP Inspector): a browser's origin is checked
+    // before the library sees the request (src/http/cors.ts: the service's own and
+    // CORS_ORIGINS); past that, tokens, not origins, are what authorize.
     clientBasedCORS: () => true,
     pkce: { required: () => true },
     features: {

@@ -282,3 +282,69 @@ describe('MCP Inspector (CLI)', () => {
     });
   }
 });
+
+describe('browser-based clients (CORS)', () => {
+  const WEB_CLIENT = 'http://localhost:6274';
+  let web: TestService;
+  beforeAll(async () => {
+    web = await startService({ CORS_ORIGINS: WEB_CLIENT }, { runJobs: false });
+    await seedWorld(web.app);
+  });
+  afterAll(() => web.close());
+
+  const preflight = (path: string, origin: string) =>
+    fetch(`${web.url}${path}`, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    });
+
+  it('an allowed origin is answered with CORS on /mcp and the OAuth endpoints', async () => {
+    for (const path of ['/mcp', '/oauth/token', '/oauth/register']) {
+      const r = await preflight(path, WEB_CLIENT);
+      expect(r.status, path).toBe(204);
+      expect(r.headers.get('access-control-allow-origin'), path).toBe(WEB_CLIENT);
+      expect(r.headers.get('access-control-allow-headers'), path).toMatch(/mcp-protocol-version/);
+    }
+    // The challenge that starts sign-in is readable by the page.
+    const challenged = await fetch(`${web.url}/mcp`, {
+      method: 'POST',
+      headers: { origin: WEB_CLIENT, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('access-control-allow-origin')).toBe(WEB_CLIENT);
+    expect(challenged.headers.get('access-control-expose-headers')).toMatch(/www-authenticate/);
+    const registered = await fetch(`${web.url}/oauth/register`, {
+      method: 'POST',
+      headers: { origin: WEB_CLIENT, 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [`${WEB_CLIENT}/oauth/callback`], client_name: 'Web' }),
+    });
+    expect(registered.status).toBe(201);
+    expect(registered.headers.get('access-control-allow-origin')).toBe(WEB_CLIENT);
+  });
+
+  it('any other origin is refused before anything runs; public documents stay readable', async () => {
+    for (const path of ['/mcp', '/oauth/token', '/oauth/register']) {
+      expect((await preflight(path, 'http://evil.example')).status, path).toBe(403);
+    }
+    const post = await fetch(`${web.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        origin: 'http://evil.example',
+        'x-api-key': w.keys.owner,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(post.status).toBe(403);
+    expect(post.headers.get('access-control-allow-origin')).toBeNull();
+    const discovery = await fetch(`${web.url}/.well-known/oauth-authorization-server`, {
+      headers: { origin: 'http://evil.example' },
+    });
+    expect(discovery.status).toBe(200);
+  });
+});

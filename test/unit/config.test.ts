@@ -59,6 +59,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY/);
   });
 
+  it('reads CORS_ORIGINS as origins, refusing anything with a path or no scheme', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ CORS_ORIGINS: 'http://localhost:6274, https://app.example' }).corsOrigins,
+    ).toEqual(['http://localhost:6274', 'https://app.example']);
+    for (const bad of ['https://app.example/mcp', 'app.example', 'https://app.example/']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+    }
+  });
+
   it('reads the HTTP time limits, with defaults; headers cannot outlast the request', () => {
     expect(loadConfig({}).http).toEqual({
       headersTimeoutMs: 20_000,
