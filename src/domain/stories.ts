@@ -125,15 +125,17 @@ export async function storyWorkingState(db: Db, brandId: string, eventUris: stri
 
 /**
  * The newest stories of several brands with their working state (the MCP user session's
- * list_stories): one statement, at most `limit` rows and whether more exist.
+ * list_stories, the portal's list): one statement a page, keyset-paginated like
+ * listStoryPage, with the cursor of the next page or null on the last.
  */
 export async function listRecentStories(
   db: Db,
   brandIds: string[],
   filter: { status?: StoryStatus; severity?: Severity },
   limit: number,
+  cursor?: string,
 ) {
-  if (brandIds.length === 0) return { rows: [], more: false };
+  if (brandIds.length === 0) return { rows: [], nextCursor: null };
   let q = db
     .selectFrom('stories as s')
     .innerJoin('brands as b', 'b.id', 's.brand_id')
@@ -153,20 +155,33 @@ export async function listRecentStories(
       's.spread',
       'u.email as assignee',
       's.unlocked_at',
+      's.id',
     ])
     .where('s.brand_id', 'in', brandIds);
   if (filter.status) q = q.where('s.status', '=', filter.status);
   if (filter.severity) q = q.where('s.severity', '=', filter.severity);
+  if (cursor) {
+    const [before, beforeId] = decodeCursor(cursor);
+    q = q.where((eb) =>
+      eb.or([
+        eb('s.detected_at', '<', before),
+        eb.and([eb('s.detected_at', '=', before), eb('s.id', '<', beforeId)]),
+      ]),
+    );
+  }
   const found = await q
     .orderBy('s.detected_at', 'desc')
     .orderBy('s.id', 'desc')
     .limit(limit + 1)
     .execute();
+  const page = found.slice(0, limit);
+  const last = page.at(-1);
   return {
-    rows: found
-      .slice(0, limit)
-      .map(({ unlocked_at, ...row }) => ({ ...row, unlocked: unlocked_at !== null })),
-    more: found.length > limit,
+    rows: page.map(({ unlocked_at, id: _id, ...row }) => ({
+      ...row,
+      unlocked: unlocked_at !== null,
+    })),
+    nextCursor: found.length > limit && last ? encodeCursor(last.detected_at, last.id) : null,
   };
 }
 

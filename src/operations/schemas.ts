@@ -11,6 +11,7 @@ export const BrandHost = z
   .trim()
   .toLowerCase()
   .min(1, 'is required')
+  .max(253, 'must be a brand host such as acme.com')
   .regex(HOST_PATTERN, 'must be a brand host such as acme.com')
   .describe('Brand host, e.g. acme.com (as listed by v1_list_brands)');
 
@@ -26,11 +27,17 @@ export const BrandId = BrandHost.describe('Brand id as list_brands returns it (t
 /** A story as the user-session tools name it. */
 export const StoryArgs = { brand_id: BrandId, event_uri: EventUri };
 
+/**
+ * Text limits count characters (code points, as JSON Schema's maxLength does), which
+ * zod's own max (UTF-16 units) does not: a refinement checks them, and `meta` states
+ * them in the JSON Schemas clients read.
+ */
 const codePoints = (s: string) => [...s].length;
 
 export const NoteText = z
   .string()
   .refine((s) => s.trim().length > 0 && codePoints(s) <= 600, 'must be 1 to 600 characters')
+  .meta({ minLength: 1, maxLength: 600 })
   .describe('Brand Note text, plain text, 1 to 600 characters');
 
 export const Limit = z.coerce
@@ -93,13 +100,15 @@ export const Invite = z
 
 export const PhaseComment = z
   .string()
-  .refine((s) => [...s].length <= 500, 'must be at most 500 characters')
+  .refine((s) => codePoints(s) <= 500, 'must be at most 500 characters')
+  .meta({ maxLength: 500 })
   .optional()
   .describe('Optional comment, at most 500 characters; kept in the audit trail');
 
 export const ContextText = z
   .string()
-  .refine((s) => s.trim().length > 0 && [...s].length <= 2000, 'must be 1 to 2000 characters')
+  .refine((s) => s.trim().length > 0 && codePoints(s) <= 2000, 'must be 1 to 2000 characters')
+  .meta({ minLength: 1, maxLength: 2000 })
   .describe("The brand's authoritative context, at most 2000 characters");
 
 export const HttpsUrl = z

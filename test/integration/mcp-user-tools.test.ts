@@ -108,6 +108,27 @@ describe('user-session tools', () => {
     expect(foreign.structuredContent).toEqual({ error: 'not found', status: 404 });
   });
 
+  it('list_stories pages with a cursor, like REST: every story once, newest first', async () => {
+    const whole = await call('member', 'list_stories', { limit: 200 });
+    const everyone = (whole.structuredContent.stories as any[]).map((r) => r.event_uri);
+    expect(whole.structuredContent.next_cursor).toBeNull();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const r = await call('member', 'list_stories', { limit: 2, ...(cursor && { cursor }) });
+      expect(r.structuredContent.stories.length).toBeLessThanOrEqual(2);
+      seen.push(...r.structuredContent.stories.map((s: any) => s.event_uri));
+      cursor = r.structuredContent.next_cursor ?? undefined;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(everyone);
+    const bad = await call('member', 'list_stories', { cursor: 'not-a-cursor' });
+    expect(bad.structuredContent).toEqual({
+      error: 'cursor: is not a cursor this API returned',
+      status: 400,
+    });
+  });
+
   it('get_story shows the teaser with unlocked=false; unlock_advisory uses the included unit, then offers checkout and never charges', async () => {
     // A brand of its own, whose included unit of the month no other test has used.
     const BRAND = 'unlock.northwind.example';

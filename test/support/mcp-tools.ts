@@ -20,5 +20,18 @@ export function expectFullyDescribed(tools: Tool[]) {
     for (const [name, prop] of Object.entries(t.inputSchema.properties ?? {})) {
       expect((prop as { description?: string }).description, `${t.name}.${name}`).toBeTruthy();
     }
+    expectBoundedStrings(t.name, t.inputSchema);
   }
+}
+
+/** Every free-text string a tool takes states its length limit in the schema itself. */
+function expectBoundedStrings(path: string, schema: any) {
+  if (!schema || typeof schema !== 'object') return;
+  if (schema.type === 'string' && !schema.enum && schema.const === undefined) {
+    expect(schema.maxLength, `${path}: maxLength`).toBeGreaterThan(0);
+  }
+  for (const [k, v] of Object.entries(schema.properties ?? {}))
+    expectBoundedStrings(`${path}.${k}`, v);
+  if (schema.items) expectBoundedStrings(`${path}[]`, schema.items);
+  for (const branch of schema.anyOf ?? []) expectBoundedStrings(path, branch);
 }

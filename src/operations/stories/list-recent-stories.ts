@@ -2,11 +2,8 @@ import { z } from 'zod';
 import { listRecentStories as listRecent, readableBrandIds } from '../../domain/stories.js';
 import { brandFor } from '../../policy.js';
 import { defineOperation } from '../operation.js';
-import { BrandId, Severity, StoryStatus } from '../schemas.js';
+import { BrandId, Cursor, Limit, Severity, StoryStatus } from '../schemas.js';
 import { StoryRowWithState } from '../shapes.js';
-
-/** At most this many stories per answer, newest first. */
-export const RECENT_LIMIT = 100;
 
 /**
  * The people's story list (the MCP session's list_stories and the portal's): every brand
@@ -19,16 +16,22 @@ export const listRecentStories = defineOperation({
     brand_id: BrandId.optional().describe('Brand id from list_brands; omit for all brands'),
     status: StoryStatus.optional().describe('Only stories in this status'),
     severity: Severity.optional().describe('Only stories of this severity'),
+    limit: Limit,
+    cursor: Cursor,
   }),
   output: z.object({
     stories: z.array(StoryRowWithState.extend({ brand_id: z.string() })),
-    more: z.boolean().describe('true when older stories were left out'),
+    next_cursor: z
+      .string()
+      .nullable()
+      .describe('cursor of the next page (same filters), or null on the last'),
   }),
   access: {},
   userTool: {
     name: 'list_stories',
     title: 'List stories',
-    description: `Stories newest first, with their working state, across all your brands or one. At most ${RECENT_LIMIT}; more=true when older ones exist (narrow with brand_id or status).`,
+    description:
+      'Stories newest first, with their working state, across all your brands or one, a page at a time (limit, default 50). Pass next_cursor back as cursor, with the same filters, for the next page.',
   },
   portal: true,
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
@@ -36,12 +39,13 @@ export const listRecentStories = defineOperation({
     const ids = input.brand_id
       ? [(await brandFor(app, actor, input.brand_id)).brand.id]
       : await readableBrandIds(app.db, actor.accountId);
-    const { rows, more } = await listRecent(
+    const { rows, nextCursor } = await listRecent(
       app.db,
       ids,
       { status: input.status, severity: input.severity },
-      RECENT_LIMIT,
+      input.limit,
+      input.cursor,
     );
-    return { stories: rows, more };
+    return { stories: rows, next_cursor: nextCursor };
   },
 });

@@ -65,7 +65,13 @@ export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
       ...(STATUSES.includes(query.status ?? '') && { status: query.status }),
       ...(SEVERITIES.includes(query.severity ?? '') && { severity: query.severity }),
     };
-    const { stories, more } = await run(app, v, listRecentStories, filter);
+    const { stories, next_cursor } = await run(app, v, listRecentStories, {
+      ...filter,
+      ...(query.cursor && { cursor: query.cursor }),
+    });
+    const older =
+      next_cursor &&
+      `/app?${new URLSearchParams({ ...(query.brand && { brand: query.brand }), ...(filter.status && { status: filter.status }), ...(filter.severity && { severity: filter.severity }), cursor: next_cursor })}`;
     return appPage(
       v,
       'Stories',
@@ -91,7 +97,7 @@ ${stories.map(
 <td>${sevBadge(s.severity)}</td><td>${s.assessment ?? ''}</td><td>${s.spread ?? ''}</td>
 <td>${s.status.replace('_', ' ')}${s.assignee ? html`<div class="small muted">${s.assignee}</div>` : ''}</td>
 <td>${s.unlocked ? 'unlocked' : html`<span class="muted">locked</span>`}</td><td class="small">${when(s.last_activity_at)}</td></tr>`,
-)}</tbody></table>${more ? html`<p class="muted small">Older stories are left out: narrow the filters.</p>` : ''}`
+)}</tbody></table>${older ? html`<p><a href="${older}">Older stories</a></p>` : ''}`
 }
 <h2>Add a story from an article URL</h2>
 <form class="row card" method="post" action="/app/stories/from-url">${csrfField(v.csrf)}
