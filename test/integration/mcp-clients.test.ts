@@ -1,7 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
@@ -11,8 +13,8 @@ import {
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type TestService } from '../support/harness.js';
-import { signIn } from '../support/oauth-browser.js';
+import { freePort, startService, type TestService } from '../support/harness.js';
+import { OAuthBrowser, pkcePair, signIn } from '../support/oauth-browser.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /**
@@ -346,5 +348,164 @@ describe('browser-based clients (CORS)', () => {
       headers: { origin: 'http://evil.example' },
     });
     expect(discovery.status).toBe(200);
+  });
+});
+
+describe('MCP Inspector (CLI) with its own OAuth sign-in', () => {
+  for (const era of ['legacy', 'modern']) {
+    it(`registers, sends the person to sign in, and lists the user's tools (${era})`, async () => {
+      const callback = `http://127.0.0.1:${await freePort()}/oauth/callback`;
+      const child = spawn(
+        process.execPath,
+        [
+          INSPECTOR,
+          '--cli',
+          `${svc.url}/mcp`,
+          '-q',
+          '--protocol-era',
+          era,
+          '--method',
+          'tools/list',
+          '--callback-url',
+          callback,
+        ],
+        {
+          env: {
+            ...process.env,
+            HOME: home,
+            MCP_CATALOG_PATH: join(home, `oauth-${era}.json`),
+            // No terminal here: it prints the sign-in URL instead of asking.
+            MCP_AUTO_OPEN_ENABLED: 'true',
+            BROWSER: 'true',
+            MCP_INSPECTOR_SECRET_STORE: 'memory',
+          },
+        },
+      );
+      let stdout = '';
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      const exited = once(child, 'exit');
+      let stderr = '';
+      for await (const line of createInterface({ input: child.stderr })) {
+        stderr += `${line}\n`;
+        const url = /Please navigate to: (\S+)/.exec(line)?.[1];
+        if (!url) continue;
+        const browser = new OAuthBrowser({ email: 'owner@northwind.example', password: PASSWORD });
+        await fetch(await browser.authorize(url, callback));
+      }
+      const [code] = await exited;
+      expect(code, stderr).toBe(0);
+      const names = (JSON.parse(stdout).tools as { name: string }[]).map((t) => t.name);
+      expect(names).toContain('list_stories');
+    });
+  }
+});
+
+/**
+ * The registrations real clients send (their documented redirect URIs and auth methods),
+ * each signing in and calling /mcp. docs/clients/ has each client's configuration.
+ */
+describe('client-shaped registration and sign-in', () => {
+  const SHAPES: [string, Record<string, unknown>][] = [
+    [
+      'Cursor',
+      {
+        client_name: 'Cursor',
+        redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+    ],
+    [
+      'Claude (claude.ai, Claude Desktop)',
+      {
+        client_name: 'Claude',
+        redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+    [
+      'Claude Code',
+      {
+        client_name: 'Claude Code (stories)',
+        redirect_uris: ['http://localhost:54212/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+    ],
+    [
+      'ChatGPT',
+      {
+        client_name: 'ChatGPT',
+        redirect_uris: ['https://chatgpt.com/connector_platform_oauth_redirect'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+    [
+      'VS Code',
+      {
+        client_name: 'Visual Studio Code',
+        redirect_uris: ['http://127.0.0.1:33418/', 'https://vscode.dev/redirect'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+    ],
+  ];
+
+  it.each(SHAPES)('%s registers, signs in and calls /mcp', async (_name, metadata) => {
+    const registered = await fetch(`${svc.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(metadata),
+    });
+    expect(registered.status, await registered.clone().text()).toBe(201);
+    const client = (await registered.json()) as { client_id: string; client_secret?: string };
+    // A secret exactly when the client asked to authenticate with one.
+    expect(client.client_secret !== undefined).toBe(metadata.token_endpoint_auth_method !== 'none');
+    const redirect = (metadata.redirect_uris as string[])[0]!;
+    const { verifier, challenge } = pkcePair();
+    const browser = new OAuthBrowser({ email: 'owner@northwind.example', password: PASSWORD });
+    const back = await browser.authorize(
+      `${svc.url}/oauth/authorize?${new URLSearchParams({
+        client_id: client.client_id,
+        response_type: 'code',
+        redirect_uri: redirect,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: `${svc.url}/mcp`,
+        state: 'st',
+      })}`,
+      redirect,
+    );
+    expect(back.searchParams.get('state')).toBe('st');
+    const token = await fetch(`${svc.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        redirect_uri: redirect,
+        client_id: client.client_id,
+        code_verifier: verifier,
+        ...(client.client_secret && { client_secret: client.client_secret }),
+      }).toString(),
+    });
+    expect(token.status).toBe(200);
+    const { access_token, refresh_token } = (await token.json()) as Record<string, string>;
+    expect(refresh_token).toBeTruthy();
+    const mcp = await modernClient({ authorization: `Bearer ${access_token}` });
+    try {
+      expect((await mcp.listTools()).tools.map((t) => t.name)).toContain('list_stories');
+    } finally {
+      await mcp.close();
+    }
   });
 });
