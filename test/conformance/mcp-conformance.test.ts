@@ -21,7 +21,7 @@ const run = promisify(execFile);
 /**
  * Scenarios that apply to this server, with the checks in them that cannot: each needs
  * a diagnostic tool of the suite's reference server, or a feature Stories does not offer
- * (prompts, resources). docs/mcp-clients.md lists the scenarios that do not apply at all
+ * (prompts, resources). docs/clients/README.md lists the scenarios that do not apply at all
  * and why. Every other check of these scenarios must succeed.
  */
 const APPLICABLE: Record<string, string[]> = {
