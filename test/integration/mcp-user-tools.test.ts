@@ -160,6 +160,10 @@ describe('user-session tools', () => {
     const offer = await call('member', 'unlock_advisory', { brand_id: BRAND, event_uri: second });
     expect(offer.structuredContent).toMatchObject({ ok: false, counted: false, billed_eur: 0 });
     expect(offer.structuredContent.checkout_url).toMatch(/\/billing\/checkout\//);
+    // The partner tool, in the same session, keeps to the same rule: it never charges.
+    const partner = await call('owner', 'v1_trigger_advisory', { brand: BRAND, event_uri: second });
+    expect(partner.structuredContent).toMatchObject({ ok: false, counted: false, billed_eur: 0 });
+    expect(partner.structuredContent.checkout_url).toMatch(/\/billing\/checkout\//);
     const still = await call('member', 'get_story', { brand_id: BRAND, event_uri: second });
     expect(still.structuredContent.story.unlocked).toBe(false);
     const charged = await svc.app.db
