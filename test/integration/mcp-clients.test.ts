@@ -14,7 +14,13 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startService, type TestService } from '../support/harness.js';
-import { OAuthBrowser, pkcePair, signIn } from '../support/oauth-browser.js';
+import {
+  authorizeUrl,
+  OAuthBrowser,
+  pkcePair,
+  redeemCode,
+  signIn,
+} from '../support/oauth-browser.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /**
@@ -474,29 +480,21 @@ describe('client-shaped registration and sign-in', () => {
     const { verifier, challenge } = pkcePair();
     const browser = new OAuthBrowser({ email: 'owner@northwind.example', password: PASSWORD });
     const back = await browser.authorize(
-      `${svc.url}/oauth/authorize?${new URLSearchParams({
-        client_id: client.client_id,
-        response_type: 'code',
-        redirect_uri: redirect,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        resource: `${svc.url}/mcp`,
+      authorizeUrl(svc.url, {
+        clientId: client.client_id,
+        redirectUri: redirect,
+        challenge,
         state: 'st',
-      })}`,
+      }),
       redirect,
     );
     expect(back.searchParams.get('state')).toBe('st');
-    const token = await fetch(`${svc.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: redirect,
-        client_id: client.client_id,
-        code_verifier: verifier,
-        ...(client.client_secret && { client_secret: client.client_secret }),
-      }).toString(),
+    const token = await redeemCode(svc.url, {
+      code: back.searchParams.get('code')!,
+      redirectUri: redirect,
+      clientId: client.client_id,
+      verifier,
+      clientSecret: client.client_secret,
     });
     expect(token.status).toBe(200);
     const { access_token, refresh_token } = (await token.json()) as Record<string, string>;

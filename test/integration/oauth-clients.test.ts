@@ -13,7 +13,13 @@ import { sweepExpiredOAuth, UNUSED_CLIENT_TTL_MS } from '../../src/db/oauth-stor
 import { brsServe } from '../support/cli.js';
 import { freshDatabase } from '../support/databases.js';
 import { freePort, startService, type TestService } from '../support/harness.js';
-import { OAuthBrowser, pkcePair, signIn } from '../support/oauth-browser.js';
+import {
+  authorizeUrl,
+  OAuthBrowser,
+  pkcePair,
+  redeemCode,
+  signIn,
+} from '../support/oauth-browser.js';
 import { seedWorld } from '../support/world.js';
 
 /**
@@ -28,17 +34,8 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-const authorizeUrl = (base: string, clientId: string, challenge: string) =>
-  `${base}/oauth/authorize?${new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope: 'mcp',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource: `${base}/mcp`,
-    state: 's',
-  })}`;
+const authorize = (base: string, clientId: string, challenge: string) =>
+  authorizeUrl(base, { clientId, redirectUri: REDIRECT, challenge });
 
 describe('Client ID Metadata Documents', () => {
   const dir = mkdtempSync(join(tmpdir(), 'brs-cimd-'));
@@ -128,19 +125,14 @@ describe('Client ID Metadata Documents', () => {
     for (let round = 0; round < 2; round++) {
       const { verifier, challenge } = pkcePair();
       const browser = new OAuthBrowser(OWNER);
-      const back = await browser.authorize(authorizeUrl(base, clientId, challenge), REDIRECT);
+      const back = await browser.authorize(authorize(base, clientId, challenge), REDIRECT);
       // The consent page names the client as its document does.
       expect(browser.pages.some((p) => p.includes('Allow Doc Client'))).toBe(true);
-      const token = await fetch(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: back.searchParams.get('code')!,
-          redirect_uri: REDIRECT,
-          client_id: clientId,
-          code_verifier: verifier,
-        }).toString(),
+      const token = await redeemCode(base, {
+        code: back.searchParams.get('code')!,
+        redirectUri: REDIRECT,
+        clientId,
+        verifier,
       });
       expect(token.status).toBe(200);
       const { access_token } = (await token.json()) as { access_token: string };
@@ -166,12 +158,12 @@ describe('Client ID Metadata Documents', () => {
       client_id: `${docBase}/clients/someone-else.json`,
     });
     const { challenge } = pkcePair();
-    const refused = await fetch(authorizeUrl(base, liar, challenge), { redirect: 'manual' });
+    const refused = await fetch(authorize(base, liar, challenge), { redirect: 'manual' });
     expect(refused.status).toBe(400);
     expect(await refused.text()).toMatch(/client/i);
 
     const before = hits.length;
-    const internal = await fetch(authorizeUrl(base, 'https://10.1.2.3/client.json', challenge), {
+    const internal = await fetch(authorize(base, 'https://10.1.2.3/client.json', challenge), {
       redirect: 'manual',
     });
     expect(internal.status).toBe(400);
@@ -233,7 +225,7 @@ describe('dynamic registration', () => {
     expect(await clientRow(unused.client_id)).toBeUndefined();
     expect(await clientRow(used.client_id)).toBeDefined();
     const { challenge } = pkcePair();
-    const gone = await fetch(authorizeUrl(svc.url, unused.client_id, challenge), {
+    const gone = await fetch(authorize(svc.url, unused.client_id, challenge), {
       redirect: 'manual',
     });
     expect(gone.status).toBe(400);

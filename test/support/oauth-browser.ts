@@ -120,36 +120,65 @@ export async function signIn(
   });
   const client = (await reg.json()) as { client_id: string };
   const { verifier, challenge } = pkcePair();
-  const auth = new URL(`${base}/oauth/authorize`);
-  auth.search = new URLSearchParams({
-    client_id: client.client_id,
-    response_type: 'code',
-    redirect_uri: redirectUri,
-    scope: 'mcp',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource: `${base}/mcp`,
-    state: 'xyz',
-    ...extra,
-  }).toString();
+  const auth = new URL(authorizeUrl(base, { clientId: client.client_id, redirectUri, challenge }));
+  for (const [k, v] of Object.entries(extra)) auth.searchParams.set(k, v);
   // An empty value in `extra` leaves the parameter out (a client that sends no scope).
   for (const [k, v] of Object.entries(extra)) if (v === '') auth.searchParams.delete(k);
   const back = await browser.authorize(auth.href, redirectUri);
   const code = back.searchParams.get('code');
   if (!code) throw new Error(`no code: ${back.href}`);
-  const token = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: redirectUri,
-      client_id: client.client_id,
-      code_verifier: verifier,
-      resource: `${base}/mcp`,
-    }).toString(),
+  const token = await redeemCode(base, {
+    code,
+    redirectUri,
+    clientId: client.client_id,
+    verifier,
+    resource: `${base}/mcp`,
   });
   const body = (await token.json()) as { access_token: string; refresh_token: string };
   if (!body.access_token) throw new Error(`token exchange failed: ${JSON.stringify(body)}`);
   return { ...body, client_id: client.client_id };
+}
+
+/** An authorization request of the code flow with PKCE, for /mcp, as MCP clients send it. */
+export function authorizeUrl(
+  base: string,
+  a: { clientId: string; redirectUri: string; challenge: string; state?: string },
+) {
+  return `${base}/oauth/authorize?${new URLSearchParams({
+    client_id: a.clientId,
+    response_type: 'code',
+    redirect_uri: a.redirectUri,
+    scope: 'mcp',
+    code_challenge: a.challenge,
+    code_challenge_method: 'S256',
+    resource: `${base}/mcp`,
+    state: a.state ?? 'xyz',
+  })}`;
+}
+
+/** The code exchange at the token endpoint (with the client's secret when it has one). */
+export function redeemCode(
+  base: string,
+  r: {
+    code: string;
+    redirectUri: string;
+    clientId: string;
+    verifier: string;
+    clientSecret?: string;
+    resource?: string;
+  },
+) {
+  return fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: r.code,
+      redirect_uri: r.redirectUri,
+      client_id: r.clientId,
+      code_verifier: r.verifier,
+      ...(r.clientSecret && { client_secret: r.clientSecret }),
+      ...(r.resource && { resource: r.resource }),
+    }).toString(),
+  });
 }
