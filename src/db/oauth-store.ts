@@ -221,6 +221,27 @@ export async function claimRefreshAnswer(
   return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
+/**
+ * Takes over a claim nobody answered (its request died): it is ours when it is still
+ * empty and still the one seen (`seen`, its end), and then ends at `until`.
+ */
+export async function takeOverRefreshAnswer(
+  db: Db,
+  credential: string,
+  seen: Date,
+  until: Date,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('oauth_records')
+    .set({ expires_at: until.toISOString() })
+    .where('kind', '=', REFRESH_ANSWER)
+    .where('id', '=', digest(credential))
+    .where('payload', '=', '')
+    .where('expires_at', '=', seen.toISOString())
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
 export async function saveRefreshAnswer(db: Db, credential: string, sealed: string): Promise<void> {
   await db
     .updateTable('oauth_records')

@@ -88,10 +88,11 @@ export function dispatcherFor(config: Config, url: URL): Agent {
 
 /**
  * One request to a public host (or an allow-listed one), for libraries that make their
- * own requests (oidc-provider's client metadata documents) and keep their own limits.
+ * own requests (oidc-provider's client metadata documents) and keep their own limits. A
+ * redirect is answered as it is, never followed: its target would skip the check.
  */
-export const publicHostFetch = (config: Config, url: string, init: object) =>
-  fetch(url, { ...init, dispatcher: dispatcherFor(config, new URL(url)) });
+export const publicHostFetch = async (config: Config, url: string, init: object) =>
+  fetch(url, { ...init, redirect: 'manual', dispatcher: dispatcherFor(config, new URL(url)) });
 
 /**
  * GETs a user-given or feed URL from public hosts only: http(s), no credentials, every

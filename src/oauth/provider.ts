@@ -64,9 +64,19 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
       id_token_signed_response_alg: 'ES256',
     },
     // Every fetch the library makes (client metadata documents): public hosts only,
-    // checked at connect (FETCH_ALLOW_HOSTS excepted), as every user-given URL here.
+    // checked at connect (FETCH_ALLOW_HOSTS excepted), as every user-given URL here, and
+    // never a redirect (it would lead past that check); bodies bounded.
     fetch: (url, options) =>
       publicHostFetch(app.config, String(url), options ?? {}) as unknown as Promise<Response>,
+    fetchResponseBodyLimits: {
+      'client_id metadata document': 5 * 1024,
+      jwks_uri: 64 * 1024,
+      sector_identifier_uri: 64 * 1024,
+    },
+    // Public clients (PKCE) and, for the rare one that asks, a client secret. No signed
+    // assertions: nothing here needs them, and they would make the library fetch the
+    // client's keys from a URL it names.
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
     // MCP hosts run in browsers too (the MCP Inspector): a browser's origin is checked
     // before the library sees the request (src/http/cors.ts: the service's own and
     // CORS_ORIGINS); past that, tokens, not origins, are what authorize.

@@ -7,6 +7,7 @@ import {
   dropRefreshAnswer,
   findRefreshAnswer,
   saveRefreshAnswer,
+  takeOverRefreshAnswer,
 } from '../db/oauth-store.js';
 
 /**
@@ -18,15 +19,18 @@ import {
  * nothing new is issued; after it, a replay revokes as before.
  *
  * The first request claims the refresh (a row, so every process sees it) and runs it
- * through oidc-provider; repeats wait for its answer. The row's key is a digest of the
+ * through oidc-provider; repeats wait for its answer, and one of them takes the claim
+ * over when the first never answers (REFRESH_WAIT_MS). The row's key is a digest of the
  * request's credentials (old refresh token, client id and secret), and the answer is
  * sealed with a key derived from them, which only their holder has: the database never
  * holds a usable token in the clear.
  */
 export const REFRESH_GRACE_MS = 30_000;
-/** How long a repeat waits for the first refresh's answer before it is run itself. */
-const WAIT_MS = 5_000;
-const POLL_MS = 25;
+/**
+ * How long a refresh may take. A claim older than this with no answer is a request that
+ * died (its process, its database write): the next repeat takes the claim over.
+ */
+export const REFRESH_WAIT_MS = 5_000;
 /** oidc-provider's own limit on a request body. */
 const BODY_LIMIT = 56 * 1024;
 
@@ -66,7 +70,10 @@ export async function beforeTokenRequest(
 ): Promise<IncomingMessage | 'answered'> {
   const body = await readBody(req.raw);
   if (body === undefined) {
-    reply.code(413).send({ error: 'invalid_request', error_description: 'request too large' });
+    reply
+      .code(413)
+      .header('connection', 'close')
+      .send({ error: 'invalid_request', error_description: 'request too large' });
     return 'answered';
   }
   const forward = replay(req.raw, body);
@@ -75,30 +82,23 @@ export async function beforeTokenRequest(
       ? body.toString()
       : '',
   );
-  const token = params.get('refresh_token');
-  if (params.get('grant_type') !== 'refresh_token' || !token) return forward;
-  // A repeat is the same request: the same token, client credentials and resource. One
-  // that differs in anything goes to the provider, which judges it as before.
-  const credential = JSON.stringify([
-    token,
-    params.get('client_id'),
-    params.get('client_secret'),
-    req.headers.authorization ?? null,
-    params.get('scope'),
-    params.getAll('resource'),
-  ]);
-
-  const until = new Date(app.clock.now().getTime() + REFRESH_GRACE_MS);
-  if (await claimRefreshAnswer(app.db, credential, until)) {
-    leaders.set(forward, credential);
+  if (params.get('grant_type') !== 'refresh_token' || !params.get('refresh_token')) {
     return forward;
   }
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
+  const credential = refreshCredential(params, req.headers.authorization);
+  const lead = () => {
+    leaders.set(forward, credential);
+    return forward;
+  };
+  const until = () => new Date(app.clock.now().getTime() + REFRESH_GRACE_MS);
+  if (await claimRefreshAnswer(app.db, credential, until())) return lead();
+  const giveUp = Date.now() + 2 * REFRESH_WAIT_MS;
+  for (let pause = 25; ; pause = Math.min(2 * pause, 200)) {
     const claim = await findRefreshAnswer(app.db, credential);
+    const now = app.clock.now().getTime();
     // The first refresh failed (its error is the provider's to give again), or the grace
     // period is over (a replay now: the provider revokes the grant).
-    if (!claim || claim.until <= app.clock.now()) return forward;
+    if (!claim || claim.until.getTime() <= now) return forward;
     if (claim.sealed !== '') {
       let answer: unknown;
       try {
@@ -109,9 +109,29 @@ export async function beforeTokenRequest(
       reply.code(200).header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
       return 'answered';
     }
-    if (Date.now() > deadline) return forward;
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    const claimedAt = claim.until.getTime() - REFRESH_GRACE_MS;
+    if (now - claimedAt > REFRESH_WAIT_MS) {
+      if (await takeOverRefreshAnswer(app.db, credential, claim.until, until())) return lead();
+    }
+    if (Date.now() > giveUp) return forward;
+    await new Promise((r) => setTimeout(r, pause));
   }
+}
+
+/**
+ * What makes a refresh request the same one again: the refresh token, the client's
+ * credentials and what it asks for. One that differs in anything goes to the provider,
+ * which judges it as before.
+ */
+export function refreshCredential(params: URLSearchParams, authorization: string | undefined) {
+  return JSON.stringify([
+    params.get('refresh_token'),
+    params.get('client_id'),
+    params.get('client_secret'),
+    authorization ?? null,
+    params.get('scope'),
+    params.getAll('resource'),
+  ]);
 }
 
 /** After oidc-provider answered a leading refresh: keep its answer, or let a repeat run. */
@@ -128,7 +148,8 @@ export async function afterTokenRequest(
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  // Stopping early must not destroy the request: its socket still carries the answer.
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > BODY_LIMIT) return undefined;
     chunks.push(chunk as Buffer);

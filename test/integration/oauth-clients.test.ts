@@ -162,6 +162,26 @@ describe('Client ID Metadata Documents', () => {
     expect(refused.status).toBe(400);
     expect(await refused.text()).toMatch(/client/i);
 
+    // Nor do documents or registrations get signed assertions: the library would fetch
+    // the client's keys from a URL the client names.
+    const signed = document('/clients/signed.json', {
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: `${docBase}/clients/keys.json`,
+    });
+    const refusedSigned = await fetch(authorize(base, signed, challenge), { redirect: 'manual' });
+    expect(refusedSigned.status).toBe(400);
+    const registered = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks_uri: `${docBase}/clients/keys.json`,
+      }),
+    });
+    expect(registered.status).toBe(400);
+    expect(hits).not.toContain('/clients/keys.json');
+
     const before = hits.length;
     const internal = await fetch(authorize(base, 'https://10.1.2.3/client.json', challenge), {
       redirect: 'manual',

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { REFRESH_GRACE_MS } from '../../src/oauth/refresh-grace.js';
+import { claimRefreshAnswer } from '../../src/db/oauth-store.js';
+import {
+  REFRESH_GRACE_MS,
+  REFRESH_WAIT_MS,
+  refreshCredential,
+} from '../../src/oauth/refresh-grace.js';
 import { startService, type TestService } from '../support/harness.js';
 import { manualClock } from '../support/manual-clock.js';
 import { signIn } from '../support/oauth-browser.js';
@@ -90,4 +95,38 @@ it('a refresh the provider refuses is refused to every repeat alike', async () =
   for (const a of answers) expect(a.status).toBeGreaterThanOrEqual(400);
   // The user is still signed in: the real client refreshes fine.
   expect((await refresh(signedIn)).status).toBe(200);
+});
+
+it('a refresh whose first request died is run by the next one, and nobody is signed out', async () => {
+  const signedIn = await signIn(svc.url, OWNER);
+  // A request claimed this refresh, then its process died before answering.
+  const params = new URLSearchParams({
+    grant_type: 'refresh_token',
+    refresh_token: signedIn.refresh_token,
+    client_id: signedIn.client_id,
+  });
+  const claimed = await claimRefreshAnswer(
+    svc.app.db,
+    refreshCredential(params, undefined),
+    new Date(clock.now().getTime() + REFRESH_GRACE_MS),
+  );
+  expect(claimed).toBe(true);
+  await clock.advance(REFRESH_WAIT_MS + 1000);
+  const retried = await refresh(signedIn);
+  expect(retried.status).toBe(200);
+  const pair = (await retried.json()) as Pair;
+  expect((await listTools(pair.access_token)).status).toBe(200);
+  // The same request again within the grace period gets that answer.
+  const again = (await (await refresh(signedIn)).json()) as Pair;
+  expect(again.refresh_token).toBe(pair.refresh_token);
+});
+
+it('a token request too large is answered 413, not cut off', async () => {
+  const res = await fetch(`${svc.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=refresh_token&refresh_token=${'a'.repeat(100_000)}`,
+  });
+  expect(res.status).toBe(413);
+  expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
 });

@@ -4,7 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
-import { FetchRefused, publicOnlyLookup, safeFetch } from '../../src/net/safe-fetch.js';
+import {
+  FetchRefused,
+  publicHostFetch,
+  publicOnlyLookup,
+  safeFetch,
+} from '../../src/net/safe-fetch.js';
 
 /**
  * The SSRF table: hostile URLs and redirect chains, all refused. A local server stands in
@@ -217,6 +222,21 @@ describe('SSRF: redirect chains', () => {
   it('too many redirects are refused', async () => {
     await expect(safeFetch(config, `${siteBase}/loop?n=0`)).rejects.toThrow(
       'more than 5 redirects',
+    );
+  });
+});
+
+describe('SSRF: requests libraries make (publicHostFetch)', () => {
+  it('answers a redirect as it is and never follows it, even from an allowed host', async () => {
+    const before = internalHits;
+    const res = await publicHostFetch(config, `${siteBase}/to?u=${internalBase}/`, {});
+    expect(res.status).toBe(302);
+    expect(internalHits).toBe(before);
+  });
+
+  it('refuses a non-public literal address before connecting', async () => {
+    await expect(publicHostFetch(config, 'https://169.254.169.254/latest', {})).rejects.toThrow(
+      FetchRefused,
     );
   });
 });
