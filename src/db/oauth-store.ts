@@ -277,12 +277,13 @@ export async function dropRefreshAnswer(db: Db, credential: string): Promise<voi
  * A member's connected apps: their grants, by client, with the client's name and
  * redirect URIs, when it was first allowed and when a token of it was last used.
  */
-export async function grantsOf(db: Db, subject: string) {
+export async function grantsOf(db: Db, subject: string, now: Date) {
   const grants = await db
     .selectFrom('oauth_records')
     .select(['payload', 'last_used_at'])
     .where('kind', '=', 'Grant')
     .where('subject', '=', subject)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]))
     .execute();
   const byClient = new Map<string, { connectedAt: number; lastUsedAt: string | null }>();
   for (const g of grants) {

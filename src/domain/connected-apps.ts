@@ -5,17 +5,22 @@ import { subjectOf } from '../oauth/subject.js';
 
 /** A signed-in member's OAuth clients (MCP hosts such as Claude or Cursor), newest first. */
 export async function listConnectedApps(app: AppContext, accountId: string, userId: string) {
-  const grants = await grantsOf(app.db, subjectOf(accountId, userId));
+  const grants = await grantsOf(app.db, subjectOf(accountId, userId), app.clock.now());
   return grants
     .map((g) => ({
       client_id: g.clientId,
-      name: g.clientName ?? 'Unnamed application',
-      redirect_host: redirectHost(g.redirectUris),
+      // A client named by its metadata document is not stored (the library keeps it for
+      // the document's max-age): its URL's host says who it is.
+      name: g.clientName ?? documentHost(g.clientId) ?? 'Unnamed application',
+      redirect_host: redirectHost(g.redirectUris) || (documentHost(g.clientId) ?? ''),
       connected_at: g.connectedAt,
       last_used_at: g.lastUsedAt,
     }))
     .sort((a, b) => b.connected_at.localeCompare(a.connected_at));
 }
+
+const documentHost = (clientId: string) =>
+  clientId.startsWith('https://') && URL.canParse(clientId) ? new URL(clientId).host : undefined;
 
 /** Where the client sends the browser back to: a host, or a private-use scheme (cursor:). */
 function redirectHost(uris: string[]): string {

@@ -38,7 +38,7 @@ export function corsPolicy(app: AppContext) {
 
 /** What a browser client sends: credentials, and the MCP protocol's own headers. */
 const ALLOWED_HEADERS =
-  'authorization, content-type, x-api-key, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id, dpop';
+  'authorization, content-type, x-api-key, mcp-protocol-version, mcp-method, mcp-name';
 /** What it must read: the challenge that starts sign-in, and the rate window. */
 const EXPOSED =
-  'www-authenticate, mcp-session-id, ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after';
+  'www-authenticate, ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after';

@@ -58,7 +58,28 @@ async function findMember(app: AppContext, provider: Provider, token: string) {
   const subject = parseSubject(at.accountId);
   if (!subject) return undefined;
   const member = await activeMember(app, subject.accountId, subject.userId);
-  // The portal's Connected apps page shows when each app last used its access.
-  if (member) await touchGrant(app.db, at.grantId, app.clock.now());
+  if (member) await noteUse(app, at.grantId);
   return member;
+}
+
+/** When this process last noted each grant's use (bounded: oldest forgotten first). */
+const noted = new Map<string, number>();
+
+/**
+ * The portal's Connected apps page shows when each app last used its access, to the
+ * minute: a write at most once a minute per grant and process, and never a failed call
+ * for its sake.
+ */
+async function noteUse(app: AppContext, grantId: string) {
+  const now = app.clock.now();
+  const last = noted.get(grantId);
+  if (last !== undefined && now.getTime() - last < 60_000) return;
+  noted.delete(grantId);
+  noted.set(grantId, now.getTime());
+  if (noted.size > 10_000) noted.delete(noted.keys().next().value!);
+  try {
+    await touchGrant(app.db, grantId, now);
+  } catch (err) {
+    app.log?.warn({ err }, "oauth: could not note a grant's last use");
+  }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type Provider } from 'oidc-provider';
+import { addressBucket } from '../auth/client-address.js';
 import { knownDevice, rememberDevice } from '../auth/device-cookie.js';
 import { checkPassword, countSignInAttempt, forgiveSignIn, workspacesOf } from '../auth/sign-in.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
@@ -16,8 +17,8 @@ import { parseSubject, subjectOf } from './subject.js';
 
 /**
  * Dynamic client registration is open (MCP clients register themselves), so it is capped
- * per client address (OAUTH_REGISTRATIONS_PER_HOUR): a client registers once per
- * install, not in a loop.
+ * per client address (OAUTH_REGISTRATIONS_PER_HOUR; an IPv6 address by its /64, as
+ * failed credentials are): a client registers once per install, not in a loop.
  */
 const REGISTRATION_WINDOW_MS = 3600_000;
 
@@ -70,7 +71,8 @@ export function mountOAuth(
     if (path === '/oauth/authorize') req.raw.url = withMcpScope(path, query);
     let forward = req.raw;
     if (path === '/oauth/register' && req.method === 'POST') {
-      const w = await app.limiter.hit(`oauth-register:${req.ip}`, REGISTRATION_WINDOW_MS);
+      const bucket = `oauth-register:${addressBucket(req.ip)}`;
+      const w = await app.limiter.hit(bucket, REGISTRATION_WINDOW_MS);
       const limit = app.config.oauthRegistrationsPerHour;
       if (w.count > limit) {
         const wait = Math.max(1, Math.ceil((w.resetAt - app.clock.now().getTime()) / 1000));

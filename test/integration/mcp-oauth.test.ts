@@ -417,10 +417,11 @@ describe('what the authorization server refuses', () => {
     expect(page.status).toBe(200);
     const row = /<tr><td>Test agent<\/td>([\s\S]*?)<\/tr>/.exec(page.html)?.[1];
     expect(row).toContain('127.0.0.1:1');
-    // Used a moment ago: a time, not "never".
-    expect(row).toMatch(
-      /\d{4}-\d\d-\d\d \d\d:\d\d<\/td><td class="small">\d{4}-\d\d-\d\d \d\d:\d\d/,
-    );
+    // Allowed and used a moment ago: two times, not "never".
+    expect(
+      row?.match(/<time datetime="\d{4}-[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d<\/time>/g),
+    ).toHaveLength(2);
+    expect(row).not.toContain('never');
     // Someone else's apps are not on another person's page.
     const other = new PortalClient(svc.url);
     await other.signIn(OWNER.email, OWNER.password);

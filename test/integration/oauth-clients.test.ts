@@ -20,6 +20,7 @@ import {
   redeemCode,
   signIn,
 } from '../support/oauth-browser.js';
+import { PortalClient } from '../support/portal-client.js';
 import { seedWorld } from '../support/world.js';
 
 /**
@@ -149,6 +150,11 @@ describe('Client ID Metadata Documents', () => {
     }
     // Fetched once, then kept for its max-age.
     expect(hits.filter((h) => h === '/clients/doc.json')).toHaveLength(1);
+    // Such a client is not stored: Connected apps names it by its document's host.
+    const portal = new PortalClient(base);
+    await portal.signIn(OWNER.email, OWNER.password);
+    const apps = await portal.get('/app/connected-apps');
+    expect(apps.html).toContain(`<td>${new URL(docBase).host}</td>`);
   });
 
   it('refuses a document that names another client, and a private address never fetched', async () => {

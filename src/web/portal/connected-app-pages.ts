@@ -5,9 +5,7 @@ import { listConnectedApps, revokeConnectedApp } from '../../operations/portal/c
 import { formField } from '../forms.js';
 import { html } from '../html.js';
 import { portalRoutes, run, type View } from './guard.js';
-import { appPage, csrfField, notice, problem } from './layout.js';
-
-const when = (t: string | null) => (t ? t.slice(0, 16).replace('T', ' ') : 'never');
+import { appPage, csrfField, notice, problem, when } from './layout.js';
 
 /**
  * Connected apps: the OAuth applications (Claude, Cursor, …) the signed-in person allowed
@@ -27,7 +25,7 @@ export function mountConnectedAppPages(fastify: FastifyInstance, app: AppContext
 <table><thead><tr><th scope="col">Application</th><th scope="col">Returns to</th><th scope="col">Allowed</th><th scope="col">Last used</th><th scope="col"></th></tr></thead><tbody>
 ${apps.map(
   (a) => html`<tr><td>${a.name}</td><td class="small">${a.redirect_host}</td>
-<td class="small">${when(a.connected_at)}</td><td class="small">${when(a.last_used_at)}</td>
+<td class="small">${when(a.connected_at)}</td><td class="small">${a.last_used_at ? when(a.last_used_at) : 'never'}</td>
 <td><form class="inline" method="post" action="/app/connected-apps/revoke">${csrfField(v.csrf)}<input type="hidden" name="client_id" value="${a.client_id}"><button type="submit" class="danger" aria-label="Revoke ${a.name}">Revoke</button></form></td></tr>`,
 )}${apps.length === 0 ? html`<tr><td colspan="5" class="muted">No application is connected. Connect one from Claude, Cursor or another MCP client with ${app.config.baseUrl.replace(/\/+$/, '')}/mcp.</td></tr>` : ''}</tbody></table>`,
     );

@@ -15,6 +15,10 @@ export const SECTIONS = [
 ] as const;
 export type Section = (typeof SECTIONS)[number][0];
 
+/** A moment as the portal shows it, to the minute (UTC), or nothing. */
+export const when = (iso: string | null | undefined) =>
+  iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>` : '';
+
 /** A hidden anti-forgery field: every form of the portal carries it. */
 export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`;
 

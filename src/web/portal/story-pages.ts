@@ -35,7 +35,7 @@ import { formField } from '../forms.js';
 import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } from '../html.js';
 import { activityTable } from './activity-pages.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
-import { appPage, csrfField, notice, problem } from './layout.js';
+import { appPage, csrfField, notice, problem, when } from './layout.js';
 import { actorOf } from './session.js';
 
 type Query = Record<string, string>;
@@ -43,8 +43,6 @@ const SEVERITIES = ['low', 'medium', 'high', 'critical'];
 const STATUSES = ['new', 'assigned', 'in_progress', 'closed'];
 
 export const sevBadge = (s: string) => html`<span class="badge sev-${s}">${s}</span>`;
-const when = (iso: string | null | undefined) =>
-  iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>` : '';
 const storyPath = (brand: string, event: string) =>
   `/app/stories/${encodeURIComponent(brand)}/${encodeURIComponent(event)}`;
 
