@@ -57,6 +57,17 @@ export default defineConfig({
         },
       },
       {
+        // Three instances behind HAProxy, as several machines run the service: on
+        // PostgreSQL and Redis, its deployment for more than one machine.
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          env: { TEST_DB: 'postgres' },
+          testTimeout: 60_000,
+        },
+      },
+      {
         // The MCP conformance suite runs once: it tests the protocol, not the database.
         extends: true,
         test: {

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import { migrate } from '../../src/db/database.js';
+import { brsServe } from './cli.js';
+import { freshDatabase, REDIS_URL } from './databases.js';
+import { freePort } from './harness.js';
+import { seedWorld, type World } from './world.js';
+
+const HAPROXY_CONFIG = fileURLToPath(new URL('../../deploy/haproxy.cfg', import.meta.url));
+
+export interface Cluster {
+  /** The balancer's address: BASE_URL of every instance. */
+  url: string;
+  databaseUrl: string;
+  /** Each instance's own address, to reach one on purpose. */
+  instances: { name: string; url: string; stop: () => Promise<void>; child: ChildProcess }[];
+  world: World;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Three instances of `brs serve`, separate processes on their own ports as three machines
+ * would run them, on one fresh PostgreSQL database and the test Redis, behind HAProxy
+ * with the configuration the repository ships (deploy/haproxy.cfg). The world of
+ * test/support/world.ts is seeded before they start.
+ */
+export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
+  const db = await freshDatabase();
+  const lbPort = await freePort();
+  const url = `http://127.0.0.1:${lbPort}`;
+  const seeder = await createContext(
+    loadConfig({ DATABASE_URL: db.url, BASE_URL: url, LOG_LEVEL: 'fatal' }),
+  );
+  await migrate(seeder.db);
+  const world = await seedWorld(seeder);
+  await seeder.close();
+
+  const instances: Cluster['instances'] = [];
+  for (const name of ['s1', 's2', 's3']) {
+    const port = await freePort();
+    const served = await brsServe({
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      BASE_URL: url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKERS: '1',
+      TRUST_PROXY: '1',
+      ...env,
+    });
+    // (It prints BASE_URL, the balancer's; its own address is the port it was given.)
+    const own = `http://127.0.0.1:${port}`;
+    instances.push({ name, url: own, stop: served.stop, child: served.child });
+  }
+  const balancer = spawn('haproxy', ['-db', '-f', HAPROXY_CONFIG], {
+    env: {
+      ...process.env,
+      STORIES_LB_BIND: `127.0.0.1:${lbPort}`,
+      STORIES_S1: new URL(instances[0]!.url).host,
+      STORIES_S2: new URL(instances[1]!.url).host,
+      STORIES_S3: new URL(instances[2]!.url).host,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let balancerLog = '';
+  balancer.stderr!.on('data', (d) => {
+    balancerLog += d;
+  });
+  await untilAllServe(url, () => `${instances.map((i) => i.url).join(' ')} ${balancerLog}`);
+
+  return {
+    url,
+    databaseUrl: db.url,
+    instances,
+    world,
+    async stop() {
+      const exited = once(balancer, 'exit');
+      balancer.kill('SIGTERM');
+      await exited;
+      for (const i of instances) await i.stop();
+      await db.drop();
+    },
+  };
+}
+
+/** Waits until the balancer has seen every instance healthy (each answers in turn). */
+async function untilAllServe(url: string, log: () => string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${url}/readyz`).catch(() => undefined);
+      if (res?.ok) seen.add(res.headers.get('x-served-by') ?? '');
+    }
+    if (seen.size === 3) return;
+    if (Date.now() > deadline) throw new Error(`the cluster at ${url} did not come up: ${log()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
