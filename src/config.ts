@@ -79,6 +79,10 @@ const Env = z.object({
   LLM_STREAM: z.enum(['true', 'false']).default('false'),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   INVITE_TTL_DAYS: z.coerce.number().int().min(1).max(90).default(14),
+  /** Finished jobs (done, failed) are kept this long, then pruned (their results too). */
+  RETENTION_JOBS_DAYS: z.coerce.number().int().min(1).default(7),
+  /** Finished webhook deliveries and their attempts are kept this long, then pruned. */
+  RETENTION_WEBHOOKS_DAYS: z.coerce.number().int().min(1).default(30),
   JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
   /** How often each monitored feed is read. */
   FEED_POLL_MS: z.coerce
@@ -183,6 +187,7 @@ export interface Config {
   meterLeaseMs: number;
   oauthRegistrationsPerHour: number;
   jobLeaseMs: number;
+  retentionDays: { jobs: number; webhooks: number };
   feedPollMs: number;
   seatCaps: Record<Plan, number>;
   http: { headersTimeoutMs: number; requestTimeoutMs: number; connectionTimeoutMs: number };
@@ -299,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseMs: e.JOB_LEASE_MS,
     feedPollMs: e.FEED_POLL_MS,
     inviteTtlDays: e.INVITE_TTL_DAYS,
+    retentionDays: { jobs: e.RETENTION_JOBS_DAYS, webhooks: e.RETENTION_WEBHOOKS_DAYS },
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     llm: llmConfig(e),
     seatCaps: {

@@ -6,6 +6,7 @@ import { ping } from '../db/database.js';
 import { sweepExpiredOAuth } from '../db/oauth-store.js';
 import { startFeedScheduler } from '../domain/feeds.js';
 import { sweepExpiredIdempotency } from '../domain/idempotency.js';
+import { pruneFinished } from '../domain/retention.js';
 import { restError } from '../errors.js';
 import { jobDefinitions } from '../jobs/handlers.js';
 import { mountMcp } from '../mcp/mcp-route.js';
@@ -156,12 +157,14 @@ export async function buildServer(
     });
   }
 
-  // Expired idempotency and OAuth records are useless; sweep them hourly (any process may).
+  // Expired idempotency and OAuth records are useless, finished jobs and webhook deliveries
+  // past their retention too; sweep them hourly (any process may).
   const sweeper = setInterval(() => {
     sweepExpiredIdempotency(app).catch((err) =>
       fastify.log.warn({ err }, 'idempotency sweep failed'),
     );
     sweepExpiredOAuth(app.db).catch((err) => fastify.log.warn({ err }, 'oauth sweep failed'));
+    pruneFinished(app).catch((err) => fastify.log.warn({ err }, 'retention sweep failed'));
   }, 3_600_000);
   sweeper.unref();
   fastify.addHook('onClose', async () => clearInterval(sweeper));

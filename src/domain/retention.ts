@@ -1,0 +1,64 @@
+import type { AppContext } from '../context.js';
+
+/** Rows deleted per statement: short transactions, whatever the backlog. */
+const BATCH = 1000;
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * Prunes what only grows: finished jobs (done or failed) older than RETENTION_JOBS_DAYS,
+ * and finished webhook deliveries (delivered, failed for good, cancelled) older than
+ * RETENTION_WEBHOOKS_DAYS with their attempts. Queued and running jobs and pending
+ * deliveries are never touched. Run by the hourly sweep, by any process: two at once
+ * delete disjoint or already-gone rows. Returns how many rows of each went.
+ */
+export async function pruneFinished(app: AppContext) {
+  const now = app.clock.now().getTime();
+  const jobsBefore = new Date(now - app.config.retentionDays.jobs * DAY_MS).toISOString();
+  const hooksBefore = new Date(now - app.config.retentionDays.webhooks * DAY_MS).toISOString();
+  let jobs = 0;
+  for (;;) {
+    const ids = await app.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('status', 'in', ['done', 'failed'])
+      .where('updated_at', '<', jobsBefore)
+      .limit(BATCH)
+      .execute();
+    if (ids.length === 0) break;
+    const gone = await app.db
+      .deleteFrom('jobs')
+      .where(
+        'id',
+        'in',
+        ids.map((r) => r.id),
+      )
+      .where('status', 'in', ['done', 'failed'])
+      .executeTakeFirst();
+    jobs += Number(gone.numDeletedRows);
+    if (ids.length < BATCH) break;
+  }
+  let deliveries = 0;
+  for (;;) {
+    const ids = (
+      await app.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', 'in', ['delivered', 'failed', 'cancelled'])
+        .where('created_at', '<', hooksBefore)
+        .limit(BATCH)
+        .execute()
+    ).map((r) => r.id);
+    if (ids.length === 0) break;
+    await app.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+      const gone = await trx
+        .deleteFrom('webhook_deliveries')
+        .where('id', 'in', ids)
+        .where('status', 'in', ['delivered', 'failed', 'cancelled'])
+        .executeTakeFirst();
+      deliveries += Number(gone.numDeletedRows);
+    });
+    if (ids.length < BATCH) break;
+  }
+  return { jobs, deliveries };
+}
