@@ -122,7 +122,10 @@ it('prunes finished jobs and deliveries past their retention, and nothing else',
     .select('id')
     .where('endpoint_id', '=', endpointId)
     .execute();
-  expect(deliveries.map((d) => d.id).sort()).toEqual(['retdlv_new_delivered', 'retdlv_old_pending']);
+  expect(deliveries.map((d) => d.id).sort()).toEqual([
+    'retdlv_new_delivered',
+    'retdlv_old_pending',
+  ]);
   const attempts = await svc.app.db
     .selectFrom('webhook_attempts')
     .select('delivery_id')
