@@ -273,24 +273,34 @@ export async function dropRefreshAnswer(db: Db, credential: string): Promise<voi
     .execute();
 }
 
+/** A member's grants (those still valid at `now`, when given), with what their payload says. */
+async function subjectGrants(db: Db, subject: string, now?: Date) {
+  let q = db
+    .selectFrom('oauth_records')
+    .select(['payload', 'last_used_at'])
+    .where('kind', '=', 'Grant')
+    .where('subject', '=', subject);
+  if (now) {
+    const at = now.toISOString();
+    q = q.where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)]));
+  }
+  return (await q.execute()).map((g) => {
+    const p = JSON.parse(g.payload) as { clientId: string; jti: string; iat: number };
+    return { clientId: p.clientId, jti: p.jti, iat: p.iat, last_used_at: g.last_used_at };
+  });
+}
+
 /**
  * A member's connected apps: their grants, by client, with the client's name and
  * redirect URIs, when it was first allowed and when a token of it was last used.
  */
 export async function grantsOf(db: Db, subject: string, now: Date) {
-  const grants = await db
-    .selectFrom('oauth_records')
-    .select(['payload', 'last_used_at'])
-    .where('kind', '=', 'Grant')
-    .where('subject', '=', subject)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]))
-    .execute();
+  const grants = await subjectGrants(db, subject, now);
   const byClient = new Map<string, { connectedAt: number; lastUsedAt: string | null }>();
-  for (const g of grants) {
-    const { clientId, iat } = JSON.parse(g.payload) as { clientId: string; iat: number };
+  for (const { clientId, iat, last_used_at } of grants) {
     const seen = byClient.get(clientId);
     const lastUsedAt =
-      [seen?.lastUsedAt, g.last_used_at]
+      [seen?.lastUsedAt, last_used_at]
         .filter((x): x is string => !!x)
         .sort()
         .at(-1) ?? null;
@@ -331,14 +341,7 @@ export async function grantsOf(db: Db, subject: string, now: Date) {
  * when there was none.
  */
 export async function revokeGrantsOf(db: Db, subject: string, clientId: string) {
-  const grants = await db
-    .selectFrom('oauth_records')
-    .select(['id', 'payload'])
-    .where('kind', '=', 'Grant')
-    .where('subject', '=', subject)
-    .execute();
-  const ids = grants
-    .map((g) => JSON.parse(g.payload) as { clientId: string; jti: string })
+  const ids = (await subjectGrants(db, subject))
     .filter((g) => g.clientId === clientId)
     .map((g) => g.jti);
   if (ids.length === 0) return false;

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
 import { type Cluster, startCluster } from '../support/cluster.js';
-import { signIn } from '../support/oauth-browser.js';
+import { listToolsWith, signIn } from '../support/oauth-browser.js';
 import { PortalClient } from '../support/portal-client.js';
 
 /**
@@ -80,35 +78,21 @@ describe('a cluster of three instances', () => {
         expect(bodies[i]).toBe(winner);
       }
     }
-    const app = await createContext(
-      loadConfig({ DATABASE_URL: cluster.databaseUrl, LOG_LEVEL: 'fatal' }),
-    );
-    try {
-      const rows = await app.db
+    const shares = await cluster.query((db) =>
+      db
         .selectFrom('shares as s')
         .innerJoin('stories as t', 't.id', 's.story_id')
         .select('s.id')
         .where('t.event_uri', '=', story)
-        .execute();
-      expect(rows).toHaveLength(1);
-    } finally {
-      await app.close();
-    }
+        .execute(),
+    );
+    expect(shares).toHaveLength(1);
   });
 
   it('takes an OAuth token issued through one instance on every other, and a revocation holds on all', async () => {
     // Each step of the sign-in goes to the next instance in turn.
     const { access_token, client_id } = await signIn(cluster.url, OWNER);
-    const listTools = (base: string) =>
-      fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${access_token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+    const listTools = (base: string) => listToolsWith(base, access_token);
     for (const instance of cluster.instances) {
       expect((await listTools(instance.url)).status, instance.name).toBe(200);
     }

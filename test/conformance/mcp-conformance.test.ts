@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startService, type TestService } from '../support/harness.js';
-import { OAuthBrowser } from '../support/oauth-browser.js';
+import { OAuthBrowser, registerClient } from '../support/oauth-browser.js';
 import { seedWorld } from '../support/world.js';
 
 const run = promisify(execFile);
@@ -111,16 +111,10 @@ describe('MCP conformance suite: the authorization server', () => {
   it('passes its metadata and authorization code grant scenarios, signed in by a person', async () => {
     const callbackPort = await freePort();
     const redirect = `http://127.0.0.1:${callbackPort}/callback`;
-    const registered = await fetch(`${proxyUrl}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'Conformance suite',
-        redirect_uris: [redirect],
-        token_endpoint_auth_method: 'none',
-      }),
+    const { client_id } = await registerClient(proxyUrl, {
+      client_name: 'Conformance suite',
+      redirectUri: redirect,
     });
-    const { client_id } = (await registered.json()) as { client_id: string };
     const suite = spawn(
       process.execPath,
       [

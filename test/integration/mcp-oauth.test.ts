@@ -16,7 +16,7 @@ import { storeAdapterFactory } from '../../src/db/oauth-store.js';
 import { addUser } from '../../src/domain/accounts.js';
 import { restOperations } from '../../src/operations/index.js';
 import { startService, type TestService } from '../support/harness.js';
-import { OAuthBrowser, signIn } from '../support/oauth-browser.js';
+import { listToolsWith, OAuthBrowser, signIn } from '../support/oauth-browser.js';
 import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -94,16 +94,7 @@ async function bearerClient(token: string) {
   return client;
 }
 
-const postMcp = (token: string) =>
-  fetch(mcpUrl(), {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+const postMcp = (token: string) => listToolsWith(svc.url, token);
 
 describe('OAuth 2.1 with the SDK client', () => {
   it('401 → discovery → registration → PKCE sign-in and consent → token → tools, refresh, revocation', async () => {

@@ -15,6 +15,7 @@ import { freshDatabase } from '../support/databases.js';
 import { freePort, startService, type TestService } from '../support/harness.js';
 import {
   authorizeUrl,
+  listToolsWith,
   OAuthBrowser,
   pkcePair,
   redeemCode,
@@ -137,16 +138,7 @@ describe('Client ID Metadata Documents', () => {
       });
       expect(token.status).toBe(200);
       const { access_token } = (await token.json()) as { access_token: string };
-      const mcp = await fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${access_token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-      expect(mcp.status).toBe(200);
+      expect((await listToolsWith(base, access_token)).status).toBe(200);
     }
     // Fetched once, then kept for its max-age.
     expect(hits.filter((h) => h === '/clients/doc.json')).toHaveLength(1);

@@ -7,7 +7,7 @@ import {
 } from '../../src/oauth/refresh-grace.js';
 import { startService, type TestService } from '../support/harness.js';
 import { manualClock } from '../support/manual-clock.js';
-import { signIn } from '../support/oauth-browser.js';
+import { listToolsWith, signIn } from '../support/oauth-browser.js';
 import { seedWorld } from '../support/world.js';
 
 /**
@@ -36,16 +36,7 @@ const refresh = (token: { refresh_token: string; client_id: string }) =>
     }).toString(),
   });
 
-const listTools = (accessToken: string) =>
-  fetch(`${svc.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+const listTools = (accessToken: string) => listToolsWith(svc.url, accessToken);
 
 interface Pair {
   access_token: string;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
+import { type AppContext, createContext } from '../../src/context.js';
 import { migrate } from '../../src/db/database.js';
 import { brsServe } from './cli.js';
 import { freshDatabase, REDIS_URL } from './databases.js';
@@ -18,6 +18,8 @@ export interface Cluster {
   /** Each instance's own address, to reach one on purpose. */
   instances: { name: string; url: string; stop: () => Promise<void>; child: ChildProcess }[];
   world: World;
+  /** Reads the cluster's database directly, as a test checks what was written. */
+  query: <T>(read: (db: AppContext['db']) => Promise<T>) => Promise<T>;
   stop: () => Promise<void>;
 }
 
@@ -76,6 +78,14 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     databaseUrl: db.url,
     instances,
     world,
+    async query(read) {
+      const app = await createContext(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'fatal' }));
+      try {
+        return await read(app.db);
+      } finally {
+        await app.close();
+      }
+    },
     async stop() {
       const exited = once(balancer, 'exit');
       balancer.kill('SIGTERM');

@@ -108,17 +108,7 @@ export async function signIn(
   extra: Record<string, string> = {},
 ): Promise<{ access_token: string; refresh_token: string; client_id: string }> {
   const redirectUri = 'http://127.0.0.1:1/callback';
-  const reg = await fetch(`${base}/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Test agent',
-      redirect_uris: [redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      token_endpoint_auth_method: 'none',
-    }),
-  });
-  const client = (await reg.json()) as { client_id: string };
+  const client = await registerClient(base, { client_name: 'Test agent', redirectUri });
   const { verifier, challenge } = pkcePair();
   const auth = new URL(authorizeUrl(base, { clientId: client.client_id, redirectUri, challenge }));
   for (const [k, v] of Object.entries(extra)) auth.searchParams.set(k, v);
@@ -182,3 +172,33 @@ export function redeemCode(
     }).toString(),
   });
 }
+
+/** A public client (PKCE, no secret) registered at the authorization server. */
+export async function registerClient(
+  base: string,
+  { client_name, redirectUri }: { client_name: string; redirectUri: string },
+): Promise<{ client_id: string }> {
+  const reg = await fetch(`${base}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name,
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  return (await reg.json()) as { client_id: string };
+}
+
+/** MCP tools/list at `base`, with an OAuth access token: 200 while the token holds. */
+export const listToolsWith = (base: string, accessToken: string) =>
+  fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
