@@ -75,10 +75,16 @@ export async function listStoryPage(
   } else {
     found = await firstPage.all(db, { brandId, take });
   }
+  const { page, nextCursor } = pageOf(found, limit);
+  return { rows: page.map(({ id: _id, ...row }) => row), nextCursor };
+}
+
+/** A page out of `limit + 1` rows read, newest first, and the cursor after it (or null). */
+function pageOf<R extends { detected_at: string; id: string }>(found: R[], limit: number) {
   const page = found.slice(0, limit);
-  const last = page[page.length - 1];
+  const last = page.at(-1);
   return {
-    rows: page.map(({ id: _id, ...row }) => row),
+    page,
     nextCursor: found.length > limit && last ? encodeCursor(last.detected_at, last.id) : null,
   };
 }
@@ -174,14 +180,13 @@ export async function listRecentStories(
     .orderBy('s.id', 'desc')
     .limit(limit + 1)
     .execute();
-  const page = found.slice(0, limit);
-  const last = page.at(-1);
+  const { page, nextCursor } = pageOf(found, limit);
   return {
     rows: page.map(({ unlocked_at, id: _id, ...row }) => ({
       ...row,
       unlocked: unlocked_at !== null,
     })),
-    nextCursor: found.length > limit && last ? encodeCursor(last.detected_at, last.id) : null,
+    nextCursor,
   };
 }
 
