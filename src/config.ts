@@ -118,6 +118,14 @@ const Env = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** A socket silent both ways this long is closed (0: never; a keep-alive one sooner). */
   CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(120_000),
+  // Graceful shutdown (SIGTERM, SIGINT): docs/deployment.md, "Stopping an instance".
+  /**
+   * After the signal, /readyz answers 503 for this long while requests are still served,
+   * so a load balancer takes the instance out of rotation before it stops listening.
+   */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  /** Then requests and the job in hand get this long to finish before the process exits. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(25_000),
 });
 
 /** Bounds on waits for the database (DATABASE_*_TIMEOUT_MS). */
@@ -190,7 +198,13 @@ export interface Config {
   retentionDays: { jobs: number; webhooks: number };
   feedPollMs: number;
   seatCaps: Record<Plan, number>;
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; connectionTimeoutMs: number };
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    connectionTimeoutMs: number;
+    shutdownDelayMs: number;
+    shutdownTimeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -249,6 +263,8 @@ function httpConfig(e: z.infer<typeof Env>): Config['http'] {
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     connectionTimeoutMs: e.CONNECTION_TIMEOUT_MS,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }
 

@@ -9,11 +9,12 @@ import { DEMO_PASSWORD, seedDemo } from '../demo/seed-demo.js';
 import { hasAccounts } from '../domain/accounts.js';
 import { ClusterRateLimiter, serveRateLimitToWorkers } from '../http/cluster-rate-limiter.js';
 import { buildServer } from '../http/server.js';
+import { shutdown } from '../http/shutdown.js';
 
 type Banner = (url: string) => Promise<string>;
 
 /**
- * Runs the server until SIGINT/SIGTERM, then drains requests and closes connections.
+ * Runs the server until SIGINT/SIGTERM, then drains requests and jobs (http/shutdown.ts).
  * With WORKERS > 1 this process becomes the cluster's primary: it migrates once, forks the
  * workers that share the port, keeps their rate-limit windows (unless Redis does) and
  * prints the banner once they all listen.
@@ -28,8 +29,7 @@ export async function serve(config: Config, opts: { json: boolean; banner?: Bann
   const address = await server.listen({ port: config.port, host: config.host });
   await announce(config, address, opts);
   const stop = async () => {
-    await server.close();
-    await app.close();
+    await shutdown(server, app);
     process.exit(0);
   };
   process.once('SIGINT', stop);
@@ -60,8 +60,7 @@ async function serveAsWorker(config: Config) {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await server.close();
-    await app.close();
+    await shutdown(server, app);
     process.exit(0);
   };
   process.once('SIGTERM', stop);

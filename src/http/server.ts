@@ -26,6 +26,7 @@ import {
 } from './client-errors.js';
 import { buildOpenApi } from './openapi.js';
 import { mountRest } from './rest-adapter.js';
+import { isDraining } from './shutdown.js';
 
 /**
  * The path segment after each of these prefixes is a secret (a token that is the key to
@@ -116,9 +117,16 @@ export async function buildServer(
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#101828"/><path d="M18 44V20h17a9 9 0 0 1 0 18H26m0-18v24" fill="none" stroke="#fff" stroke-width="6" stroke-linecap="round" stroke-linejoin="round"/></svg>',
       ),
   );
+  // While the instance drains, each answer ends its connection: a balancer's kept
+  // connections move to the other instances instead of dying with this one.
+  fastify.addHook('onSend', async (_req, reply) => {
+    if (isDraining(fastify)) reply.header('connection', 'close');
+  });
   // Ready means every request could be served now: the database answers (and, on SQLite,
-  // is still the file at its path) and the rate-limit windows (Redis) can be counted.
+  // is still the file at its path) and the rate-limit windows (Redis) can be counted; not
+  // while the instance shuts down.
   fastify.get('/readyz', async (req, reply) => {
+    if (isDraining(fastify)) return reply.code(503).send({ error: 'shutting down' });
     try {
       await Promise.all([ping(app.db), app.limiter.ping()]);
       return { ok: true };

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
@@ -45,8 +46,11 @@ export interface JobQueue {
   drain(): Promise<number>;
   /** Polls for due jobs every JOB_POLL_MS until stopped. */
   start(): void;
-  /** Stops polling and waits for the job in hand. */
-  stop(): Promise<void>;
+  /**
+   * Stops polling and waits for the job in hand; after `timeoutMs`, gives its claim back
+   * (the lease ends now) so another process runs it at once instead of after the lease.
+   */
+  stop(opts?: { timeoutMs?: number }): Promise<void>;
 }
 
 export async function enqueue<P>(
@@ -215,10 +219,13 @@ function holdLease(app: AppContext, job: JobRow): () => Promise<void> {
 }
 
 export class JobRunner implements JobQueue {
-  private readonly worker = newId('wrk');
+  // Where the claim is held, for operators reading the jobs table (and the cluster tests).
+  private readonly worker = `${newId('wrk')}@${hostname()}:${process.pid}`;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private stopped = false;
+  /** Ends the renewals of the lease on the job in hand. */
+  private lease: (() => Promise<void>) | undefined;
 
   private readonly handlers = new Map<string, JobDefinition<unknown>>();
 
@@ -258,12 +265,13 @@ export class JobRunner implements JobQueue {
         if (!payload.success) {
           throw new UnreadablePayload(`payload: ${payload.error.issues[0]?.message}`);
         }
-        const release = holdLease(this.app, job);
+        this.lease = holdLease(this.app, job);
         let result: unknown;
         try {
           result = await definition.handler(this.app, payload.data, job);
         } finally {
-          await release();
+          await this.lease();
+          this.lease = undefined;
         }
         await finish(this.app, job, { result });
       } catch (e) {
@@ -300,9 +308,29 @@ export class JobRunner implements JobQueue {
     this.timer = setTimeout(tick, this.app.config.jobPollMs);
   }
 
-  async stop(): Promise<void> {
+  async stop(opts: { timeoutMs?: number } = {}): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    if (!this.running) return;
+    if (opts.timeoutMs === undefined) return void (await this.running);
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      this.running.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), opts.timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (finished) return;
+    await this.lease?.();
+    // The handler is abandoned with the process: the job runs again elsewhere (handlers
+    // are safe to run twice), now rather than when the lease would have lapsed.
+    const at = this.app.clock.now().toISOString();
+    await this.app.db
+      .updateTable('jobs')
+      .set({ locked_until: at, updated_at: at })
+      .where('status', '=', 'running')
+      .where('locked_by', '=', this.worker)
+      .execute();
   }
 }

@@ -396,6 +396,44 @@ describe('job queue', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('stopping waits for the job in hand; past the timeout it hands the claim back at once', async () => {
+    const env = { JOB_LEASE_MS: '60000' };
+    const [a, b] = [await open(env), await open(env)];
+    const gate = deferred<void>();
+    let calls = 0;
+    const slow: JobHandler = async () => {
+      calls++;
+      await gate.promise;
+      return 'slow';
+    };
+    // Within the timeout: the job finishes on the stopping worker.
+    const first = await enqueue(main.db, kind('test.slow'), {}, { now: nowIso() });
+    const ra = runner(a, { 'test.slow': slow });
+    void ra.drain();
+    await waitFor('the job to start', () => calls === 1);
+    const stopped = ra.stop({ timeoutMs: 5000 });
+    setTimeout(() => gate.resolve(), 50);
+    await stopped;
+    expect(await row(first)).toMatchObject({ status: 'done', attempts: 1 });
+
+    // Past it: the claim is handed back (not after the 60 s lease), another worker runs it.
+    const stuck = deferred<void>();
+    const a2 = await open(env);
+    const second = await enqueue(main.db, kind('test.stuck'), {}, { now: nowIso() });
+    const rs = runner(a2, { 'test.stuck': () => stuck.promise });
+    void rs.drain();
+    await waitFor('the job to be claimed', async () => (await row(second)).status === 'running');
+    const claimedBy = (await row(second)).locked_by;
+    expect(claimedBy).toMatch(new RegExp(`^wrk_.+@.+:${process.pid}$`));
+    await rs.stop({ timeoutMs: 50 });
+    expect(Date.parse((await row(second)).locked_until!)).toBeLessThanOrEqual(Date.now());
+    const rb = runner(b, { 'test.stuck': async () => 'ran elsewhere' });
+    await sleep(5);
+    expect(await rb.drain()).toBe(1);
+    expect(await row(second)).toMatchObject({ status: 'done', attempts: 2 });
+    stuck.resolve();
+  });
+
   it('stops renewing the lease when the job fails', async () => {
     const clock = manualClock();
     const app = await open({ JOB_LEASE_MS: '300', JOB_RETRY_BASE_MS: '60000' }, clock);

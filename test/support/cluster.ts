@@ -18,8 +18,13 @@ export interface Cluster {
   /** Each instance's own address, to reach one on purpose. */
   instances: { name: string; url: string; stop: () => Promise<void>; child: ChildProcess }[];
   world: World;
-  /** Reads the cluster's database directly, as a test checks what was written. */
-  query: <T>(read: (db: AppContext['db']) => Promise<T>) => Promise<T>;
+  /**
+   * Reads the cluster's database directly, as a test checks what was written; `app` is a
+   * context on it with the instances' environment, for a test's own setup.
+   */
+  query: <T>(read: (db: AppContext['db'], app: AppContext) => Promise<T>) => Promise<T>;
+  /** The instance that holds a job's claim (jobs.locked_by names the process). */
+  holderOf: (jobId: string) => Promise<Cluster['instances'][number] | undefined>;
   stop: () => Promise<void>;
 }
 
@@ -73,18 +78,28 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
   });
   await untilAllServe(url, () => `${instances.map((i) => i.url).join(' ')} ${balancerLog}`);
 
+  const query: Cluster['query'] = async (read) => {
+    const app = await createContext(
+      loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'fatal', BASE_URL: url, ...env }),
+    );
+    try {
+      return await read(app.db, app);
+    } finally {
+      await app.close();
+    }
+  };
   return {
     url,
     databaseUrl: db.url,
     instances,
     world,
-    async query(read) {
-      const app = await createContext(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'fatal' }));
-      try {
-        return await read(app.db);
-      } finally {
-        await app.close();
-      }
+    query,
+    async holderOf(jobId) {
+      const job = await query((db) =>
+        db.selectFrom('jobs').select('locked_by').where('id', '=', jobId).executeTakeFirst(),
+      );
+      const pid = Number(job?.locked_by?.split(':').pop());
+      return instances.find((i) => i.child.pid === pid);
     },
     async stop() {
       const exited = once(balancer, 'exit');

@@ -74,14 +74,24 @@ describe('configuration', () => {
       headersTimeoutMs: 20_000,
       requestTimeoutMs: 30_000,
       connectionTimeoutMs: 120_000,
+      shutdownDelayMs: 0,
+      shutdownTimeoutMs: 25_000,
     });
     expect(
       loadConfig({
         REQUEST_TIMEOUT_MS: '5000',
         HEADERS_TIMEOUT_MS: '2000',
         CONNECTION_TIMEOUT_MS: '0',
+        SHUTDOWN_DELAY_MS: '3000',
+        SHUTDOWN_TIMEOUT_MS: '10000',
       }).http,
-    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 5000, connectionTimeoutMs: 0 });
+    ).toEqual({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
+      connectionTimeoutMs: 0,
+      shutdownDelayMs: 3000,
+      shutdownTimeoutMs: 10_000,
+    });
     expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '1000' })).toThrow(
       /HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS/,
     );
