@@ -55,12 +55,17 @@ export class StripeBilling implements Billing {
     quantity: number;
     at: Date;
   }) {
-    await this.client.billing.meterEvents.create({
-      event_name: this.config.clientBrandsMeterEvent,
-      identifier: req.identifier,
-      timestamp: Math.floor(req.at.getTime() / 1000),
-      payload: { stripe_customer_id: req.customer, value: String(req.quantity) },
-    });
+    await this.client.billing.meterEvents.create(
+      {
+        event_name: this.config.clientBrandsMeterEvent,
+        identifier: req.identifier,
+        timestamp: Math.floor(req.at.getTime() / 1000),
+        payload: { stripe_customer_id: req.customer, value: String(req.quantity) },
+      },
+      // A job run again after its instance died sends the same event: Stripe answers it
+      // as the first (an identifier sent twice under new keys would be refused).
+      { idempotencyKey: `meter_${req.identifier}` },
+    );
   }
 
   async startCheckout(req: {

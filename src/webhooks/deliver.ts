@@ -38,11 +38,13 @@ export async function deliverWebhookJob(app: AppContext, payload: { delivery: st
     .select([
       'd.id',
       'd.event_id',
+      'd.event_type',
       'd.payload',
       'd.status',
       'd.attempts',
       'd.created_at',
       'e.id as endpoint_id',
+      'e.account_id',
       'e.url',
       'e.secret',
       'e.previous_secret',
@@ -53,14 +55,17 @@ export async function deliverWebhookJob(app: AppContext, payload: { delivery: st
     .executeTakeFirst();
   if (d?.status !== 'pending') return { skipped: true };
   const now = app.clock.now();
-  if (d.disabled_at) {
+  const cancel = async (reason: string) => {
     await app.db
       .updateTable('webhook_deliveries')
-      .set({ status: 'cancelled', last_error: 'endpoint disabled', next_attempt_at: null })
+      .set({ status: 'cancelled', last_error: reason, next_attempt_at: null })
       .where('id', '=', d.id)
+      .where('status', '=', 'pending')
       .execute();
     return { cancelled: true };
-  }
+  };
+  if (d.disabled_at) return cancel('endpoint disabled');
+  if (!(await stillRouted(app, d))) return cancel('no longer routed: the delegation ended');
 
   const secrets = [d.secret];
   if (
@@ -150,6 +155,34 @@ export async function deliverWebhookJob(app: AppContext, payload: { delivery: st
     }
   });
   return { attempt, status, outcome };
+}
+
+/**
+ * Whether a delivery still goes to its endpoint's account: a partner whose delegation of
+ * the brand ended (dropped, revoked) gets none of the brand's events that were still
+ * waiting, from the next attempt on; the routing is read from the database, so it holds
+ * on every instance at once (well within the specification's 300-second routing cache).
+ * A delegation event reaches its two parties whatever became of the delegation.
+ */
+async function stillRouted(
+  app: AppContext,
+  d: { event_type: string; payload: string; account_id: string },
+): Promise<boolean> {
+  if (d.event_type.startsWith('delegation.')) return true;
+  const host: unknown = JSON.parse(d.payload).data?.brand;
+  if (typeof host !== 'string') return true;
+  const brand = await app.db
+    .selectFrom('brands as b')
+    .leftJoin('delegations as g', (j) =>
+      j
+        .onRef('g.brand_id', '=', 'b.id')
+        .on('g.partner_account_id', '=', d.account_id)
+        .on('g.status', '=', 'active'),
+    )
+    .select(['b.account_id', 'g.id as delegation'])
+    .where('b.host', '=', host)
+    .executeTakeFirst();
+  return brand !== undefined && (brand.account_id === d.account_id || brand.delegation !== null);
 }
 
 /**

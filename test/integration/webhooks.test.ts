@@ -272,6 +272,36 @@ describe('deliveries', () => {
       'delegation.dropped',
     ]);
   });
+
+  it('a delivery still being retried when the delegation is dropped is cancelled, not sent again', async () => {
+    // (Later tests' events reach this endpoint too: it accepts them.)
+    script.set('/retrying-partner', [500, 204]);
+    const ep = await addEndpoint(svc.app, {
+      accountId: w.accounts.agency,
+      url: `${base}/retrying-partner`,
+      events: ['story.created'],
+      actor: 'test',
+    });
+    const host = await w.clientBrand();
+    await w.story(host, 507);
+    await svc.app.jobs.drain();
+    expect(seen.get('/retrying-partner')).toBe(1);
+    const drop = await svc.request('DELETE', '/v1/delegations', {
+      key: w.keys.owner,
+      query: { brand: host },
+    });
+    expect(drop.status).toBe(200);
+    await settle();
+    expect(seen.get('/retrying-partner')).toBe(1);
+    const [d] = (await listDeliveries(svc.app, w.accounts.agency, 50)).filter(
+      (x) => x.endpoint_id === ep.id,
+    );
+    expect(d).toMatchObject({
+      status: 'cancelled',
+      attempts: 1,
+      last_error: 'no longer routed: the delegation ended',
+    });
+  });
 });
 
 describe('stalled deliveries', () => {

@@ -11,12 +11,21 @@ import { seedWorld, type World } from './world.js';
 
 const HAPROXY_CONFIG = fileURLToPath(new URL('../../deploy/haproxy.cfg', import.meta.url));
 
+export interface Instance {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  stop: () => Promise<void>;
+  /** Starts the instance again on its port (after it was killed or stopped). */
+  restart: () => Promise<void>;
+}
+
 export interface Cluster {
   /** The balancer's address: BASE_URL of every instance. */
   url: string;
   databaseUrl: string;
   /** Each instance's own address, to reach one on purpose. */
-  instances: { name: string; url: string; stop: () => Promise<void>; child: ChildProcess }[];
+  instances: Instance[];
   world: World;
   /**
    * Reads the cluster's database directly, as a test checks what was written; `app` is a
@@ -24,7 +33,7 @@ export interface Cluster {
    */
   query: <T>(read: (db: AppContext['db'], app: AppContext) => Promise<T>) => Promise<T>;
   /** The instance that holds a job's claim (jobs.locked_by names the process). */
-  holderOf: (jobId: string) => Promise<Cluster['instances'][number] | undefined>;
+  holderOf: (jobId: string) => Promise<Instance | undefined>;
   stop: () => Promise<void>;
 }
 
@@ -48,19 +57,30 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
   const instances: Cluster['instances'] = [];
   for (const name of ['s1', 's2', 's3']) {
     const port = await freePort();
-    const served = await brsServe({
-      DATABASE_URL: db.url,
-      REDIS_URL,
-      BASE_URL: url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      WORKERS: '1',
-      TRUST_PROXY: '1',
-      ...env,
-    });
+    const start = async () => {
+      const { child, stop } = await brsServe({
+        DATABASE_URL: db.url,
+        REDIS_URL,
+        BASE_URL: url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        WORKERS: '1',
+        TRUST_PROXY: '1',
+        ...env,
+      });
+      return { child, stop };
+    };
     // (It prints BASE_URL, the balancer's; its own address is the port it was given.)
-    const own = `http://127.0.0.1:${port}`;
-    instances.push({ name, url: own, stop: served.stop, child: served.child });
+    const instance: Instance = {
+      name,
+      url: `http://127.0.0.1:${port}`,
+      ...(await start()),
+      async restart() {
+        await instance.stop();
+        Object.assign(instance, await start());
+      },
+    };
+    instances.push(instance);
   }
   const balancer = spawn('haproxy', ['-db', '-f', HAPROXY_CONFIG], {
     env: {
