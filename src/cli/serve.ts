@@ -22,7 +22,7 @@ type Banner = (url: string) => Promise<string>;
 export async function serve(config: Config, opts: { json: boolean; banner?: Banner }) {
   if (cluster.isWorker) return serveAsWorker(config);
   const app = await createContext(config);
-  await migrate(app.db);
+  await migrateForServing(app);
   if (config.workers > 1) return servePrimary(config, app, opts);
 
   const server = await buildServer(app);
@@ -34,6 +34,16 @@ export async function serve(config: Config, opts: { json: boolean; banner?: Bann
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** Migrates; a database a newer release migrated already is served as it is, said once. */
+async function migrateForServing(app: AppContext) {
+  const { ahead } = await migrate(app.db);
+  if (ahead.length > 0) {
+    process.stderr.write(
+      `brs: the database schema is ahead of this version (${ahead.join(', ')}); serving on it, as migrations are additive\n`,
+    );
+  }
 }
 
 async function announce(config: Config, address: string, opts: { json: boolean; banner?: Banner }) {
@@ -144,7 +154,7 @@ export async function start(config: Config, opts: { json: boolean }) {
   );
   const app = await createContext(config);
   try {
-    await migrate(app.db);
+    await migrateForServing(app);
     if (!(await hasAccounts(app))) {
       const demo = await seedDemo(app);
       await mkdir(dirname(credentials), { recursive: true });

@@ -1,7 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import type { Database, DatabaseTimeouts } from '../config.js';
 import * as initial from './migrations/0001-initial.js';
 import * as teamwork from './migrations/0002-teamwork-and-billing.js';
@@ -121,9 +128,39 @@ export function migrator(db: Db): Migrator {
   });
 }
 
-export async function migrate(db: Db): Promise<void> {
-  const { error } = await migrator(db).migrateToLatest();
+/**
+ * Brings the schema up to this version. A database that is ahead (a newer release
+ * migrated it while this one runs: a rolling upgrade, a rollback) is left as it is and
+ * answered with the migrations this version does not know: migrations are additive
+ * (docs/deployment.md, "Upgrades"), so this version's queries hold on the newer schema.
+ */
+export async function migrate(db: Db): Promise<{ ahead: string[] }> {
+  const m = migrator(db);
+  const known = (await m.getMigrations()).map((x) => x.name);
+  const executed = await executedMigrations(db);
+  const ahead = executed.filter((name) => !known.includes(name));
+  if (ahead.length > 0) {
+    const missing = known.filter((name) => !executed.includes(name));
+    if (missing.length > 0) {
+      throw new Error(
+        `the database has migrations this version does not know (${ahead.join(', ')}) and lacks some it needs (${missing.join(', ')})`,
+      );
+    }
+    return { ahead };
+  }
+  const { error } = await m.migrateToLatest();
   if (error) throw error;
+  return { ahead: [] };
+}
+
+/** The names of the migrations the database has run (none before its first). */
+async function executedMigrations(db: Db): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === DEFAULT_MIGRATION_TABLE)) return [];
+  const rows = await sql<{
+    name: string;
+  }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+  return rows.rows.map((r) => r.name);
 }
 
 /**

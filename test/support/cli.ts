@@ -62,11 +62,15 @@ export function brsProcess(env: Record<string, string>, ...args: string[]) {
   });
 }
 
-/** Starts `brs serve --json` on a free port and waits for the URL it prints. */
+/**
+ * Starts `brs serve --json` on a free port and waits for the URL it prints; `bin` runs
+ * another build (a previous release's).
+ */
 export async function brsServe(
   env: Record<string, string>,
+  { bin = BIN } = {},
 ): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--json'], {
+  const child = spawn(process.execPath, [bin, 'serve', '--json'], {
     env: childEnv({ PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -86,8 +90,8 @@ export async function brsServe(
 }
 
 /** Runs `brs start` (the quickstart) and collects its banner, up to its last line. */
-export async function brsStart(env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, [BIN, 'start'], {
+export async function brsStart(env: Record<string, string>, cwd: string, { bin = BIN } = {}) {
+  const child = spawn(process.execPath, [bin, 'start'], {
     env: childEnv({ PORT: '0', ...env }),
     cwd,
     stdio: ['ignore', 'pipe', 'inherit'],
