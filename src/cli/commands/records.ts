@@ -2,12 +2,13 @@ import type { Command } from 'commander';
 import { seedDemo } from '../../demo/seed-demo.js';
 import { listAudit } from '../../domain/audit.js';
 import { requireBrandByHost } from '../../domain/brands.js';
+import { serviceStatus } from '../../domain/status.js';
 import { listOutbox } from '../../email/outbox.js';
 import { BrandHost } from '../../operations/schemas.js';
 import { parse } from '../args.js';
 import { action, CliLimit, command } from '../command.js';
 
-/** `brs` what the service wrote: its outbox and audit trail; the demo data. */
+/** `brs` what the service wrote: its outbox and audit trail, its status; the demo data. */
 export function registerRecords(program: Command): void {
   command(
     program,
@@ -42,6 +43,20 @@ export function registerRecords(program: Command): void {
             .join('\n'),
       ),
     );
+
+  command(program, 'status', 'what to watch: job backlog and failures, webhook deliveries').action(
+    action(
+      async (app) => serviceStatus(app),
+      (o) => {
+        const s = o as Awaited<ReturnType<typeof serviceStatus>>;
+        return [
+          `jobs      ${s.jobs.due} due (oldest ${s.jobs.oldest_due_seconds} s late), ${s.jobs.running} running, ${s.jobs.failed_last_day} failed in the last day`,
+          `webhooks  ${s.webhooks.pending} waiting for a retry, ${s.webhooks.failed_last_day} given up in the last day`,
+          `schema    ${s.schema.migrations} migrations, ${s.schema.pending} to apply`,
+        ].join('\n');
+      },
+    ),
+  );
 
   command(program, 'demo', 'seed a complete demo data set').action(
     action(

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import { migrator } from '../../src/db/database.js';
+import { EMAIL_SEND } from '../../src/jobs/kinds.js';
+import { enqueue } from '../../src/jobs/queue.js';
+import { brs } from '../support/cli.js';
+import { migratedDatabase } from '../support/databases.js';
+
+/** `brs status`: what an operator watches, read from the database every instance shares. */
+let env: Record<string, string>;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const db = await migratedDatabase();
+  env = { DATABASE_URL: db.url };
+  drop = db.drop;
+});
+afterAll(() => drop?.());
+
+it('counts the job backlog and how late it runs, failures of the last day, and the schema', async () => {
+  const app = await createContext(loadConfig({ ...env, LOG_LEVEL: 'fatal' }));
+  const now = Date.now();
+  const iso = (ms: number) => new Date(now + ms).toISOString();
+  try {
+    // Two due (the oldest 2 minutes late), one not due yet, one failed an hour ago and
+    // one failed two days ago.
+    await enqueue(app.db, EMAIL_SEND, { email: 'a' }, { now: iso(-120_000) });
+    await enqueue(app.db, EMAIL_SEND, { email: 'b' }, { now: iso(-5_000) });
+    await enqueue(app.db, EMAIL_SEND, { email: 'c' }, { now: iso(0), runAt: iso(3_600_000) });
+    for (const [email, ago] of [
+      ['d', 3_600_000],
+      ['e', 2 * 86_400_000],
+    ] as const) {
+      const id = await enqueue(app.db, EMAIL_SEND, { email }, { now: iso(-ago) });
+      await app.db
+        .updateTable('jobs')
+        .set({ status: 'failed', updated_at: iso(-ago) })
+        .where('id', '=', id)
+        .execute();
+    }
+    const migrations = (await migrator(app.db).getMigrations()).length;
+
+    const { code, out } = await brs(env, 'status');
+    expect(code).toBe(0);
+    expect(out).toEqual({
+      jobs: {
+        due: 2,
+        oldest_due_seconds: expect.any(Number),
+        running: 0,
+        failed_last_day: 1,
+      },
+      webhooks: { pending: 0, failed_last_day: 0 },
+      schema: { migrations, pending: 0 },
+    });
+    expect(out.jobs.oldest_due_seconds).toBeGreaterThanOrEqual(120);
+    expect(out.jobs.oldest_due_seconds).toBeLessThan(180);
+  } finally {
+    await app.close();
+  }
+});
