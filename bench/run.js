@@ -1,8 +1,9 @@
 /**
- * `npm run bench`: seeds a SQLite data set, then measures, one after the other and each
- * in its own child process, a bare node:http hello-world and the Stories server
- * (`brs serve`), driving both with autocannon from this process. Prints requests per
- * second, the service's share of the hello-world's, p50/p99 latency, and the targets.
+ * `npm run bench`: measures, one after the other and each in its own child process, a
+ * bare node:http hello-world and the Stories server (`brs serve`) on SQLite and then on
+ * PostgreSQL, each seeded with the same data set, driving them with autocannon from this
+ * process. Prints requests per second, the service's share of the hello-world's, each
+ * database's share of SQLite's, p50/p99 latency, and the targets.
  *
  * Exits non-zero on errors only (a non-2xx response, a socket error, a failed check),
  * never on a missed target: the numbers are the output.
@@ -10,6 +11,8 @@
  * BENCH_DURATION=<s> changes the measured seconds per scenario (default 10).
  * BENCH_CPU_PROF=<dir> runs the server under `node --cpu-prof` and leaves the profile there.
  * BENCH_WORKERS=<n> sets WORKERS for the service and the baseline (default: one per CPU).
+ * BENCH_POSTGRES_URL=<url> is a PostgreSQL server to make the benchmark's database on
+ * (default postgres://postgres@127.0.0.1:5432/postgres); BENCH_DATABASES=sqlite skips it.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,7 +22,9 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { loadConfig } from '../dist/config.js';
+import { randomId } from '../dist/ids.js';
 import { seed } from './seed.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,7 +35,12 @@ const WARMUP_SECONDS = 3;
 const DATA = { brands: 100, keys: 4500, storiesPerBrand: 100 };
 // One server process per CPU for the service and the baseline alike, as production runs.
 const WORKERS = process.env.BENCH_WORKERS ?? String(availableParallelism());
-const TARGETS = { list_stories: 0.2, get_story: 0.35, p99Ms: 25 };
+// Issue 18's goals: shares of the hello-world (SQLite), PostgreSQL's share of SQLite's
+// rate, MCP's share of REST get_story's, and p99 at 50 connections.
+const TARGETS = { list_stories: 0.35, get_story: 0.4, postgres: 0.5, mcp: 0.7, p99Ms: 15 };
+const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
+const POSTGRES_ADMIN_URL =
+  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 // The default the server runs with; the bench must measure it, not raise it.
 const RATE_LIMIT = loadConfig({}).rateLimitPerMinute;
 
@@ -271,13 +281,100 @@ async function probe(port, { key, host }, stories) {
 const fmtMs = (ms) => `${ms.toFixed(2)} ms`;
 const sec = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
+/** A fresh database for one backend, and how to throw it away. */
+async function freshDatabase(backend, tmp) {
+  if (backend === 'sqlite') return { url: `sqlite:${join(tmp, 'bench.db')}`, drop: async () => {} };
+  const name = `brs_bench_${randomId(8)}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** Disjoint key pools, so one scenario's windows never carry into the next. */
+function pools(keys) {
+  const [probeKey, ...rest] = keys;
+  const quarter = Math.floor(rest.length / 4);
+  return {
+    probeKey,
+    list: rest.slice(0, quarter),
+    get: rest.slice(quarter, 2 * quarter),
+    mcp: rest.slice(2 * quarter, 3 * quarter),
+    modern: rest.slice(3 * quarter),
+  };
+}
+
+/**
+ * Seeds `backend` and runs the service's scenarios on it: list_stories, get_story and,
+ * with `mcp`, the v1_get_story tool call on both protocol eras.
+ */
+async function measureService(backend, tmp, { mcp }) {
+  const db = await freshDatabase(backend, tmp);
+  try {
+    const t = performance.now();
+    const data = await seed(db.url, DATA);
+    const storyCount = Object.values(data.stories).flat().length;
+    console.log(
+      `${backend}: seeded ${DATA.brands} brands, ${data.keys.length} keys, ${storyCount} stories (half unlocked) in ${sec(performance.now() - t)}`,
+    );
+    const pool = pools(data.keys);
+    // Defaults for everything but the database, where to listen, what to log and WORKERS:
+    // the in-memory rate limiter (kept by the cluster's primary) at its default limit.
+    const { RATE_LIMIT_PER_MINUTE, REDIS_URL, HOST, ...env } = process.env;
+    const profDir = process.env.BENCH_CPU_PROF;
+    const server = await startChild(
+      ['bin/brs.js', 'serve'],
+      { ...env, DATABASE_URL: db.url, LOG_LEVEL: 'warn', WORKERS },
+      profDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profDir, backend)}`] : [],
+    );
+    const pid = server.child.pid;
+    await probe(server.port, pool.probeKey, data.stories);
+    const rows = [
+      await load(`${backend} list`, server.port, listRequests(pool.list), pool.list.length, pid),
+      await load(
+        `${backend} get`,
+        server.port,
+        getRequests(pool.get, data.stories),
+        pool.get.length,
+        pid,
+      ),
+    ];
+    // Both protocol eras, each with its own key pool.
+    if (mcp) {
+      for (const [era, version, keys] of [
+        ['legacy', '2025-11-25', pool.mcp],
+        ['modern', '2026-07-28', pool.modern],
+      ]) {
+        const next = mcpRequests(era, keys, data.stories);
+        rows.push(await load(`mcp ${version}`, server.port, next, keys.length, pid));
+      }
+    }
+    await stopChild(server);
+    if (profDir) console.log(`  server CPU profile written to ${resolve(profDir, backend)}`);
+    return { rows, listPool: pool.list };
+  } finally {
+    await db.drop();
+  }
+}
+
 async function main() {
   const cpu = cpus();
   console.log(
     `Stories benchmark: ${cpu.length} CPUs (${cpu[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
   );
   console.log(
-    `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per scenario, rate limit ${RATE_LIMIT}/key/min, ${WORKERS} server process(es)`,
+    `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per scenario, rate limit ${RATE_LIMIT}/key/min, ${WORKERS} server process(es), databases: ${DATABASES.join(', ')}`,
   );
   // Client and server share the cores: anything else running skews every number.
   console.log(
@@ -288,68 +385,24 @@ async function main() {
 
   const tmp = mkdtempSync(join(tmpdir(), 'brs-bench-'));
   try {
-    const t = performance.now();
-    const data = await seed(`sqlite:${join(tmp, 'bench.db')}`, DATA);
-    const storyCount = Object.values(data.stories).flat().length;
-    console.log(
-      `Seeded ${DATA.brands} brands, ${data.keys.length} keys, ${storyCount} stories (half unlocked) in ${sec(performance.now() - t)} (accounts and keys ${sec(data.timings.accountsAndKeys)}, stories ${sec(data.timings.stories)})\n`,
-    );
-    // Disjoint key pools, so one scenario's windows never carry into the next.
-    const [probeKey, ...rest] = data.keys;
-    const quarter = Math.floor(rest.length / 4);
-    const listPool = rest.slice(0, quarter);
-    const getPool = rest.slice(quarter, 2 * quarter);
-    const mcpPool = rest.slice(2 * quarter, 3 * quarter);
-    const modernPool = rest.slice(3 * quarter);
-
-    // The baseline gets the very same requests, so the client's own work is the same.
+    const measured = {};
+    for (const backend of DATABASES) {
+      measured[backend] = await measureService(backend, tmp, { mcp: backend === 'sqlite' });
+    }
+    // The baseline gets the very same requests as list_stories, keys included, so the
+    // client's own work is the same.
     const hello = await startChild(['bench/hello.js'], { PATH: process.env.PATH, WORKERS });
     const baseline = await load(
       'hello-world',
       hello.port,
-      listRequests(listPool),
+      listRequests(measured[DATABASES[0]].listPool),
       null,
       hello.child.pid,
     );
     await stopChild(hello);
 
-    // Defaults for everything but where to listen, what to log and WORKERS: the in-memory
-    // rate limiter (kept by the cluster's primary) at its default limit, no Redis.
-    const { RATE_LIMIT_PER_MINUTE, REDIS_URL, HOST, ...env } = process.env;
-    const profDir = process.env.BENCH_CPU_PROF;
-    const server = await startChild(
-      ['bin/brs.js', 'serve'],
-      { ...env, DATABASE_URL: `sqlite:${join(tmp, 'bench.db')}`, LOG_LEVEL: 'warn', WORKERS },
-      profDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profDir)}`] : [],
-    );
-    await probe(server.port, probeKey, data.stories);
-    const list = await load(
-      'list_stories',
-      server.port,
-      listRequests(listPool),
-      listPool.length,
-      server.child.pid,
-    );
-    const get = await load(
-      'get_story',
-      server.port,
-      getRequests(getPool, data.stories),
-      getPool.length,
-      server.child.pid,
-    );
-    // Both protocol eras, each with its own key pool.
-    const mcps = [];
-    for (const [era, version, pool] of [
-      ['legacy', '2025-11-25', mcpPool],
-      ['modern', '2026-07-28', modernPool],
-    ]) {
-      const next = mcpRequests(era, pool, data.stories);
-      mcps.push(await load(`mcp ${version}`, server.port, next, pool.length, server.child.pid));
-    }
-    await stopChild(server);
-    if (profDir) console.log(`  server CPU profile written to ${resolve(profDir)}`);
-
-    const rows = [baseline, list, get, ...mcps];
+    const rows = [baseline, ...DATABASES.flatMap((d) => measured[d].rows)];
+    const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
     const WIDTHS = [16, 9, 10, 11, 11, 10, 9, 8, 10, 10];
     const line = (...cells) =>
       cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]) : c.padStart(WIDTHS[i]))).join('');
@@ -387,19 +440,33 @@ async function main() {
     }
     console.log('\nTargets:');
     const mark = (ok) => (ok ? 'met' : 'MISSED');
-    for (const r of [list, get]) {
-      const ratio = r.rps / baseline.rps;
+    const pctOf = (a, b) => `${((100 * a.rps) / b.rps).toFixed(1)}%`;
+    const first = DATABASES[0];
+    for (const op of ['list', 'get']) {
+      const r = byName[`${first} ${op}`];
+      const target = TARGETS[op === 'list' ? 'list_stories' : 'get_story'];
       console.log(
-        `  ${r.name} >= ${TARGETS[r.name] * 100}% of hello-world: ${(ratio * 100).toFixed(1)}% ${mark(ratio >= TARGETS[r.name])}`,
+        `  ${r.name} >= ${target * 100}% of hello-world: ${pctOf(r, baseline)} ${mark(r.rps / baseline.rps >= target)}`,
       );
+    }
+    for (const r of rows.slice(1)) {
       console.log(
         `  ${r.name} p99 < ${TARGETS.p99Ms} ms: ${fmtMs(r.p99)} ${mark(r.p99 < TARGETS.p99Ms)}`,
       );
     }
-    // Not a target of the issue: what the MCP layer costs on top of the same operation.
-    for (const [i, r] of mcps.entries()) {
+    if (byName['postgres list'] && first === 'sqlite') {
+      for (const op of ['list', 'get']) {
+        const r = byName[`postgres ${op}`];
+        const base = byName[`sqlite ${op}`];
+        console.log(
+          `  ${r.name} >= ${TARGETS.postgres * 100}% of sqlite ${op}: ${pctOf(r, base)} ${mark(r.rps / base.rps >= TARGETS.postgres)}`,
+        );
+      }
+    }
+    const rest = byName[`${first} get`];
+    for (const r of rows.filter((x) => x.name.startsWith('mcp '))) {
       console.log(
-        `${i === 0 ? '\n' : ''}MCP ${r.name.slice(4)}: a v1_get_story tool call runs at ${((100 * r.rps) / get.rps).toFixed(1)}% of REST get_story's rate (p50 ${fmtMs(r.p50)} against ${fmtMs(get.p50)})`,
+        `  ${r.name} >= ${TARGETS.mcp * 100}% of ${rest.name}: ${pctOf(r, rest)} ${mark(r.rps / rest.rps >= TARGETS.mcp)} (p50 ${fmtMs(r.p50)} against ${fmtMs(rest.p50)})`,
       );
     }
   } finally {

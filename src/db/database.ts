@@ -33,7 +33,9 @@ export type Db = Kysely<DB>;
 export function openDatabase(database: Database, timeouts: DatabaseTimeouts): Db {
   if (database.dialect === 'postgres') {
     const pool = openPostgresPool(database.url, timeouts);
-    return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    postgresPools.set(db, pool);
+    return db;
   }
   if (database.file !== ':memory:') mkdirSync(dirname(database.file), { recursive: true });
   const sqlite = new SQLite(database.file);
@@ -57,6 +59,14 @@ const sqliteHandles = new WeakMap<Db, SqliteHandle>();
 
 /** The SQLite connection behind `db` (for synchronous hot-path reads), or undefined on PostgreSQL. */
 export const sqliteHandle = (db: Db) => sqliteHandles.get(db);
+
+const postgresPools = new WeakMap<Db, ReturnType<typeof openPostgresPool>>();
+
+/**
+ * The PostgreSQL pool behind `db` (for named prepared statements on the hot path), or
+ * undefined on SQLite and inside a transaction (whose connection Kysely holds).
+ */
+export const postgresPool = (db: Db) => postgresPools.get(db);
 
 const STATEMENT_CACHE_SIZE = 500;
 

@@ -1,7 +1,9 @@
 import { type Compilable, CompiledQuery } from 'kysely';
-import { type Db, sqliteHandle } from './database.js';
+import { type Db, postgresPool, sqliteHandle } from './database.js';
 
 const MARK = '\u0000param:';
+/** Each prepared query's name on PostgreSQL connections. */
+let statements = 0;
 
 type RawStatement = ReturnType<NonNullable<ReturnType<typeof sqliteHandle>>['prepareRaw']>;
 
@@ -34,6 +36,7 @@ export function prepared<P extends Record<string, unknown>, R>(
   build: (db: Db, p: <K extends keyof P & string>(name: K) => P[K]) => Compilable<R>,
 ) {
   const compiled = new WeakMap<Db, CompiledQuery<R>>();
+  const name = `brs_${++statements}`;
   const readers = new WeakMap<Db, { statement: RawStatement; columns: string[] }>();
   const marker = (name: string) => `${MARK}${name}` as never;
 
@@ -65,6 +68,11 @@ export function prepared<P extends Record<string, unknown>, R>(
       }
       return toObjects(reader.statement.all(...values) as unknown[][], reader.columns);
     }
+    // On PostgreSQL, a named statement: each connection parses and plans it once, then
+    // only binds and runs it. Parsing and planning were most of the server's CPU for
+    // these short reads (docs/benchmarks.md). Inside a transaction, Kysely's connection.
+    const pool = postgresPool(db);
+    if (pool) return (await pool.query<R & object>({ name, text: sql, values })).rows;
     return (await db.executeQuery(CompiledQuery.raw(sql, values) as CompiledQuery<R>)).rows;
   }
 

@@ -1,11 +1,14 @@
-import { sql } from 'kysely';
+import { type Expression, type SelectQueryBuilder, sql } from 'kysely';
 import type { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { decode } from '../db/json-columns.js';
+import { jsonRowsOnPostgres } from '../db/json-rows.js';
 import { prepared } from '../db/prepared.js';
 import type {
   AdvisoriesTable,
   Assessment,
+  DB,
+  PhasesTable,
   Severity,
   Spread,
   StoryStatus,
@@ -43,7 +46,7 @@ export async function loadStoryDetail(
     topics: decode('stories.topics', s.topics),
     status: s.status,
     assignee: s.assignee,
-    advisory: unlocked ? await fullAdvisory(db, s.id, live) : teaser(live),
+    advisory: unlocked ? await fullAdvisory(db, s.id, live, s) : teaser(live),
     brand_note: s.note_text ? { text: s.note_text, published_at: s.note_published_at! } : null,
   };
   if (s.proposal_id) detail.advisory_pending = await loadPending(db, s.proposal_id, s.id, unlocked);
@@ -73,6 +76,9 @@ const storyWithLiveAdvisory = prepared<
     note_text: string | null;
     note_published_at: string | null;
     proposal_id: string | null;
+    /** On PostgreSQL, the rows of an unlocked story; otherwise null (read on their own). */
+    sources: z.input<typeof Source>[] | null;
+    phases: PhaseRow[] | null;
   }
 >((db, p) =>
   db
@@ -106,34 +112,51 @@ const storyWithLiveAdvisory = prepared<
       'n.published_at as note_published_at',
       'pa.id as proposal_id',
     ])
+    // The plan and sources of an unlocked story, on PostgreSQL in the same statement: one
+    // round trip instead of three (docs/benchmarks.md). A locked story's stay unread.
+    .select((eb) => [
+      eb
+        .case()
+        .when('s.unlocked_at', 'is not', null)
+        .then(jsonRowsOnPostgres(db, sourcesOf(eb.selectFrom('articles'), eb.ref('s.id'))))
+        .end()
+        .as('sources'),
+      eb
+        .case()
+        .when('s.unlocked_at', 'is not', null)
+        .then(jsonRowsOnPostgres(db, phasesOf(eb.selectFrom('phases as ph'), eb.ref('a.id'))))
+        .end()
+        .as('phases'),
+    ])
     .where('s.brand_id', '=', p('brandId'))
     .where('s.event_uri', '=', p('eventUri')),
 );
 
-const sourcesOfStory = prepared<{ storyId: string }, z.input<typeof Source>>((db, p) =>
-  db
-    .selectFrom('articles')
-    .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type'])
-    .where('story_id', '=', p('storyId'))
-    .orderBy('created_at')
-    .orderBy('source_key'),
-);
+type PhaseRow = {
+  phase: number;
+  title: string;
+  actions: string;
+  status: 'open' | 'done';
+  assignee: string | null;
+  done_by: string | null;
+  done_at: string | null;
+  comment: string | null;
+};
 
-const phasesOfAdvisory = prepared<
-  { advisoryId: string },
-  {
-    phase: number;
-    title: string;
-    actions: string;
-    status: 'open' | 'done';
-    assignee: string | null;
-    done_by: string | null;
-    done_at: string | null;
-    comment: string | null;
-  }
->((db, p) =>
-  db
-    .selectFrom('phases as ph')
+/** A story's sources, oldest first: read alone for a proposal, or inside the story's statement. */
+const sourcesOf = (from: SelectQueryBuilder<DB, 'articles', object>, storyId: Expression<string>) =>
+  from
+    .select(['source_key as id', 'url', 'publisher', 'title', 'published_at', 'type'])
+    .where('story_id', '=', storyId)
+    .orderBy('created_at')
+    .orderBy('source_key');
+
+/** An advisory's phases, in order, with each assignee's email. */
+const phasesOf = (
+  from: SelectQueryBuilder<DB & { ph: PhasesTable }, 'ph', object>,
+  advisoryId: Expression<string>,
+) =>
+  from
     .leftJoin('users as u', 'u.id', 'ph.assignee_user_id')
     .select([
       'ph.number as phase',
@@ -145,8 +168,15 @@ const phasesOfAdvisory = prepared<
       'ph.done_at',
       'ph.comment',
     ])
-    .where('ph.advisory_id', '=', p('advisoryId'))
-    .orderBy('ph.number'),
+    .where('ph.advisory_id', '=', advisoryId)
+    .orderBy('ph.number');
+
+const sourcesOfStory = prepared<{ storyId: string }, z.input<typeof Source>>((db, p) =>
+  sourcesOf(db.selectFrom('articles'), sql.val(p('storyId'))),
+);
+
+const phasesOfAdvisory = prepared<{ advisoryId: string }, PhaseRow>((db, p) =>
+  phasesOf(db.selectFrom('phases as ph'), sql.val(p('advisoryId'))),
 );
 
 function teaser(a: AdvisoryRow): AdvisoryView {
@@ -163,9 +193,14 @@ function teaser(a: AdvisoryRow): AdvisoryView {
   };
 }
 
-async function fullAdvisory(db: Db, storyId: string, a: AdvisoryRow): Promise<AdvisoryView> {
-  const sources = await sourcesOfStory.all(db, { storyId });
-  const phases = await phasesOfAdvisory.all(db, { advisoryId: a.id });
+async function fullAdvisory(
+  db: Db,
+  storyId: string,
+  a: AdvisoryRow,
+  read?: { sources: z.input<typeof Source>[] | null; phases: PhaseRow[] | null },
+): Promise<AdvisoryView> {
+  const sources = read?.sources ?? (await sourcesOfStory.all(db, { storyId }));
+  const phases = read?.phases ?? (await phasesOfAdvisory.all(db, { advisoryId: a.id }));
   return {
     assessment: a.assessment!,
     urgency: a.urgency!,
