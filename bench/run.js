@@ -11,6 +11,8 @@
  * BENCH_DURATION=<s> changes the measured seconds per scenario (default 10).
  * BENCH_CPU_PROF=<dir> runs the server under `node --cpu-prof` and leaves the profile there.
  * BENCH_WORKERS=<n> sets WORKERS for the service and the baseline (default: one per CPU).
+ * BENCH_PLANS=1 prints the query plan of every hot query on each database.
+ * BENCH_BRANDS=<n> seeds n brands of 100 stories each (default 100: 10,000 stories).
  * BENCH_POSTGRES_URL=<url> is a PostgreSQL server to make the benchmark's database on
  * (default postgres://postgres@127.0.0.1:5432/postgres); BENCH_DATABASES=sqlite skips it.
  */
@@ -25,6 +27,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../dist/config.js';
 import { randomId } from '../dist/ids.js';
+import { checkPlans } from './plans.js';
 import { seed } from './seed.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,7 +35,8 @@ const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_DURATION ?? 10);
 // JIT, SQLite page cache and each key's once-a-minute last_used_at write settle here.
 const WARMUP_SECONDS = 3;
-const DATA = { brands: 100, keys: 4500, storiesPerBrand: 100 };
+// 100 stories per brand; BENCH_BRANDS=10000 seeds 1,000,000 stories (docs/benchmarks.md).
+const DATA = { brands: Number(process.env.BENCH_BRANDS ?? 100), keys: 4500, storiesPerBrand: 100 };
 // One server process per CPU for the service and the baseline alike, as production runs.
 const WORKERS = process.env.BENCH_WORKERS ?? String(availableParallelism());
 // Issue 18's goals: shares of the hello-world (SQLite), PostgreSQL's share of SQLite's
@@ -323,11 +327,30 @@ async function measureService(backend, tmp, { mcp }) {
   const db = await freshDatabase(backend, tmp);
   try {
     const t = performance.now();
-    const data = await seed(db.url, DATA);
+    let shown = 0;
+    const data = await seed(db.url, DATA, (stories) => {
+      // A large seed takes minutes: say how far it got, every 100,000 stories.
+      if (stories - shown >= 100_000) {
+        shown = stories;
+        console.log(`  ${backend}: ${stories} stories seeded (${sec(performance.now() - t)})`);
+      }
+    });
     const storyCount = Object.values(data.stories).flat().length;
     console.log(
       `${backend}: seeded ${DATA.brands} brands, ${data.keys.length} keys, ${storyCount} stories (half unlocked) in ${sec(performance.now() - t)}`,
     );
+    // Every hot query on an index, on this data: a full scan is a failed check.
+    const plans = await checkPlans(db.url);
+    const scans = plans.filter((p) => p.fullScans.length > 0);
+    console.log(
+      `  ${backend}: ${plans.length} hot queries, ${plans.length - scans.length} of them on indexes`,
+    );
+    for (const p of scans)
+      console.error(`  FULL SCAN in ${p.label}:\n    ${p.plan.join('\n    ')}`);
+    if (process.env.BENCH_PLANS) {
+      for (const p of plans) console.log(`  ${p.label}\n    ${p.plan.join('\n    ')}`);
+    }
+    if (scans.length > 0) throw new Error(`${backend}: a hot query reads a whole table`);
     const pool = pools(data.keys);
     // Defaults for everything but the database, where to listen, what to log and WORKERS:
     // the in-memory rate limiter (kept by the cluster's primary) at its default limit.

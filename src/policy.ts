@@ -103,7 +103,7 @@ export async function brandFor(app: AppContext, actor: Actor, host: string): Pro
 const brandByHost = prepared<
   { host: string; account: string },
   BrandAccess['brand'] & { delegated: unknown }
->((db, p) =>
+>('brand by host, with the account’s delegation', (db, p) =>
   db
     .selectFrom('brands as b')
     .select(['b.id', 'b.account_id', 'b.host', 'b.name', 'b.verified'])

@@ -122,7 +122,7 @@ export async function authenticateKey(
   };
 }
 
-const keyByLookup = prepared<{ lookup: string }, KeyRow>((db, p) =>
+const keyByLookup = prepared<{ lookup: string }, KeyRow>('api key by lookup', (db, p) =>
   db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')

@@ -31,30 +31,29 @@ interface PageRow {
   detected_at: string;
 }
 
-const firstPage = prepared<{ brandId: string; take: number }, PageRow>((db, p) =>
-  db
-    .selectFrom('stories')
-    .select(['id', 'event_uri', 'title', 'severity', 'detected_at'])
-    .where('brand_id', '=', p('brandId'))
-    .orderBy('detected_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(p('take')),
+const firstPage = prepared<{ brandId: string; take: number }, PageRow>(
+  'story list, first page',
+  (db, p) =>
+    db
+      .selectFrom('stories')
+      .select(['id', 'event_uri', 'title', 'severity', 'detected_at'])
+      .where('brand_id', '=', p('brandId'))
+      .orderBy('detected_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(p('take')),
 );
 
 const pageAfterCursor = prepared<
   { brandId: string; take: number; before: string; beforeId: string },
   PageRow
->((db, p) =>
+>('story list, page after a cursor', (db, p) =>
   db
     .selectFrom('stories')
     .select(['id', 'event_uri', 'title', 'severity', 'detected_at'])
     .where('brand_id', '=', p('brandId'))
-    .where((eb) =>
-      eb.or([
-        eb('detected_at', '<', p('before')),
-        eb.and([eb('detected_at', '=', p('before')), eb('id', '<', p('beforeId'))]),
-      ]),
-    )
+    // A row comparison, which both databases take as a range of the index: the page reads
+    // its rows only, however deep the cursor (an OR of the two columns read every newer row).
+    .where((eb) => eb(eb.refTuple('detected_at', 'id'), '<', eb.tuple(p('before'), p('beforeId'))))
     .orderBy('detected_at', 'desc')
     .orderBy('id', 'desc')
     .limit(p('take')),
@@ -168,12 +167,7 @@ export async function listRecentStories(
   if (filter.severity) q = q.where('s.severity', '=', filter.severity);
   if (cursor) {
     const [before, beforeId] = decodeCursor(cursor);
-    q = q.where((eb) =>
-      eb.or([
-        eb('s.detected_at', '<', before),
-        eb.and([eb('s.detected_at', '=', before), eb('s.id', '<', beforeId)]),
-      ]),
-    );
+    q = q.where((eb) => eb(eb.refTuple('s.detected_at', 's.id'), '<', eb.tuple(before, beforeId)));
   }
   const found = await q
     .orderBy('s.detected_at', 'desc')

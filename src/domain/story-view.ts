@@ -80,7 +80,7 @@ const storyWithLiveAdvisory = prepared<
     sources: z.input<typeof Source>[] | null;
     phases: PhaseRow[] | null;
   }
->((db, p) =>
+>('story with its live advisory', (db, p) =>
   db
     .selectFrom('stories as s')
     .innerJoin('advisories as a', (j) =>
@@ -171,12 +171,14 @@ const phasesOf = (
     .where('ph.advisory_id', '=', advisoryId)
     .orderBy('ph.number');
 
-const sourcesOfStory = prepared<{ storyId: string }, z.input<typeof Source>>((db, p) =>
-  sourcesOf(db.selectFrom('articles'), sql.val(p('storyId'))),
+const sourcesOfStory = prepared<{ storyId: string }, z.input<typeof Source>>(
+  'sources of a story',
+  (db, p) => sourcesOf(db.selectFrom('articles'), sql.val(p('storyId'))),
 );
 
-const phasesOfAdvisory = prepared<{ advisoryId: string }, PhaseRow>((db, p) =>
-  phasesOf(db.selectFrom('phases as ph'), sql.val(p('advisoryId'))),
+const phasesOfAdvisory = prepared<{ advisoryId: string }, PhaseRow>(
+  'phases of an advisory',
+  (db, p) => phasesOf(db.selectFrom('phases as ph'), sql.val(p('advisoryId'))),
 );
 
 function teaser(a: AdvisoryRow): AdvisoryView {

@@ -1,0 +1,51 @@
+import { CompiledQuery, PostgresAdapter, sql } from 'kysely';
+import type { Db } from './database.js';
+import { hotQueries } from './prepared.js';
+
+export interface QueryPlan {
+  label: string;
+  /** The plan as the database prints it, one line per step. */
+  plan: string[];
+  /** The steps that read a whole table or index: none may, or the query slows as data grows. */
+  fullScans: string[];
+}
+
+/**
+ * The plan of every hot query (the prepared ones: prepared.ts) for these parameter
+ * values, on `db`'s dialect. The modules that declare them must be loaded (the server's
+ * modules do). On PostgreSQL, sequential scans are discouraged for the check (the
+ * planner prefers them on small tables), so a plan that still scans a table has no index
+ * it could use; on SQLite, any SCAN step is a full read (a keyed read is a SEARCH).
+ */
+export async function hotQueryPlans(db: Db, params: Record<string, unknown>): Promise<QueryPlan[]> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const plans: QueryPlan[] = [];
+  for (const query of hotQueries) {
+    const { sql: text, values } = query.compile(db, params);
+    const plan = postgres
+      ? await postgresPlan(db, text, values)
+      : await sqlitePlan(db, text, values);
+    const fullScans = plan.filter((line) =>
+      postgres ? /\bSeq Scan on\b/.test(line) : /^\s*SCAN\b/.test(line),
+    );
+    plans.push({ label: query.label, plan, fullScans });
+  }
+  return plans;
+}
+
+async function postgresPlan(db: Db, text: string, values: unknown[]): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx);
+    const { rows } = await trx.executeQuery<{ 'QUERY PLAN': string }>(
+      CompiledQuery.raw(`explain ${text}`, values),
+    );
+    return rows.map((r) => r['QUERY PLAN']);
+  });
+}
+
+async function sqlitePlan(db: Db, text: string, values: unknown[]): Promise<string[]> {
+  const { rows } = await db.executeQuery<{ detail: string }>(
+    CompiledQuery.raw(`explain query plan ${text}`, values),
+  );
+  return rows.map((r) => r.detail);
+}

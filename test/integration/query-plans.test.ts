@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { hotQueries, prepared } from '../../src/db/prepared.js';
+import { hotQueryPlans } from '../../src/db/query-plans.js';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/**
+ * Every statement on the path of every call (the prepared queries: key lookup, brand
+ * resolution, the story list's pages, the story and its plan and sources) reads through an
+ * index, so its cost does not grow with the data (docs/benchmarks.md, "At scale").
+ */
+let svc: TestService;
+let w: World;
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  w = await seedWorld(svc.app);
+});
+afterAll(() => svc?.close());
+
+it('runs every hot query on an index', async () => {
+  const story = await svc.app.db
+    .selectFrom('stories as s')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .innerJoin('advisories as a', 'a.story_id', 's.id')
+    .select(['s.id', 's.event_uri', 's.detected_at', 's.brand_id', 'b.host', 'a.id as advisory'])
+    .where('s.event_uri', '=', w.stories.northwind)
+    .executeTakeFirstOrThrow();
+  const plans = await hotQueryPlans(svc.app.db, {
+    lookup: 'no-such-lookup',
+    host: story.host,
+    account: w.accounts.agency,
+    brandId: story.brand_id,
+    take: 21,
+    before: story.detected_at,
+    beforeId: story.id,
+    eventUri: story.event_uri,
+    storyId: story.id,
+    advisoryId: story.advisory,
+  });
+  expect(plans.map((p) => p.label).sort()).toEqual([
+    'api key by lookup',
+    'brand by host, with the account’s delegation',
+    'phases of an advisory',
+    'sources of a story',
+    'story list, first page',
+    'story list, page after a cursor',
+    'story with its live advisory',
+  ]);
+  for (const p of plans) expect(p.fullScans, `${p.label}:\n${p.plan.join('\n')}`).toEqual([]);
+
+  // The check sees a query with no index to use (registered for this check only).
+  prepared<{ eventUri: string }, { id: string }>('an unindexed read', (db, p) =>
+    db.selectFrom('articles').select('id').where('text', '=', p('eventUri')),
+  );
+  try {
+    const [unindexed] = (await hotQueryPlans(svc.app.db, { eventUri: 'x' })).filter(
+      (p) => p.label === 'an unindexed read',
+    );
+    expect(unindexed!.fullScans).toHaveLength(1);
+  } finally {
+    hotQueries.pop();
+  }
+});
