@@ -26,7 +26,7 @@ import {
 } from './client-errors.js';
 import { buildOpenApi } from './openapi.js';
 import { mountRest } from './rest-adapter.js';
-import { isDraining } from './shutdown.js';
+import { isDraining, trackHandlers } from './shutdown.js';
 
 /**
  * The path segment after each of these prefixes is a secret (a token that is the key to
@@ -95,6 +95,7 @@ export async function buildServer(
     routerOptions: { maxParamLength: 512 },
   });
   app.log = fastify.log;
+  trackHandlers(fastify);
   fastify.addHook('onRequest', requireHost);
   fastify.server.on('connect', refuseConnect);
   fastify.server.on('checkExpectation', refuseExpectation);
