@@ -14,45 +14,17 @@ export async function checkPlans(databaseUrl) {
   const app = await createContext(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }));
   try {
     await sql`analyze`.execute(app.db);
-    // The last brand's newest unlocked story, and a key of its account.
+    // The last brand's newest unlocked story.
     const story = await app.db
       .selectFrom('stories as s')
       .innerJoin('brands as b', 'b.id', 's.brand_id')
-      .innerJoin('advisories as a', (j) =>
-        j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', 'live'),
-      )
-      .select([
-        's.id',
-        's.event_uri',
-        's.detected_at',
-        's.brand_id',
-        'b.host',
-        'b.account_id',
-        'a.id as advisory',
-      ])
+      .select('s.event_uri')
       .where('s.unlocked_at', 'is not', null)
       .orderBy('b.host', 'desc')
       .orderBy('s.detected_at', 'desc')
       .limit(1)
       .executeTakeFirstOrThrow();
-    const key = await app.db
-      .selectFrom('api_keys')
-      .select('lookup')
-      .where('account_id', '=', story.account_id)
-      .limit(1)
-      .executeTakeFirst();
-    return await hotQueryPlans(app.db, {
-      lookup: key?.lookup ?? 'none',
-      host: story.host,
-      account: story.account_id,
-      brandId: story.brand_id,
-      take: 21,
-      before: story.detected_at,
-      beforeId: story.id,
-      eventUri: story.event_uri,
-      storyId: story.id,
-      advisoryId: story.advisory,
-    });
+    return await hotQueryPlans(app.db, story.event_uri);
   } finally {
     await app.close();
   }

@@ -11,13 +11,15 @@ export interface QueryPlan {
 }
 
 /**
- * The plan of every hot query (the prepared ones: prepared.ts) for these parameter
- * values, on `db`'s dialect. The modules that declare them must be loaded (the server's
- * modules do). On PostgreSQL, sequential scans are discouraged for the check (the
- * planner prefers them on small tables), so a plan that still scans a table has no index
- * it could use; on SQLite, any SCAN step is a full read (a keyed read is a SEARCH).
+ * The plan of every hot query (the prepared ones: prepared.ts) with the values of a real
+ * call on the story `eventUri` (its brand, its account and a key of it), on `db`'s
+ * dialect. The modules that declare them must be loaded (the server's modules do). On
+ * PostgreSQL, sequential scans are discouraged for the check (the planner prefers them
+ * on small tables), so a plan that still scans a table has no index it could use; on
+ * SQLite, any SCAN step is a full read (a keyed read is a SEARCH).
  */
-export async function hotQueryPlans(db: Db, params: Record<string, unknown>): Promise<QueryPlan[]> {
+export async function hotQueryPlans(db: Db, eventUri: string): Promise<QueryPlan[]> {
+  const params = await paramsOf(db, eventUri);
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const plans: QueryPlan[] = [];
   for (const query of hotQueries) {
@@ -31,6 +33,34 @@ export async function hotQueryPlans(db: Db, params: Record<string, unknown>): Pr
     plans.push({ label: query.label, plan, fullScans });
   }
   return plans;
+}
+
+/** Every parameter a hot query takes, as a call on this story would give it. */
+async function paramsOf(db: Db, eventUri: string): Promise<Record<string, unknown>> {
+  const story = await db
+    .selectFrom('stories as s')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .innerJoin('advisories as a', (j) =>
+      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', sql.lit('live')),
+    )
+    .leftJoin('api_keys as k', 'k.account_id', 'b.account_id')
+    .select(['s.id', 's.detected_at', 's.brand_id', 'b.host', 'b.account_id'])
+    .select(['a.id as advisory', 'k.lookup'])
+    .where('s.event_uri', '=', eventUri)
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return {
+    lookup: story.lookup ?? 'none',
+    host: story.host,
+    account: story.account_id,
+    brandId: story.brand_id,
+    take: 21,
+    before: story.detected_at,
+    beforeId: story.id,
+    eventUri,
+    storyId: story.id,
+    advisoryId: story.advisory,
+  };
 }
 
 async function postgresPlan(db: Db, text: string, values: unknown[]): Promise<string[]> {

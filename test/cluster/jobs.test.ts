@@ -188,6 +188,18 @@ const settled = () =>
     (await jobs()).every((j) => j.status === 'done' || j.status === 'failed'),
   );
 
+/** The proposals of a story, with their status. */
+const proposalsOf = (eventUri: string) =>
+  cluster.query((db) =>
+    db
+      .selectFrom('advisories as a')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select('a.status')
+      .where('s.event_uri', '=', eventUri)
+      .where('a.kind', '=', 'proposal')
+      .execute(),
+  );
+
 /** How many times the article at `url` was filed into a story (once is right). */
 const filed = (url: string) =>
   cluster.query((db) =>
@@ -257,15 +269,7 @@ describe('jobs in a cluster', () => {
     const identifiers = stripe.meterRequests.map((r) => r.idempotency_key);
     expect(new Set(identifiers).size).toBe(identifiers.length);
     // One proposal for the context.
-    const proposals = await cluster.query((db) =>
-      db
-        .selectFrom('advisories as a')
-        .innerJoin('stories as s', 's.id', 'a.story_id')
-        .select('a.status')
-        .where('s.event_uri', '=', event_uri)
-        .where('a.kind', '=', 'proposal')
-        .execute(),
-    );
+    const proposals = await proposalsOf(event_uri);
     expect(proposals).toHaveLength(1);
   });
 
@@ -373,15 +377,7 @@ describe('jobs in a cluster', () => {
       });
       expect(context.status).toBe(202);
     });
-    const proposals = await cluster.query((db) =>
-      db
-        .selectFrom('advisories as a')
-        .innerJoin('stories as s', 's.id', 'a.story_id')
-        .select('a.status')
-        .where('s.event_uri', '=', event_uri)
-        .where('a.kind', '=', 'proposal')
-        .execute(),
-    );
+    const proposals = await proposalsOf(event_uri);
     expect(proposals).toHaveLength(1);
     expect(proposals[0]!.status).not.toBe('generating');
   });
