@@ -37,11 +37,15 @@ export async function recalculateClientBrands(
       .executeTakeFirstOrThrow();
     if (sub.client_brands === quantity) return { client_brands: quantity, reported: false };
     const at = app.clock.now();
+    // The same event whenever this job runs again (after its instance died, say): the
+    // job's own time, and the count in its identifier. A re-run that counts the same
+    // sends the very request again, which Stripe answers once; one that counts otherwise
+    // is a new event, and the later count wins.
     await app.billing.reportClientBrands({
-      identifier: `client-brands-${job.id}`,
+      identifier: `client-brands-${job.id}-${quantity}`,
       customer: sub.external_id,
       quantity,
-      at,
+      at: new Date(job.created_at),
     });
     await trx
       .updateTable('billing_subscriptions')

@@ -159,7 +159,13 @@ export async function migrate(db: Db): Promise<{ ahead: string[] }> {
     return { ahead };
   }
   const { error } = await m.migrateToLatest();
-  if (error) throw error;
+  if (error) {
+    // A newer release may have migrated between the read above and the migrator's lock.
+    const now = await executedMigrations(db);
+    const newer = now.filter((name) => !known.includes(name));
+    if (newer.length > 0 && known.every((name) => now.includes(name))) return { ahead: newer };
+    throw error;
+  }
   return { ahead: [] };
 }
 

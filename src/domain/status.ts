@@ -5,7 +5,7 @@ import { migrator } from '../db/database.js';
  * What an operator watches across every instance at once (docs/deployment.md, "What to
  * watch"), read from the shared database: the job backlog and how late it runs, jobs
  * failed and webhook deliveries given up in the last day, deliveries waiting for a
- * retry, and the schema version. Every figure is one indexed count.
+ * retry, and the schema version. Every figure is one count on an index.
  */
 export async function serviceStatus(app: AppContext) {
   const now = app.clock.now();
@@ -35,11 +35,20 @@ export async function serviceStatus(app: AppContext) {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('status', '=', 'pending')
       .executeTakeFirst(),
+    // Given up in the last day: the last attempt was then (a delivery is given up three
+    // days after it was made, so its own date says nothing).
     app.db
-      .selectFrom('webhook_deliveries')
+      .selectFrom('webhook_deliveries as d')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('status', '=', 'failed')
-      .where('created_at', '>=', dayAgo)
+      .where('d.status', '=', 'failed')
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('webhook_attempts as t')
+            .select('t.id')
+            .whereRef('t.delivery_id', '=', 'd.id')
+            .where('t.at', '>=', dayAgo),
+        ),
+      )
       .executeTakeFirst(),
     migrator(app.db).getMigrations(),
   ]);

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 
@@ -35,6 +36,26 @@ export function trackHandlers(server: FastifyInstance): void {
   });
 }
 
+/**
+ * Counts work a hook starts outside any route handler (a hijacked reply answered by
+ * another library), as trackHandlers counts handlers, until its answer is sent or its
+ * client leaves (the library's work is not visible past that); while the server drains,
+ * the answer ends its connection.
+ */
+export function trackReply(server: FastifyInstance, raw: ServerResponse): void {
+  const handlers = running.get(server);
+  if (draining.has(server)) raw.setHeader('connection', 'close');
+  if (!handlers) return;
+  handlers.count++;
+  let counted = true;
+  const done = () => {
+    if (counted) handlers.count--;
+    counted = false;
+  };
+  raw.once('finish', done);
+  raw.once('close', done);
+}
+
 /** Resolves once no handler runs on `server`, or false after `ms`. */
 async function handlersDone(server: FastifyInstance, ms: number): Promise<boolean> {
   const handlers = running.get(server);
@@ -62,20 +83,40 @@ export async function shutdown(server: FastifyInstance, app: AppContext): Promis
   const { shutdownDelayMs, shutdownTimeoutMs } = app.config.http;
   draining.add(server);
   server.log.info({ delayMs: shutdownDelayMs }, 'shutting down: draining');
-  const jobs = app.jobs.stop({ timeoutMs: shutdownDelayMs + shutdownTimeoutMs });
+  // The server's own close waits for this same stop (JobRunner.stop answers its first
+  // promise), so the job in hand holds the shutdown no longer than the timeout.
+  const jobs = app.jobs
+    .stop({ timeoutMs: shutdownDelayMs + shutdownTimeoutMs })
+    .catch((err) => server.log.error({ err }, 'shutting down: stopping the jobs failed'));
   await new Promise((resolve) => setTimeout(resolve, shutdownDelayMs));
   const deadline = Date.now() + shutdownTimeoutMs;
-  let timer: NodeJS.Timeout | undefined;
-  const closed = await Promise.race([
+  const closed = await within(
     server.close().then(() => true),
-    new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), shutdownTimeoutMs);
-    }),
-  ]);
-  clearTimeout(timer);
+    shutdownTimeoutMs + 1000,
+  );
   // Connections are closed; a handler whose client left may still be at work.
   const done = closed && (await handlersDone(server, Math.max(0, deadline - Date.now())));
   if (!done) server.log.warn('shutting down: requests still in flight were cut off');
   await jobs;
-  await app.close();
+  if (
+    !(await within(
+      app.close().then(() => true),
+      5000,
+    ))
+  ) {
+    server.log.warn('shutting down: the database and Redis did not close in 5 s');
+  }
+}
+
+/** `work`'s answer, or false once `ms` have passed. */
+async function within(work: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

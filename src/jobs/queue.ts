@@ -47,8 +47,9 @@ export interface JobQueue {
   /** Polls for due jobs every JOB_POLL_MS until stopped. */
   start(): void;
   /**
-   * Stops polling and waits for the job in hand; after `timeoutMs`, gives its claim back
-   * (the lease ends now) so another process runs it at once instead of after the lease.
+   * Stops polling and waits for the job in hand; after `timeoutMs`, gives it back (queued
+   * and due, its attempt returned) so another process runs it at once instead of after
+   * the lease.
    */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
 }
@@ -224,6 +225,7 @@ export class JobRunner implements JobQueue {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private stopped = false;
+  private stopping: Promise<void> | undefined;
   /** Ends the renewals of the lease on the job in hand. */
   private lease: (() => Promise<void>) | undefined;
 
@@ -308,27 +310,44 @@ export class JobRunner implements JobQueue {
     this.timer = setTimeout(tick, this.app.config.jobPollMs);
   }
 
-  async stop(opts: { timeoutMs?: number } = {}): Promise<void> {
+  /**
+   * Every later call answers the first's promise: the server's own close, and the
+   * context's, then wait no longer than a shutdown's timeout did.
+   */
+  stop(opts: { timeoutMs?: number } = {}): Promise<void> {
+    this.stopping ??= this.stopRunning(opts.timeoutMs);
+    return this.stopping;
+  }
+
+  private async stopRunning(timeoutMs: number | undefined): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     if (!this.running) return;
-    if (opts.timeoutMs === undefined) return void (await this.running);
+    if (timeoutMs === undefined) return void (await this.running);
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       this.running.then(() => true),
       new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), opts.timeoutMs);
+        timer = setTimeout(() => resolve(false), timeoutMs);
       }),
     ]);
     clearTimeout(timer);
     if (finished) return;
     await this.lease?.();
-    // The handler is abandoned with the process: the job runs again elsewhere (handlers
-    // are safe to run twice), now rather than when the lease would have lapsed.
+    // The handler is abandoned with the process: the job is queued again, due now, and the
+    // attempt given back (it was cut short, not failed), so another process runs it at
+    // once rather than when the lease would have lapsed. Handlers are safe to run again.
     const at = this.app.clock.now().toISOString();
     await this.app.db
       .updateTable('jobs')
-      .set({ locked_until: at, updated_at: at })
+      .set({
+        status: 'queued',
+        attempts: sql`attempts - 1`,
+        run_at: at,
+        locked_by: null,
+        locked_until: null,
+        updated_at: at,
+      })
       .where('status', '=', 'running')
       .where('locked_by', '=', this.worker)
       .execute();

@@ -7,6 +7,7 @@ import { signLink, verifyLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { activeMember } from '../domain/accounts.js';
 import { corsPolicy } from '../http/cors.js';
+import { trackReply } from '../http/shutdown.js';
 import { powersOf } from '../mcp/mcp-server.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
 import { memberActor } from './authenticate-token.js';
@@ -91,6 +92,8 @@ export function mountOAuth(
       forward = next;
     }
     reply.hijack();
+    // oidc-provider answers on its own: shutting down waits for it like for a handler.
+    trackReply(fastify, reply.raw);
     handler(forward, reply.raw);
   });
 

@@ -45,6 +45,8 @@ export async function startStripeDouble(): Promise<StripeDouble> {
   };
   const held: (() => void)[] = [];
   const replies = new Map<string, [number, unknown]>();
+  /** The parameters each idempotency key was first sent with. */
+  const sentWith = new Map<string, string>();
   const server: Server = createServer(async (req, res) => {
     const key = req.headers['idempotency-key'];
     const send = (status: number, body: unknown) => {
@@ -60,6 +62,20 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     if (req.method === 'POST' && req.url === '/v1/billing/meter_events') {
       double.meterRequests.push({ ...params, idempotency_key: String(key) });
       const replay = typeof key === 'string' ? replies.get(key) : undefined;
+      // As Stripe does: a key is for one request; other parameters under it are refused.
+      if (replay && sentWith.get(String(key)) !== JSON.stringify(params)) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        return res.end(
+          JSON.stringify({
+            error: {
+              type: 'idempotency_error',
+              message:
+                'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+            },
+          }),
+        );
+      }
+      if (typeof key === 'string' && !sentWith.has(key)) sentWith.set(key, JSON.stringify(params));
       if (replay) {
         res.writeHead(replay[0], {
           'content-type': 'application/json',

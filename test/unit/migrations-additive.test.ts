@@ -14,16 +14,27 @@ import { describe, expect, it } from 'vitest';
 const DIR = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url));
 const RULE_FROM = '0015';
 const DESTRUCTIVE =
-  /\b(dropTable|dropColumn|renameColumn|renameTo|alterColumn|dropConstraint|modifyColumn)\b|\b(DROP|RENAME|ALTER\s+COLUMN)\b/;
+  /\b(dropTable|dropColumn|renameColumn|renameTo|alterColumn|dropConstraint|modifyColumn)\b|\b(drop|rename|alter\s+column)\s/i;
+/**
+ * A new rule on an existing table can refuse the previous release's writes: a unique or
+ * check constraint, or a unique index (on a table the migration creates, they are fine:
+ * write that index in the createTable chain as a constraint instead).
+ */
+const NEW_RULE = /\b(addUniqueConstraint|addCheckConstraint)\b|\.unique\(\)/;
+
+/** Every `alterTable` and `createIndex` chain, as text up to its `.execute()`. */
+function alterations(source: string): string[] {
+  return source
+    .split(/(?=\.alterTable\(|\.createIndex\()/)
+    .slice(1)
+    .map((chain) => chain.split('.execute()')[0]!);
+}
 
 /** Every `.addColumn(…)` of an `alterTable` chain, as text up to the next call of the chain. */
 function addedColumns(source: string): string[] {
-  const columns: string[] = [];
-  for (const chain of source.split(/\.alterTable\(/).slice(1)) {
-    const body = chain.split('.execute()')[0]!;
-    for (const part of body.split(/(?=\.addColumn\()/).slice(1)) columns.push(part);
-  }
-  return columns;
+  return alterations(source)
+    .filter((chain) => chain.startsWith('.alterTable('))
+    .flatMap((chain) => chain.split(/(?=\.addColumn\()/).slice(1));
 }
 
 describe('migrations', () => {
@@ -40,12 +51,15 @@ describe('migrations', () => {
       for (const column of addedColumns(source)) {
         if (column.includes('notNull()')) expect(column, file).toMatch(/defaultTo\(/);
       }
+      for (const chain of alterations(source)) expect(chain, file).not.toMatch(NEW_RULE);
     });
   }
 
   it('the check itself sees what breaks the previous release', () => {
     expect('db.schema.alterTable("x").dropColumn("y")').toMatch(DESTRUCTIVE);
     expect('sql`ALTER TABLE x RENAME TO y`').toMatch(DESTRUCTIVE);
+    expect('sql`alter table x drop column y`').toMatch(DESTRUCTIVE);
+    expect(".createIndex('x_one').on('x').column('a').unique()").toMatch(NEW_RULE);
     expect(
       addedColumns(
         "await db.schema.alterTable('x').addColumn('a', 'text', (c) => c.notNull()).addColumn('b', 'text').execute();",
