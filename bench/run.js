@@ -337,7 +337,7 @@ async function measureService(backend, tmp, { mcp }) {
     });
     const storyCount = Object.values(data.stories).flat().length;
     console.log(
-      `${backend}: seeded ${DATA.brands} brands, ${data.keys.length} keys, ${storyCount} stories (half unlocked) in ${sec(performance.now() - t)}`,
+      `${backend}: seeded ${DATA.brands} brands, ${data.keys.length} keys, ${storyCount} stories (half unlocked) in ${sec(performance.now() - t)} (accounts and keys ${sec(data.timings.accountsAndKeys)}, stories ${sec(data.timings.stories)})`,
     );
     // Every hot query on an index, on this data: a full scan is a failed check.
     const plans = await checkPlans(db.url);

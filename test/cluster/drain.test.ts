@@ -131,13 +131,7 @@ it('drains a stopping instance: no failed request, the request in flight and the
       .executeTakeFirstOrThrow(),
   );
   expect(job).toMatchObject({ status: 'done', attempts: 1 });
-  const delivery = await cluster.query((db) =>
-    db
-      .selectFrom('webhook_deliveries')
-      .select(['event_id', 'status', 'attempts'])
-      .where('id', '=', JSON.parse(job.payload).delivery)
-      .executeTakeFirstOrThrow(),
-  );
+  const delivery = await cluster.deliveryOf(job);
   expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });
   expect(received.get(delivery.event_id)).toBe(1);
 });

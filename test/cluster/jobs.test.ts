@@ -327,13 +327,7 @@ describe('jobs in a cluster', () => {
       });
       expect(note.status).toBe(200);
     });
-    const delivery = await cluster.query((db) =>
-      db
-        .selectFrom('webhook_deliveries')
-        .select(['event_id', 'status', 'attempts'])
-        .where('id', '=', JSON.parse(job.payload).delivery)
-        .executeTakeFirstOrThrow(),
-    );
+    const delivery = await cluster.deliveryOf(job);
     // The cut-off request was never answered, so it is sent again with its webhook-id
     // (receivers deduplicate by it); the delivery records one attempt, delivered.
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });

@@ -32,6 +32,12 @@ export interface Cluster {
    * context on it with the instances' environment, for a test's own setup.
    */
   query: <T>(read: (db: AppContext['db'], app: AppContext) => Promise<T>) => Promise<T>;
+  /** The webhook delivery a `webhook.deliver` job is for. */
+  deliveryOf: (job: { payload: string }) => Promise<{
+    event_id: string;
+    status: string;
+    attempts: number;
+  }>;
   /** The instance that holds a job's claim (jobs.locked_by names the process). */
   holderOf: (jobId: string) => Promise<Instance | undefined>;
   stop: () => Promise<void>;
@@ -114,6 +120,14 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     instances,
     world,
     query,
+    deliveryOf: (job) =>
+      query((db) =>
+        db
+          .selectFrom('webhook_deliveries')
+          .select(['event_id', 'status', 'attempts'])
+          .where('id', '=', JSON.parse(job.payload).delivery)
+          .executeTakeFirstOrThrow(),
+      ),
     async holderOf(jobId) {
       const job = await query((db) =>
         db.selectFrom('jobs').select('locked_by').where('id', '=', jobId).executeTakeFirst(),
