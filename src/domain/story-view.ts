@@ -173,12 +173,12 @@ const phasesOf = (
 
 const sourcesOfStory = prepared<{ storyId: string }, z.input<typeof Source>>(
   'sources of a story',
-  (db, p) => sourcesOf(db.selectFrom('articles'), sql.val(p('storyId'))),
+  (db, p) => sourcesOf(db.selectFrom('articles'), p('storyId')),
 );
 
 const phasesOfAdvisory = prepared<{ advisoryId: string }, PhaseRow>(
   'phases of an advisory',
-  (db, p) => phasesOf(db.selectFrom('phases as ph'), sql.val(p('advisoryId'))),
+  (db, p) => phasesOf(db.selectFrom('phases as ph'), p('advisoryId')),
 );
 
 function teaser(a: AdvisoryRow): AdvisoryView {
