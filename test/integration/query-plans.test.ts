@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sqliteHandle } from '../../src/db/database.js';
 import { hotQueries, prepared } from '../../src/db/prepared.js';
 import { hotQueryPlans } from '../../src/db/query-plans.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -42,5 +43,37 @@ it('runs every hot query on an index', async () => {
     expect(unindexed!.fullScans).toHaveLength(1);
   } finally {
     hotQueries.pop();
+  }
+});
+
+/**
+ * On SQLite a bare `?` in a join or a LIMIT makes every run prepare the statement again
+ * (parse and plan: most of its time). Each parameter is cast instead (prepared.ts); on
+ * PostgreSQL the statements are named and planned once per connection, left as written.
+ */
+it('gives SQLite no bare parameter in a hot query', async () => {
+  const params = {
+    lookup: 'abcdefghijkm',
+    host: 'northwind.example',
+    account: 'acc_x',
+    brandId: 'brd_x',
+    eventUri: w.stories.northwind,
+    storyId: 'sto_x',
+    advisoryId: 'adv_x',
+    take: 21,
+    before: '2026-01-01T00:00:00.000Z',
+    beforeId: 'sto_y',
+  };
+  const onSqlite = sqliteHandle(svc.app.db) !== undefined;
+  for (const q of hotQueries) {
+    const { sql, values } = q.compile(svc.app.db, params);
+    const bare = sql.replaceAll(/cast\(\? as (text|integer|real)\)/g, '').match(/\?|\$\d+/g) ?? [];
+    const cast = sql.match(/cast\(\? as (text|integer|real)\)/g) ?? [];
+    if (onSqlite) {
+      expect(bare, `${q.label}: ${sql}`).toEqual([]);
+      expect(cast, `${q.label}: ${sql}`).toHaveLength(values.length);
+    } else {
+      expect(cast, `${q.label}: ${sql}`).toEqual([]);
+    }
   }
 });
