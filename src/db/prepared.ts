@@ -5,13 +5,6 @@ const MARK = '\u0000param:';
 /** Each prepared query's name on PostgreSQL connections. */
 let statements = 0;
 
-/** The SQLite type a parameter is cast to, from its value (see `prepared`). */
-function sqliteType(value: unknown): string | undefined {
-  if (typeof value === 'string') return 'text';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'real';
-  return undefined;
-}
-
 type RawStatement = ReturnType<NonNullable<ReturnType<typeof sqliteHandle>>['prepareRaw']>;
 
 /**
@@ -34,16 +27,15 @@ function toObjects<R>(rows: unknown[][], columns: string[]): R[] {
  * compiling a Kysely query costs 10 to 20% of a hot request's CPU; the queries on the
  * request path of every call (key lookup, brand resolution, story reads) are declared
  * with this instead. `p('name')` stands for a parameter: a marker value that compilation
- * keeps in the parameter list, replaced by the named value on each run. A parameter keeps
- * the type of its first value (a string, or a number).
+ * keeps in the parameter list, replaced by the named value on each run.
  *
- * On SQLite a parameter is written `cast(? as text)` (or integer, or real). With a bare
- * `?`, SQLite marks the parameter as one the plan may depend on (a join's constant
- * propagation, a LIMIT) and prepares the statement again each time a value is bound: the
- * whole parse and plan on every run, 30 to 85% of these statements' time (the key lookup
- * 36 µs against 10, the story 90 µs against 13, the list's page 57 µs against 40,
- * measured). A cast is not a bare parameter, and the plans are the same. Constants are
- * literals (`sql.lit('live')`) for the same reason.
+ * On SQLite a parameter is written `+?`. SQLite marks a bare `?` that its planner reads
+ * (a join's constant propagation, a LIMIT, an indexed comparison) as one the plan may
+ * depend on, and prepares the statement again each time a value is bound to it: the whole
+ * parse and plan on every run, 30 to 85% of these statements' time (the key lookup 36 µs
+ * against 10, the story 90 µs against 13, measured). Unary plus changes neither the value
+ * nor its type and is not a bare parameter; the plans use the same index ranges.
+ * Constants are literals (`sql.lit('live')`) for the same reason.
  */
 export function prepared<P extends Record<string, unknown>, R>(
   label: string,
@@ -57,10 +49,9 @@ export function prepared<P extends Record<string, unknown>, R>(
     let query = compiled.get(db);
     if (!query) {
       const onSqlite = sqliteHandle(db) !== undefined;
-      const marker = <K extends keyof P & string>(name: K): Expression<P[K]> => {
-        const value = sql.val<P[K]>(`${MARK}${name}` as P[K]);
-        const type = onSqlite ? sqliteType(params[name]) : undefined;
-        return type ? sql<P[K]>`cast(${value} as ${sql.raw(type)})` : value;
+      const marker = <K extends keyof P & string>(param: K): Expression<P[K]> => {
+        const value = sql.val<P[K]>(`${MARK}${param}` as P[K]);
+        return onSqlite ? sql<P[K]>`+${value}` : value;
       };
       query = build(db, marker).compile();
       compiled.set(db, query);

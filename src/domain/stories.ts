@@ -53,8 +53,6 @@ const pageAfterCursor = prepared<
     .where('brand_id', '=', p('brandId'))
     // A row comparison, which both databases take as a range of the index: the page reads
     // its rows only, however deep the cursor (an OR of the two columns read every newer row).
-    // SQLite bounds the range by detected_at alone (its parameters are cast, prepared.ts)
-    // and skips the stories of the cursor's own instant that come before it: a handful.
     .where((eb) => eb(eb.refTuple('detected_at', 'id'), '<', eb.tuple(p('before'), p('beforeId'))))
     .orderBy('detected_at', 'desc')
     .orderBy('id', 'desc')
