@@ -5,6 +5,7 @@ import { newId } from '../ids.js';
 import { WEBHOOK_DELIVER } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { safePost } from '../net/safe-post.js';
+import { brandAudience } from './events.js';
 
 /** Deliveries are retried for about three days, then given up. */
 export const RETRY_WINDOW_MS = 3 * 24 * 3_600_000;
@@ -172,17 +173,11 @@ async function stillRouted(
   const host: unknown = JSON.parse(d.payload).data?.brand;
   if (typeof host !== 'string') return true;
   const brand = await app.db
-    .selectFrom('brands as b')
-    .leftJoin('delegations as g', (j) =>
-      j
-        .onRef('g.brand_id', '=', 'b.id')
-        .on('g.partner_account_id', '=', d.account_id)
-        .on('g.status', '=', 'active'),
-    )
-    .select(['b.account_id', 'g.id as delegation'])
-    .where('b.host', '=', host)
+    .selectFrom('brands')
+    .select(['id', 'account_id'])
+    .where('host', '=', host)
     .executeTakeFirst();
-  return brand !== undefined && (brand.account_id === d.account_id || brand.delegation !== null);
+  return brand !== undefined && (await brandAudience(app.db, brand)).has(d.account_id);
 }
 
 /**

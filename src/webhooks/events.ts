@@ -45,6 +45,24 @@ const EVENT_OF_ACTION: Record<string, EventType> = {
   'delegation.dropped': 'delegation.dropped',
 };
 
+/**
+ * The accounts a brand's events are routed to: its own, and every partner with an active
+ * delegation of it. Read when an event is queued, and again before each delivery attempt
+ * (deliver.ts), so a partner whose delegation ended gets none of what was still waiting.
+ */
+export async function brandAudience(
+  db: Db,
+  brand: { id: string; account_id: string },
+): Promise<Set<string>> {
+  const partners = await db
+    .selectFrom('delegations')
+    .select('partner_account_id')
+    .where('brand_id', '=', brand.id)
+    .where('status', '=', 'active')
+    .execute();
+  return new Set([brand.account_id, ...partners.map((p) => p.partner_account_id)]);
+}
+
 /** The first attempt of a delivery is a job of its own: one per endpoint. */
 export const DELIVER_JOB = 'webhook.deliver';
 
@@ -65,20 +83,15 @@ export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
     .where('b.id', '=', e.brandId)
     .executeTakeFirst();
   if (!brand) return;
-  const accounts = new Set([brand.account_id]);
+  let accounts: Set<string>;
   if (type.startsWith('delegation.')) {
     // Only its two parties: other partners of the brand learn nothing of it.
+    accounts = new Set([brand.account_id]);
     for (const party of [e.details?.partner, e.details?.client, e.accountId]) {
       if (typeof party === 'string') accounts.add(party);
     }
   } else {
-    const partners = await db
-      .selectFrom('delegations')
-      .select('partner_account_id')
-      .where('brand_id', '=', e.brandId)
-      .where('status', '=', 'active')
-      .execute();
-    for (const p of partners) accounts.add(p.partner_account_id);
+    accounts = await brandAudience(db, { id: e.brandId, account_id: brand.account_id });
   }
   const endpoints = await db
     .selectFrom('webhook_endpoints')
