@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { within } from '../within.js';
 
 const draining = new WeakSet<FastifyInstance>();
 /** Route handlers running, by server: their requests may outlive their connections. */
@@ -105,18 +106,5 @@ export async function shutdown(server: FastifyInstance, app: AppContext): Promis
     ))
   ) {
     server.log.warn('shutting down: the database and Redis did not close in 5 s');
-  }
-}
-
-/** `work`'s answer, or false once `ms` have passed. */
-async function within(work: Promise<boolean>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([work, timedOut]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
 import type { DB, JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
+import { within } from '../within.js';
 import { decodePayload, encodePayload, type JobKind } from './kinds.js';
 
 /**
@@ -324,15 +325,13 @@ export class JobRunner implements JobQueue {
     clearTimeout(this.timer);
     if (!this.running) return;
     if (timeoutMs === undefined) return void (await this.running);
-    let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([
-      this.running.then(() => true),
-      new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (finished) return;
+    if (
+      await within(
+        this.running.then(() => true),
+        timeoutMs,
+      )
+    )
+      return;
     await this.lease?.();
     // The handler is abandoned with the process: the job is queued again, due now, and the
     // attempt given back (it was cut short, not failed), so another process runs it at
