@@ -8,7 +8,7 @@ import { createAccount } from '../../src/domain/accounts.js';
 import { subscribe } from '../../src/domain/billing-admin.js';
 import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
 import { grantDelegation } from '../../src/domain/delegations.js';
-import { addFeed } from '../../src/domain/feeds.js';
+import { addFeed, removeFeed } from '../../src/domain/feeds.js';
 import { importStory } from '../../src/domain/import-story.js';
 import { addEndpoint } from '../../src/webhooks/endpoints.js';
 import { type Cluster, startCluster } from '../support/cluster.js';
@@ -239,6 +239,12 @@ describe('jobs in a cluster', () => {
     });
     expect(context.status).toBe(202);
     await sleep(2500); // a few more feed polls
+    // Then no more: the feed goes, so the polls counted below are all that read it.
+    await cluster.query(async (db, app) => {
+      const brand = await requireBrandByHost(app, BRAND);
+      const feed = await db.selectFrom('brand_feeds').select('id').executeTakeFirstOrThrow();
+      await removeFeed(app, brand, feed.id, 'test');
+    });
     await settled();
 
     const all = await jobs();
@@ -261,7 +267,16 @@ describe('jobs in a cluster', () => {
       expect(await filed(url), url).toBe(1);
     }
     for (const item of feedItems) expect(requests.get(item), item).toBe(1);
-    expect(requests.get('/feed.xml')).toBe(byName.get('feed.poll')!.length);
+    // A poll that ran after the feed went read nothing.
+    const polls = await cluster.query((db) =>
+      db
+        .selectFrom('jobs')
+        .select('result')
+        .where('name', '=', 'feed.poll')
+        .execute()
+        .then((rows) => rows.filter((r) => !r.result?.includes('feed removed')).length),
+    );
+    expect(requests.get('/feed.xml')).toBe(polls);
     // Each webhook event reached the receiver once.
     expect([...requests.entries()].filter(([k, n]) => k.startsWith('msg_') && n !== 1)).toEqual([]);
     expect(delivered.size).toBe(byName.get('webhook.deliver')!.length);
