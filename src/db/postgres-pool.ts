@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { DatabaseTimeouts } from '../config.js';
+import { PostgresLane } from './postgres-lane.js';
 
 /** How much longer than statement_timeout the client waits for any answer at all. */
 const READ_GRACE_MS = 1000;
@@ -33,17 +34,31 @@ class BoundedClient extends pg.Client {
  * server (statement_timeout) and, because a connection whose packets are lost never
  * delivers the server's cancellation, the wait for an answer on the client (query_timeout).
  */
-export function openPostgresPool(url: string, timeouts: DatabaseTimeouts): pg.Pool {
-  const pool = new pg.Pool({
+export function openPostgresPool(url: string, timeouts: DatabaseTimeouts): ServicePool {
+  const config = {
     connectionString: url,
-    max: 10,
-    Client: BoundedClient as never,
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
     query_timeout: timeouts.statementMs + READ_GRACE_MS,
     keepAlive: true,
-  });
+  };
+  const pool = new ServicePool({ ...config, max: 10, Client: BoundedClient as never }, config);
   // An idle client's network error must not crash the process; the next query reports it.
   pool.on('error', () => {});
   return pool;
+}
+
+/** The pool, and the pipelined lane of the hot reads beside it (postgres-lane.ts), closed together. */
+export class ServicePool extends pg.Pool {
+  readonly lane: PostgresLane;
+
+  constructor(options: pg.PoolConfig, laneConfig: pg.ClientConfig) {
+    super(options);
+    this.lane = new PostgresLane(laneConfig);
+  }
+
+  /** Kysely's destroy ends the pool, promise form. */
+  override async end(): Promise<void> {
+    await Promise.all([super.end(), this.lane.end()]);
+  }
 }

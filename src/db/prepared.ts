@@ -78,11 +78,12 @@ export function prepared<P extends Record<string, unknown>, R>(
       }
       return toObjects(reader.statement.all(...values) as unknown[][], reader.columns);
     }
-    // On PostgreSQL, a named statement: each connection parses and plans it once, then
-    // only binds and runs it. Parsing and planning were most of the server's CPU for
-    // these short reads (docs/benchmarks.md). Inside a transaction, Kysely's connection.
+    // On PostgreSQL, a named statement: the connection parses and plans it once, then only
+    // binds and runs it (parsing and planning were most of the server's CPU for these short
+    // reads), on the pipelined connection of the hot reads (postgres-lane.ts). Inside a
+    // transaction, Kysely's connection.
     const pool = postgresPool(db);
-    if (pool) return (await pool.query<R & object>({ name, text: sql, values })).rows;
+    if (pool) return (await pool.lane.query<R & object>({ name, text: sql, values })).rows;
     return (await db.executeQuery(CompiledQuery.raw(sql, values) as CompiledQuery<R>)).rows;
   }
 

@@ -1,0 +1,149 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { type AppContext, createContext } from '../../src/context.js';
+import { migrate } from '../../src/db/database.js';
+import { isDatabaseOutage } from '../../src/db/errors.js';
+import { LANE_APPLICATION_NAME, PostgresLane } from '../../src/db/postgres-lane.js';
+import { buildServer } from '../../src/http/server.js';
+import { freshDatabase, testDialect } from '../support/databases.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/**
+ * The hot reads on PostgreSQL share one pipelined connection per process
+ * (src/db/postgres-lane.ts): many requests' reads in flight on it at once each get their
+ * own answer, a failing read fails alone, and a broken connection is replaced.
+ */
+describe.runIf(testDialect() === 'postgres')(
+  'PostgreSQL: the pipelined connection of the hot reads',
+  () => {
+    let db: { url: string; drop: () => Promise<void> };
+    let admin: pg.Client;
+
+    beforeAll(async () => {
+      db = await freshDatabase();
+      admin = new pg.Client({ connectionString: db.url });
+      await admin.connect();
+    });
+    afterAll(async () => {
+      await admin.end();
+      await db.drop();
+    });
+
+    /** The backends of the lane's connection on this test's database. */
+    const laneBackends = async () =>
+      (
+        await admin.query<{ pid: number }>(
+          'select pid from pg_stat_activity where datname = current_database() and application_name = $1',
+          [LANE_APPLICATION_NAME],
+        )
+      ).rows.map((r) => r.pid);
+
+    const lane = (statementMs = 30_000) =>
+      new PostgresLane({ connectionString: db.url, statement_timeout: statementMs });
+
+    it('through the service: 300 reads at once, of 20 stories and three keys, each get their own story, all on one connection', async () => {
+      const app: AppContext = await createContext(
+        loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'fatal', RATE_LIMIT_PER_MINUTE: '100000' }),
+      );
+      const server = await buildServer(app);
+      try {
+        await migrate(app.db);
+        const w: World = await seedWorld(app);
+        const uris: string[] = [];
+        for (let n = 1; n <= 20; n++) uris.push(await w.story('northwind.example', 100 + n));
+        const url = await server.listen({ port: 0, host: '127.0.0.1' });
+        const keys = [w.keys.owner, w.keys.admin, w.keys.member];
+        const answers = await Promise.all(
+          Array.from({ length: 300 }, async (_, i) => {
+            const uri = uris[i % uris.length]!;
+            const res = await fetch(
+              `${url}/v1/story?brand=northwind.example&event_uri=${encodeURIComponent(uri)}`,
+              { headers: { 'x-api-key': keys[i % keys.length]! } },
+            );
+            return {
+              uri,
+              status: res.status,
+              body: (await res.json()) as { story: { event_uri: string } },
+            };
+          }),
+        );
+        for (const a of answers) {
+          expect(a.status).toBe(200);
+          expect(a.body.story.event_uri).toBe(a.uri);
+        }
+        expect(await laneBackends()).toHaveLength(1);
+      } finally {
+        await server.close();
+        await app.close();
+      }
+      // Closing the service closes the lane too.
+      expect(await laneBackends()).toHaveLength(0);
+    });
+
+    it('a read that fails (here, past the statement timeout) fails alone: the reads sent before and after it on the connection are answered', async () => {
+      const l = lane(300);
+      try {
+        const read = (n: number) =>
+          l.query<{ n: number }>({ name: 'lane_test_n', text: 'select $1::int as n', values: [n] });
+        const [before, slow, after] = await Promise.allSettled([
+          read(1),
+          l.query({ name: 'lane_test_sleep', text: 'select pg_sleep($1)', values: [2] }),
+          read(2),
+        ]);
+        expect(before).toMatchObject({ status: 'fulfilled', value: { rows: [{ n: 1 }] } });
+        expect(slow.status).toBe('rejected');
+        expect((slow as PromiseRejectedResult).reason.code).toBe('57014');
+        expect(after).toMatchObject({ status: 'fulfilled', value: { rows: [{ n: 2 }] } });
+        expect((await read(3)).rows).toEqual([{ n: 3 }]);
+      } finally {
+        await l.end();
+      }
+    });
+
+    it('a connection broken under reads fails them as an outage (503, not a bug), and the next read opens a new one', async () => {
+      const l = lane();
+      try {
+        await l.query({ name: 'lane_test_one', text: 'select 1', values: [] });
+        const [pid] = await laneBackends();
+        const inFlight = l.query({
+          name: 'lane_test_sleep',
+          text: 'select pg_sleep($1)',
+          values: [5],
+        });
+        const failed = inFlight.then(
+          () => null,
+          (err: unknown) => err,
+        );
+        await new Promise((r) => setTimeout(r, 200));
+        await admin.query('select pg_terminate_backend($1)', [pid]);
+        const err = await failed;
+        expect(err).toBeInstanceOf(Error);
+        expect(isDatabaseOutage(err)).toBe(true);
+
+        const again = await l.query<{ n: number }>({
+          name: 'lane_test_n',
+          text: 'select $1::int as n',
+          values: [7],
+        });
+        expect(again.rows).toEqual([{ n: 7 }]);
+        const now = await laneBackends();
+        expect(now).toHaveLength(1);
+        expect(now[0]).not.toBe(pid);
+      } finally {
+        await l.end();
+      }
+    });
+
+    it('once ended, a read is refused as an outage and no connection is left', async () => {
+      const l = lane();
+      await l.query({ name: 'lane_test_one', text: 'select 1', values: [] });
+      await l.end();
+      const err = await l
+        .query({ name: 'lane_test_one', text: 'select 1', values: [] })
+        .catch((e) => e);
+      expect(isDatabaseOutage(err)).toBe(true);
+      expect(await laneBackends()).toHaveLength(0);
+    });
+  },
+);
