@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, sql } from 'kysely';
 import type { AppContext } from './context.js';
 import { prepared } from './db/prepared.js';
-import type { BrandsTable, Plan, Role } from './db/schema.js';
+import type { BrandsTable, DB, Plan, Role } from './db/schema.js';
 import { forbidden, notFound } from './errors.js';
 
 /**
@@ -90,7 +90,10 @@ export async function brandFor(app: AppContext, actor: Actor, host: string): Pro
   if (actor.scope !== null && !actor.scope.includes(host)) {
     throw forbidden("the brand is outside this key's scope");
   }
-  const row = await brandByHost.first(app.db, { host, account: actor.accountId });
+  const ahead = readAhead(app, actor, host);
+  const row = ahead
+    ? ahead.row
+    : await brandByHost.first(app.db, { host, account: actor.accountId });
   if (!row) throw notFound();
   const { delegated, ...brand } = row;
   if (brand.account_id === actor.accountId) return { brand, relation: 'own' };
@@ -99,28 +102,55 @@ export async function brandFor(app: AppContext, actor: Actor, host: string): Pro
   return { brand, relation: 'delegated' };
 }
 
+type BrandRow = BrandAccess['brand'] & { delegated: unknown };
+
+/** Brands read ahead for a caller, in the statement that authenticated it (see brandReadAhead). */
+const readAheads = new WeakMap<Actor, { host: string; row: BrandRow | undefined }>();
+
+/**
+ * Keeps the brand `host` as read for this actor's request together with its credential,
+ * so that brandFor does not read it again: on PostgreSQL every statement is a round trip
+ * (docs/benchmarks.md). `row` is what brandByHost would answer, undefined for no brand.
+ */
+export function brandReadAhead(actor: Actor, host: string, row: BrandRow | undefined): void {
+  readAheads.set(actor, { host, row });
+}
+
+/**
+ * The brand read ahead for this actor, once, if it is `host`'s. Never inside a transaction,
+ * whose reads must see its own snapshot.
+ */
+function readAhead(app: AppContext, actor: Actor, host: string) {
+  const ahead = readAheads.get(actor);
+  if (!ahead) return undefined;
+  readAheads.delete(actor);
+  return ahead.host === host && !app.db.isTransaction ? ahead : undefined;
+}
+
 /** The brand and, in the same statement, whether the account holds an active grant on it. */
-const brandByHost = prepared<
-  { host: string; account: string },
-  BrandAccess['brand'] & { delegated: unknown }
->('brand by host, with the account’s delegation', (db, p) =>
-  db
-    .selectFrom('brands as b')
-    .select(['b.id', 'b.account_id', 'b.host', 'b.name', 'b.verified'])
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom('delegations as d')
-            .select('d.id')
-            .whereRef('d.brand_id', '=', 'b.id')
-            .where('d.partner_account_id', '=', p('account'))
-            .where('d.status', '=', sql.lit('active')),
-        )
-        .as('delegated'),
-    )
-    .where('b.host', '=', p('host')),
+const brandByHost = prepared<{ host: string; account: string }, BrandRow>(
+  'brand by host, with the account’s delegation',
+  (db, p) =>
+    db
+      .selectFrom('brands as b')
+      .select(['b.id', 'b.account_id', 'b.host', 'b.name', 'b.verified'])
+      .select((eb) => delegatedTo(eb, p('account')).as('delegated'))
+      .where('b.host', '=', p('host')),
 );
+
+/** Whether `account` holds an active grant on the brand `b` of the query. */
+export const delegatedTo = (
+  eb: ExpressionBuilder<DB & { b: BrandsTable }, 'b'>,
+  account: Expression<string>,
+) =>
+  eb.exists(
+    eb
+      .selectFrom('delegations as d')
+      .select('d.id')
+      .whereRef('d.brand_id', '=', 'b.id')
+      .where('d.partner_account_id', '=', account)
+      .where('d.status', '=', sql.lit('active')),
+  );
 
 /** Brand Notes are official statements: only a verified brand, or one a client delegated. */
 export function requireNotePublisher(access: BrandAccess): void {

@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import { decode } from '../db/json-columns.js';
 import { prepared } from '../db/prepared.js';
-import type { Plan, Role } from '../db/schema.js';
+import type { Bool, Plan, Role } from '../db/schema.js';
 import { AppError, forbidden } from '../errors.js';
 import type { RateWindow } from '../http/rate-limiter.js';
-import { type Actor, hasApiAccess } from '../policy.js';
+import { type Actor, brandReadAhead, delegatedTo, hasApiAccess } from '../policy.js';
 import { apiKeyLookup, apiKeyMatches } from './api-keys.js';
 import { addressBucket } from './client-address.js';
 import { effectivePlan } from './effective-plan.js';
@@ -88,11 +88,13 @@ export async function authenticateKey(
   app: AppContext,
   rawKey: string | undefined,
   clientAddress: string,
+  /** The brand host the request names, if any: read in the same statement as the key. */
+  brandHost?: string,
 ): Promise<{ actor: Actor; headers: RateHeaders }> {
   const now = app.clock.now().getTime();
   // A malformed key is refused without a lookup; a well-formed one is looked up by its
   // indexed lookup part and compared in constant time, whatever its address has failed.
-  const row = await findKey(app, rawKey);
+  const row = await findKey(app, rawKey, brandHost ?? null);
   if (!row) throw await failedCredential(app, clientAddress, now);
   const headers = await countCall(app, `key:${row.id}`, now);
 
@@ -109,36 +111,61 @@ export async function authenticateKey(
       .where('id', '=', row.id)
       .execute();
   }
+  const actor: Actor = {
+    kind: 'key',
+    keyId: row.id,
+    accountId: row.account_id,
+    plan,
+    role: row.role,
+    scope: row.scope === null ? null : decode('api_keys.scope', row.scope),
+  };
+  if (brandHost !== undefined) brandReadAhead(actor, brandHost, brandOf(row));
+  return { actor, headers };
+}
+
+/** The brand read with the key, as brandByHost answers it (undefined: no such brand). */
+function brandOf(row: KeyRow) {
+  if (row.brand_id === null) return undefined;
   return {
-    actor: {
-      kind: 'key',
-      keyId: row.id,
-      accountId: row.account_id,
-      plan,
-      role: row.role,
-      scope: row.scope === null ? null : decode('api_keys.scope', row.scope),
-    },
-    headers,
+    id: row.brand_id,
+    account_id: row.brand_account_id!,
+    host: row.brand_host!,
+    name: row.brand_name!,
+    verified: row.brand_verified as Bool,
+    delegated: row.brand_delegated,
   };
 }
 
-const keyByLookup = prepared<{ lookup: string }, KeyRow>('api key by lookup', (db, p) =>
-  db
-    .selectFrom('api_keys')
-    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .select([
-      'api_keys.id',
-      'api_keys.account_id',
-      'api_keys.secret_hash',
-      'api_keys.role',
-      'api_keys.scope',
-      'api_keys.revoked_at',
-      'api_keys.last_used_at',
-      'accounts.plan',
-      'accounts.trial_plan',
-      'accounts.trial_ends_at',
-    ])
-    .where('api_keys.lookup', '=', p('lookup')),
+/**
+ * The key and its account and, when the request names a brand, that brand as brandFor
+ * reads it (brandReadAhead): one statement where there were two.
+ */
+const keyByLookup = prepared<{ lookup: string; host: string | null }, KeyRow>(
+  'api key by lookup, with the brand the request names',
+  (db, p) =>
+    db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .leftJoin('brands as b', (j) => j.on('b.host', '=', p('host')))
+      .select([
+        'api_keys.id',
+        'api_keys.account_id',
+        'api_keys.secret_hash',
+        'api_keys.role',
+        'api_keys.scope',
+        'api_keys.revoked_at',
+        'api_keys.last_used_at',
+        'accounts.plan',
+        'accounts.trial_plan',
+        'accounts.trial_ends_at',
+        'b.id as brand_id',
+        'b.account_id as brand_account_id',
+        'b.host as brand_host',
+        'b.name as brand_name',
+        'b.verified as brand_verified',
+      ])
+      .select((eb) => delegatedTo(eb, eb.ref('api_keys.account_id')).as('brand_delegated'))
+      .where('api_keys.lookup', '=', p('lookup')),
 );
 
 interface KeyRow {
@@ -152,12 +179,19 @@ interface KeyRow {
   plan: Plan;
   trial_plan: Plan | null;
   trial_ends_at: string | null;
+  /** The brand named by the request: all null when there is none, or no such brand. */
+  brand_id: string | null;
+  brand_account_id: string | null;
+  brand_host: string | null;
+  brand_name: string | null;
+  brand_verified: number | null;
+  brand_delegated: unknown;
 }
 
-async function findKey(app: AppContext, rawKey: string | undefined) {
+async function findKey(app: AppContext, rawKey: string | undefined, host: string | null) {
   const lookup = rawKey ? apiKeyLookup(rawKey) : null;
   if (!rawKey || !lookup) return undefined;
-  const row = await keyByLookup.first(app.db, { lookup });
+  const row = await keyByLookup.first(app.db, { lookup, host });
   if (!row || row.revoked_at !== null || !apiKeyMatches(rawKey, row.secret_hash)) return undefined;
   return row;
 }

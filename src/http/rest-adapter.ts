@@ -32,7 +32,14 @@ export function mountRest(
       // The access bar depends on the caller only, so it comes before the body too: an
       // operation a key can never perform is a 403 whatever is sent (type, size, JSON).
       onRequest: async (req, reply) => {
-        const { actor, headers } = await authenticateKey(app, presentedKey(req.headers), req.ip);
+        // The brand a GET or DELETE names is read with the key (brandReadAhead in policy.ts).
+        const brand = method === 'POST' ? undefined : (req.query as { brand?: unknown }).brand;
+        const { actor, headers } = await authenticateKey(
+          app,
+          presentedKey(req.headers),
+          req.ip,
+          typeof brand === 'string' ? brand : undefined,
+        );
         reply.headers(headers);
         checkAccess(actor, ruleFor(op.access, actor.kind));
         actors.set(req, actor);

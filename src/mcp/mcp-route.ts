@@ -61,7 +61,7 @@ export function mountMcp(
         throw new AppError('unauthenticated', 'sign in with OAuth or send a partner API key');
       }
       const auth = isKey
-        ? await authenticateKey(app, presented, req.ip)
+        ? await authenticateKey(app, presented, req.ip, brandOfCall(req.body))
         : await authenticateToken(app, await getProvider(), presented, req.ip);
       actor = auth.actor;
       reply.headers(auth.headers);
@@ -101,6 +101,13 @@ export function mountMcp(
   fastify.get('/mcp', notAllowed);
   fastify.delete('/mcp', notAllowed);
   fastify.addHook('onClose', async () => modern.close());
+}
+
+/** The brand a tool call names, read with the key (brandReadAhead in policy.ts). */
+function brandOfCall(body: unknown): string | undefined {
+  const call = body as { method?: unknown; params?: { arguments?: { brand?: unknown } } };
+  const brand = call?.method === 'tools/call' ? call.params?.arguments?.brand : undefined;
+  return typeof brand === 'string' ? brand : undefined;
 }
 
 /**

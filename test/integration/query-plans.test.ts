@@ -22,7 +22,7 @@ afterAll(() => svc?.close());
 it('runs every hot query on an index', async () => {
   const plans = await hotQueryPlans(svc.app.db, w.stories.northwind);
   expect(plans.map((p) => p.label).sort()).toEqual([
-    'api key by lookup',
+    'api key by lookup, with the brand the request names',
     'brand by host, with the account’s delegation',
     'phases of an advisory',
     'sources of a story',
