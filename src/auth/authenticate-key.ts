@@ -4,6 +4,7 @@ import { prepared } from '../db/prepared.js';
 import type { Bool, Plan, Role } from '../db/schema.js';
 import { AppError, forbidden } from '../errors.js';
 import type { RateWindow } from '../http/rate-limiter.js';
+import { BrandHost } from '../operations/schemas.js';
 import { type Actor, brandReadAhead, delegatedTo, hasApiAccess } from '../policy.js';
 import { apiKeyLookup, apiKeyMatches } from './api-keys.js';
 import { addressBucket } from './client-address.js';
@@ -94,7 +95,10 @@ export async function authenticateKey(
   const now = app.clock.now().getTime();
   // A malformed key is refused without a lookup; a well-formed one is looked up by its
   // indexed lookup part and compared in constant time, whatever its address has failed.
-  const row = await findKey(app, rawKey, brandHost ?? null);
+  // Only a well-formed host, as the operation will have it once its input is parsed: a
+  // hostile value (a NUL, megabytes) must reach the database no sooner than before.
+  const host = brandHost === undefined ? undefined : BrandHost.safeParse(brandHost).data;
+  const row = await findKey(app, rawKey, host ?? null);
   if (!row) throw await failedCredential(app, clientAddress, now);
   const headers = await countCall(app, `key:${row.id}`, now);
 
@@ -119,7 +123,7 @@ export async function authenticateKey(
     role: row.role,
     scope: row.scope === null ? null : decode('api_keys.scope', row.scope),
   };
-  if (brandHost !== undefined) brandReadAhead(actor, brandHost, brandOf(row));
+  if (host !== undefined) brandReadAhead(actor, host, brandOf(row));
   return { actor, headers };
 }
 

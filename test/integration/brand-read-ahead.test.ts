@@ -65,6 +65,15 @@ describe('the brand read with the key', () => {
           (a) => a.relation,
           (e: Error) => e.message,
         );
+    // A host is read ahead as the operation parses it (trimmed, lower case); a malformed
+    // one is not sent to the database with the key (the operation refuses it later).
+    const spelled = await authenticate(w.keys.owner, ' NorthWind.Example ');
+    await rename('northwind.example', 'Spelled');
+    expect((await brandFor(svc.app, spelled, 'northwind.example')).brand.name).toBe('Northwind');
+    await rename('northwind.example', 'Northwind');
+    for (const hostile of ['a\u0000b', 'x'.repeat(100_000), '%00', "' or 1=1 --"]) {
+      expect((await authenticate(w.keys.owner, hostile)).accountId).toBe(w.accounts.agency);
+    }
     for (const [key, host, expected] of cases) {
       expect(await answer(authenticate(key, host), host), `${host}, read ahead`).toBe(expected);
       expect(await answer(authenticate(key), host), `${host}, read alone`).toBe(expected);
