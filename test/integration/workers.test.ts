@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +53,13 @@ afterAll(async () => {
 describe('WORKERS=2', () => {
   it('runs two server processes behind one port', async () => {
     expect(await workerPids()).toHaveLength(2);
+  });
+
+  it('gives the workers a larger young generation (fewer collections under load)', async () => {
+    for (const pid of await workerPids()) {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(args).toContain('--max-semi-space-size=64');
+    }
   });
 
   it('counts one rate-limit window per key across the processes', async () => {
