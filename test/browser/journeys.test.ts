@@ -41,6 +41,9 @@ beforeAll(async () => {
   site = http.createServer((req, res) => {
     if (req.url === '/news/acme-kettles') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE);
+    } else if (req.url === '/news/slow-and-gone') {
+      // Long enough for the job's page to load while the job still runs.
+      setTimeout(() => res.writeHead(404).end(), 2500);
     } else res.writeHead(404).end();
   });
   site.listen(0, '127.0.0.1');
@@ -117,21 +120,40 @@ describe('portal journeys in a browser', () => {
     await page.getByRole('button', { name: 'Add feed' }).first().click();
     await shot(page, 'brands');
 
-    // Import a story from its URL; the job runs in the background.
-    await page
-      .getByRole('navigation', { name: 'Sections' })
-      .getByRole('link', { name: 'Stories' })
-      .click();
-    await page.getByLabel('Brand', { exact: true }).last().selectOption('acme.example');
-    await page.getByLabel('Article URL').fill(`${siteBase}/news/acme-kettles`);
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    // Import a story from its URL; the job runs in the background, and its page follows
+    // it. A page that cannot be read: the job's page says why, in place, with no reload.
+    const stories = () =>
+      page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Stories' });
+    const addFromUrl = async (url: string) => {
+      await page.getByLabel('Brand', { exact: true }).last().selectOption('acme.example');
+      await page.getByLabel('Article URL').fill(url);
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+    };
+    await stories().click();
+    await addFromUrl(`${siteBase}/news/slow-and-gone`);
+    await visible(page.getByRole('heading', { name: 'Adding a story from an article' }));
+    await visible(page.getByText(/Waiting for its turn|Reading the article/));
+    await page.evaluate(() => {
+      (globalThis as unknown as { loadedOnce: boolean }).loadedOnce = true;
+    });
+    await hasText(
+      page.getByRole('alert'),
+      'No story was made from this article: the page answered HTTP 404.',
+    );
+    await shot(page, 'story-from-url-failed');
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce),
+    ).toBe(true);
+    // A page that works: the job's page opens the story once it is made.
+    await stories().click();
+    await addFromUrl(`${siteBase}/news/acme-kettles`);
+    await visible(
+      page.getByRole('heading', { name: 'Acme recalls 40,000 kettles over a fire risk' }),
+    );
+    await stories().click();
     const storyLink = page.getByRole('link', {
       name: 'Acme recalls 40,000 kettles over a fire risk',
     });
-    for (let i = 0; i < 50 && !(await storyLink.isVisible()); i++) {
-      await page.waitForTimeout(100);
-      await page.goto(`${svc.url}/app`);
-    }
     await shot(page, 'stories');
     await storyLink.click();
 

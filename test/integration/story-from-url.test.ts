@@ -5,6 +5,7 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBrand } from '../../src/domain/brands.js';
 import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /** POST /v1/stories/from-url end to end, against a local news site. */
@@ -209,6 +210,68 @@ describe('story from URL', () => {
     }
     const ftp = await fromUrl('ftp://example.com/a');
     expect(ftp.status).toBe(400);
+  });
+
+  it('in the portal: the job has a page that follows it, then shows why it failed or opens its story', async () => {
+    const c = new PortalClient(svc.url);
+    expect((await c.signIn('owner@northwind.example', 'correct horse battery')).status).toBe(303);
+    await c.get('/app');
+    const BRAND = 'live.northwind.example';
+    await addBrand(svc.app, {
+      accountId: w.accounts.agency,
+      host: BRAND,
+      name: 'Northwind',
+      verified: true,
+    });
+    const add = (url: string) => c.post('/app/stories/from-url', { brand: BRAND, url });
+
+    // A page that fails: the job's page says it is waiting, its status says the same.
+    const failing = await add(`${base}/business/other-company`);
+    expect(failing.status).toBe(303);
+    const jobPage = failing.location!;
+    expect(jobPage).toMatch(/^\/app\/stories\/from-url\/live\.northwind\.example\/job_/);
+    const waiting = await c.get(jobPage);
+    expect(waiting.status).toBe(200);
+    expect(waiting.html).toContain('Waiting for its turn');
+    expect(waiting.html).toContain(`data-live="${jobPage}/status"`);
+    expect(waiting.html).toContain('<script src="/app/live.js" defer></script>');
+    expect(waiting.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; script-src 'self'; connect-src 'self'",
+    );
+    const status = async () => {
+      const r = await c.get(`${jobPage}/status`);
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      return JSON.parse(r.html);
+    };
+    expect(await status()).toEqual({ status: 'queued', state: 'Waiting for its turn…' });
+    await svc.app.jobs.drain();
+    const reason = 'No story was made from this article: brand not mentioned.';
+    expect(await status()).toEqual({ status: 'failed', reason });
+    const failed = await c.get(jobPage);
+    expect(failed.html).toContain(reason);
+    expect(failed.html).toContain('role="alert"');
+    expect(failed.html).not.toContain('live.js');
+
+    // A page that works: once done, the job's page and its status lead to the story.
+    const working = await add(`${base}/business/northwind-dispute`);
+    await svc.app.jobs.drain();
+    const opened = await c.get(working.location!);
+    expect(opened.status).toBe(303);
+    expect(opened.location).toMatch(/^\/app\/stories\/live\.northwind\.example\//);
+    const followed = JSON.parse((await c.get(`${working.location}/status`)).html);
+    expect(followed).toEqual({ status: 'done', go: opened.location });
+    expect((await c.get(opened.location!)).html).toContain('Northwind in contract dispute');
+
+    // The same article again opens its story at once; a job asked for under another
+    // brand is not found, as over REST.
+    expect((await add(`${base}/business/northwind-dispute`)).location).toBe(opened.location);
+    const job = jobPage.split('/').pop();
+    const foreign = await c.get(`/app/stories/from-url/acme.com/${job}/status`);
+    expect(foreign.status).toBe(404);
+    expect(JSON.parse(foreign.html)).toEqual({ error: 'not found' });
+    const script = await fetch(`${svc.url}/app/live.js`);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain("querySelectorAll('[data-live]')");
   });
 
   it("another brand's job is not found", async () => {

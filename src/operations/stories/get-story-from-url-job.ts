@@ -23,6 +23,7 @@ export const getStoryFromUrlJob = defineOperation({
   }),
   access: {},
   rest: { method: 'GET', path: '/v1/stories/from-url' },
+  portal: true,
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const access = await brandFor(app, actor, input.brand);

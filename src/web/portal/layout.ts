@@ -69,7 +69,6 @@ export function publicPage(title: string, body: Html): string {
 /** Flash texts a redirect may name with `?done=`; nothing else reaches the page. */
 export const NOTICES: Record<string, string> = {
   'app-revoked': 'Access taken back: that application can no longer act as you.',
-  queued: 'The article is being read: its story appears here in a moment.',
   unlocked: 'The advisory is unlocked.',
   assigned: 'Assigned.',
   unassigned: 'Assignment removed.',

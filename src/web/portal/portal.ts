@@ -9,6 +9,7 @@ import { mountBillingPages } from './billing-pages.js';
 import { mountBrandPages } from './brand-pages.js';
 import { mountConnectedAppPages } from './connected-app-pages.js';
 import { mountKeyPages } from './key-pages.js';
+import { mountLive } from './live.js';
 import { mountPartnerPages } from './partner-pages.js';
 import { mountStoryPages } from './story-pages.js';
 import { mountTeamPages } from './team-pages.js';
@@ -16,13 +17,20 @@ import { mountWebhookPages } from './webhook-pages.js';
 
 /**
  * The web portal: server-rendered pages over the same operations as REST and MCP, run as
- * the signed-in user (docs/portal.md). No scripts: every action is a form, so the CSP
- * allows none.
+ * the signed-in user (docs/portal.md). Every action is a form and every page works
+ * without JavaScript; one small script of this origin (live.ts) follows long operations
+ * in place, so the CSP allows scripts and requests of this origin only, none inline.
  */
 export function mountPortal(fastify: FastifyInstance, app: AppContext) {
   // Same-origin referrers, so the browser names this site in `Origin` on form posts (under
   // no-referrer it sends `null`); other sites still learn nothing.
-  mountFormPages(fastify, { ...PAGE_HEADERS, 'referrer-policy': 'same-origin' }, (pages) => {
+  const headers = {
+    ...PAGE_HEADERS,
+    'content-security-policy': `${PAGE_HEADERS['content-security-policy']}; script-src 'self'; connect-src 'self'`,
+    'referrer-policy': 'same-origin',
+  };
+  mountLive(fastify, app);
+  mountFormPages(fastify, headers, (pages) => {
     pages.get('/', async (_req, reply) => reply.redirect('/app', 303));
     mountAuthPages(pages, app);
     mountActionPages(pages, app);

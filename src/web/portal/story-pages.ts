@@ -23,6 +23,7 @@ import {
 import { createShare } from '../../operations/shares/create-share.js';
 import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
 import { getStory } from '../../operations/stories/get-story.js';
+import { getStoryFromUrlJob } from '../../operations/stories/get-story-from-url-job.js';
 import { listRecentStories } from '../../operations/stories/list-recent-stories.js';
 import { assignPhase } from '../../operations/teamwork/assign-phase.js';
 import { assignStory } from '../../operations/teamwork/assign-story.js';
@@ -36,6 +37,7 @@ import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } f
 import { activityTable } from './activity-pages.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem, when } from './layout.js';
+import { fromUrlJobPath, jobOutcome } from './live.js';
 import { actorOf } from './session.js';
 
 type Query = Record<string, string>;
@@ -114,10 +116,40 @@ ${stories.map(
         brand: formField(req, 'brand'),
         url: formField(req, 'url'),
       });
-      if (r.status === 'exists' && r.event_uri) {
-        return reply.redirect(storyPath(formField(req, 'brand'), r.event_uri), 303);
-      }
-      return reply.redirect('/app?done=queued', 303);
+      const brand = formField(req, 'brand');
+      return reply.redirect(
+        r.status === 'exists' ? storyPath(brand, r.event_uri) : fromUrlJobPath(brand, r.job),
+        303,
+      );
+    } catch (e) {
+      const { status, text } = pageError(e, reply.log);
+      return reply.code(status).send(await listPage(v, {}, text));
+    }
+  });
+
+  // A story-from-URL job while it runs, then its outcome: the story, or why there is none.
+  routes.get('/app/stories/from-url/:brand/:job', async (req, reply, v) => {
+    const brand = req.params.brand ?? '';
+    const job = req.params.job ?? '';
+    try {
+      const r = await run(app, v, getStoryFromUrlJob, { brand, job });
+      const outcome = jobOutcome(brand, r);
+      if (outcome.go) return reply.redirect(outcome.go, 303);
+      const live = fromUrlJobPath(brand, job);
+      return appPage(
+        v,
+        'Adding a story',
+        html`<h1>Adding a story from an article</h1>
+${
+  outcome.reason
+    ? html`<div class="card error" role="alert"><p>${outcome.reason}</p></div>`
+    : html`<div class="card" data-live="${live}/status" aria-live="polite">
+<p><span data-live-state>${outcome.state}</span></p>
+<p class="small muted">This page follows the article until its story is ready (about a minute at most), then opens it. <a href="${live}">Check again</a></p></div>
+<script src="/app/live.js" defer></script>`
+}
+<p><a href="/app">Back to the stories</a></p>`,
+      );
     } catch (e) {
       const { status, text } = pageError(e, reply.log);
       return reply.code(status).send(await listPage(v, {}, text));

@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { restError } from '../../errors.js';
+import { getStoryFromUrlJob } from '../../operations/stories/get-story-from-url-job.js';
+import { portalRoutes, run } from './guard.js';
+
+/**
+ * The portal's one script, served from this origin (the CSP allows `script-src 'self'` and
+ * nothing inline). An element with `data-live="<status URL>"` shows a long operation in
+ * progress: the script asks that URL every two seconds and, once the operation ends,
+ * follows it to its result (`go`) or shows why it failed (`reason`), in place. Without
+ * JavaScript the page says the same and offers to check again.
+ */
+export const LIVE_SCRIPT = `'use strict';
+for (const el of document.querySelectorAll('[data-live]')) follow(el);
+async function follow(el) {
+  const state = el.querySelector('[data-live-state]');
+  for (let i = 0; i < 450; i++) {
+    await new Promise((r) => setTimeout(r, 2000));
+    let s;
+    try {
+      const res = await fetch(el.dataset.live, { headers: { accept: 'application/json' } });
+      if (!res.ok) continue;
+      s = await res.json();
+    } catch {
+      continue;
+    }
+    if (s.go) return location.assign(s.go);
+    if (s.reason) {
+      el.replaceChildren(Object.assign(document.createElement('p'), { textContent: s.reason }));
+      el.setAttribute('role', 'alert');
+      el.classList.add('error');
+      return;
+    }
+    if (state && s.state) state.textContent = s.state;
+  }
+}
+`;
+
+/** Where a story-from-URL job's page and its status live. */
+export const fromUrlJobPath = (brand: string, job: string) =>
+  `/app/stories/from-url/${encodeURIComponent(brand)}/${encodeURIComponent(job)}`;
+
+export const STATE_TEXT = {
+  queued: 'Waiting for its turn…',
+  running: 'Reading the article and judging it…',
+} as const;
+
+/**
+ * What a job's page becomes once it ends: the story (done), or why not (failed), as the
+ * job page and its status URL both tell it.
+ */
+export function jobOutcome(
+  brand: string,
+  r: { status: string; event_uri?: string; reason?: string },
+): { go?: string; reason?: string; state?: string } {
+  if (r.status === 'done' && r.event_uri) {
+    return {
+      go: `/app/stories/${encodeURIComponent(brand)}/${encodeURIComponent(r.event_uri)}`,
+    };
+  }
+  if (r.status === 'failed') {
+    return {
+      reason: `No story was made from this article: ${r.reason ?? 'it could not be read'}.`,
+    };
+  }
+  return { state: STATE_TEXT[r.status as keyof typeof STATE_TEXT] };
+}
+
+/**
+ * The script and the status URLs it reads: JSON and JavaScript, so outside the HTML pages'
+ * scope (whose headers say text/html). Same session rules as the pages.
+ */
+export function mountLive(fastify: FastifyInstance, app: AppContext) {
+  fastify.get('/app/live.js', async (_req, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .header('x-content-type-options', 'nosniff')
+      .send(LIVE_SCRIPT),
+  );
+  const routes = portalRoutes(fastify, app, 'stories');
+  routes.get('/app/stories/from-url/:brand/:job/status', async (req, reply, v) => {
+    reply.header('cache-control', 'no-store');
+    try {
+      const brand = req.params.brand ?? '';
+      const r = await run(app, v, getStoryFromUrlJob, { brand, job: req.params.job });
+      return { status: r.status, ...jobOutcome(brand, r) };
+    } catch (e) {
+      const r = restError(e, reply.log);
+      return reply.code(r.status).headers(r.headers).send(r.body);
+    }
+  });
+}
