@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/domain/billing-admin.js';
 import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /**
@@ -118,6 +119,41 @@ describe('context and proposals', () => {
     expect((await post('/v1/story/advisory-apply', { event_uri: e })).text).toBe(
       '{"error":"no pending proposal"}',
     );
+  });
+
+  it('in the portal: the proposal being prepared is at the top of the page and replaced by its ready card when the advisor answers', async () => {
+    const e = await unlockedStory();
+    const c = new PortalClient(svc.url);
+    expect((await c.signIn(TEAMMATE, 'correct horse battery')).status).toBe(303);
+    const page = `/app/stories/${BRAND}/${encodeURIComponent(e)}`;
+    await c.get(page);
+    const added = await c.post(`${page}/context`, { context: 'The recall ended on Monday.' });
+    expect(added.status).toBe(303);
+
+    const waiting = (await c.get(page)).html;
+    const card = waiting.indexOf('id="proposal"');
+    expect(card).toBeGreaterThan(0);
+    expect(card).toBeLessThan(waiting.indexOf('<h2>Advisory</h2>'));
+    expect(waiting).toContain('A proposed update of the advisory is being prepared');
+    expect(waiting).toContain(`data-live="${page}/proposal"`);
+    expect(waiting).toContain('<script src="/app/live.js" defer></script>');
+    const status = async () => JSON.parse((await c.get(`${page}/proposal`)).html);
+    expect(await status()).toEqual({ status: 'generating' });
+
+    await svc.app.jobs.drain();
+    const ready = await status();
+    expect(ready.status).toBe('ready');
+    // The same card a fresh page shows, with the owner's forms and this session's token.
+    const fresh = (await c.get(page)).html;
+    expect(fresh).toContain(ready.html);
+    expect(ready.html).toContain('Proposed update of the advisory');
+    expect(ready.html).toContain(`action="${page}/apply"`);
+    expect(ready.html).toMatch(/name="_csrf" value="[^"]+"/);
+    expect(ready.html).not.toContain('live.js');
+
+    expect((await c.post(`${page}/dismiss`)).status).toBe(303);
+    expect(await status()).toEqual({ status: 'none', html: '' });
+    expect((await c.get(page)).html).not.toContain('id="proposal"');
   });
 
   it('dismiss drops the proposal and leaves the live advisory byte-identical', async () => {

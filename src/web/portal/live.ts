@@ -1,15 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { restError } from '../../errors.js';
+import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
+import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
+import { mayRun } from '../../operations/execute.js';
+import { getStory } from '../../operations/stories/get-story.js';
 import { getStoryFromUrlJob } from '../../operations/stories/get-story-from-url-job.js';
 import { portalRoutes, run } from './guard.js';
+import { storyPath } from './paths.js';
+import { proposalCard } from './proposal-card.js';
+import { actorOf } from './session.js';
 
 /**
  * The portal's one script, served from this origin (the CSP allows `script-src 'self'` and
  * nothing inline). An element with `data-live="<status URL>"` shows a long operation in
  * progress: the script asks that URL every two seconds and, once the operation ends,
- * follows it to its result (`go`) or shows why it failed (`reason`), in place. Without
- * JavaScript the page says the same and offers to check again.
+ * follows it to its result (`go`), puts the result in the element's place (`html`, which
+ * the server renders and escapes as it renders the pages), or shows why it failed
+ * (`reason`). Without JavaScript the page says the same and offers to check again.
  */
 export const LIVE_SCRIPT = `'use strict';
 for (const el of document.querySelectorAll('[data-live]')) follow(el);
@@ -26,6 +34,12 @@ async function follow(el) {
       continue;
     }
     if (s.go) return location.assign(s.go);
+    if (typeof s.html === 'string') {
+      const t = document.createElement('template');
+      t.innerHTML = s.html;
+      el.replaceWith(t.content);
+      return;
+    }
     if (s.reason) {
       el.replaceChildren(Object.assign(document.createElement('p'), { textContent: s.reason }));
       el.setAttribute('role', 'alert');
@@ -36,10 +50,6 @@ async function follow(el) {
   }
 }
 `;
-
-/** Where a story-from-URL job's page and its status live. */
-export const fromUrlJobPath = (brand: string, job: string) =>
-  `/app/stories/from-url/${encodeURIComponent(brand)}/${encodeURIComponent(job)}`;
 
 export const STATE_TEXT = {
   queued: 'Waiting for its turn…',
@@ -56,7 +66,7 @@ export function jobOutcome(
 ): { go?: string; reason?: string; state?: string } {
   if (r.status === 'done' && r.event_uri) {
     return {
-      go: `/app/stories/${encodeURIComponent(brand)}/${encodeURIComponent(r.event_uri)}`,
+      go: storyPath(brand, r.event_uri),
     };
   }
   if (r.status === 'failed') {
@@ -80,6 +90,30 @@ export function mountLive(fastify: FastifyInstance, app: AppContext) {
       .send(LIVE_SCRIPT),
   );
   const routes = portalRoutes(fastify, app, 'stories');
+  // The pending proposal of a story: its ready card once the advisor answered, nothing
+  // once it was applied or dismissed (by someone else meanwhile).
+  routes.get('/app/stories/:brand/:event/proposal', async (req, reply, v) => {
+    reply.header('cache-control', 'no-store');
+    try {
+      const brand = req.params.brand ?? '';
+      const event = req.params.event ?? '';
+      const { story } = await run(app, v, getStory, { brand, event_uri: event });
+      const pending = story.advisory_pending;
+      if (pending?.status === 'generating') return { status: 'generating' };
+      if (!pending) return { status: 'none', html: '' };
+      const actor = actorOf(v.session);
+      const card = proposalCard(pending, {
+        path: storyPath(brand, event),
+        csrf: v.csrf,
+        mayApply: mayRun(actor, applyAdvisoryProposal),
+        mayDismiss: mayRun(actor, dismissAdvisoryProposal),
+      });
+      return { status: 'ready', html: card.value };
+    } catch (e) {
+      const r = restError(e, reply.log);
+      return reply.code(r.status).headers(r.headers).send(r.body);
+    }
+  });
   routes.get('/app/stories/from-url/:brand/:job/status', async (req, reply, v) => {
     reply.header('cache-control', 'no-store');
     try {

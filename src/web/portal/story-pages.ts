@@ -37,7 +37,9 @@ import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } f
 import { activityTable } from './activity-pages.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem, when } from './layout.js';
-import { fromUrlJobPath, jobOutcome } from './live.js';
+import { jobOutcome } from './live.js';
+import { fromUrlJobPath, storyPath } from './paths.js';
+import { proposalCard } from './proposal-card.js';
 import { actorOf } from './session.js';
 
 type Query = Record<string, string>;
@@ -45,8 +47,6 @@ const SEVERITIES = ['low', 'medium', 'high', 'critical'];
 const STATUSES = ['new', 'assigned', 'in_progress', 'closed'];
 
 export const sevBadge = (s: string) => html`<span class="badge sev-${s}">${s}</span>`;
-const storyPath = (brand: string, event: string) =>
-  `/app/stories/${encodeURIComponent(brand)}/${encodeURIComponent(event)}`;
 
 const select = (name: string, label: string, options: string[], value: string | undefined) =>
   html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}">
@@ -295,6 +295,16 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
     story.title,
     html`<p class="small"><a href="/app">← Stories</a> · ${brand}</p>
 <h1>${story.title}</h1>${notice(query.done)}${problem(error)}
+${
+  pending
+    ? proposalCard(pending, {
+        path,
+        csrf: v.csrf,
+        mayApply: may(applyAdvisoryProposal),
+        mayDismiss: may(dismissAdvisoryProposal),
+      })
+    : ''
+}
 <div class="card"><dl class="facts">
 <dt>Severity</dt><dd>${sevBadge(story.severity)}${
       reasons.length > 0
@@ -362,16 +372,7 @@ ${
 <div class="card">
 ${
   pending
-    ? html`<p><strong>Proposal ${pending.status === 'ready' ? 'ready' : 'being prepared'}</strong> from the context: “${pending.context}”</p>
-${
-  pending.diff
-    ? html`<table><thead><tr><th scope="col">Field</th><th scope="col">Now</th><th scope="col">Proposed</th></tr></thead><tbody>${pending.diff.map(
-        (d) =>
-          html`<tr><td>${d.path}</td><td><del>${JSON.stringify(d.before) ?? ''}</del></td><td><ins>${JSON.stringify(d.after) ?? ''}</ins></td></tr>`,
-      )}</tbody></table>`
-    : ''
-}
-${pending.status === 'ready' ? html`<p>${may(applyAdvisoryProposal) ? form('apply', '', 'Apply the proposal') : html`<span class="muted small">An owner applies it.</span>`} ${may(dismissAdvisoryProposal) ? form('dismiss', '', 'Dismiss', 'secondary') : ''}</p>` : ''}`
+    ? html`<p>The proposal from the context “${pending.context}” is <a href="#proposal">at the top of the page</a>; more context can be added once it is applied or dismissed.</p>`
     : html`<form method="post" action="${path}/context">${csrfField(v.csrf)}
 <label for="context">Add what the coverage does not say</label>
 <textarea id="context" name="context" required maxlength="4000"></textarea>

@@ -1,0 +1,77 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type TestService } from '../support/harness.js';
+import { seedWorld, type World } from '../support/world.js';
+
+/**
+ * The portal's script (src/web/portal/live.ts) in a real browser, against a server whose
+ * job runner is off: the test decides when the background work ends, and checks that the
+ * page shows it in place, without being loaded again.
+ */
+let svc: TestService;
+let w: World;
+let browser: Browser;
+const BRAND = 'northwind.example';
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  w = await seedWorld(svc.app);
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+/** Marks the loaded document; a page loaded again has lost the mark. */
+const mark = (page: Page) =>
+  page.evaluate(() => {
+    (globalThis as unknown as { loadedOnce: boolean }).loadedOnce = true;
+  });
+const stillMarked = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce === true);
+
+describe('live updates in the portal', () => {
+  it('a proposal being prepared is replaced in place by its ready card, whose forms work', async () => {
+    const event = await w.story(BRAND, 40);
+    const unlocked = await svc.request('POST', '/v1/advisory', {
+      key: w.keys.owner,
+      body: { brand: BRAND, event_uri: event },
+    });
+    expect(unlocked.status).toBe(200);
+
+    const page = await (
+      await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    ).newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto(`${svc.url}/signin`);
+    await page.getByLabel('Email').fill('owner@northwind.example');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${svc.url}/app/stories/${BRAND}/${encodeURIComponent(event)}`);
+    await page.getByLabel('Add what the coverage does not say').fill('The recall ended on Monday.');
+    await page.getByRole('button', { name: 'Add context' }).click();
+    await page
+      .getByText('A proposed update of the advisory is being prepared')
+      .waitFor({ timeout: 10_000 });
+    await mark(page);
+
+    await svc.app.jobs.drain();
+    await page
+      .getByRole('heading', { name: 'Proposed update of the advisory' })
+      .waitFor({ timeout: 10_000 });
+    expect(await stillMarked(page)).toBe(true);
+    expect(errors).toEqual([]);
+
+    // The card's form was rendered for this session: dismissing it works.
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await page.getByLabel('Add what the coverage does not say').waitFor({ timeout: 10_000 });
+  });
+});
