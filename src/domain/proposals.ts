@@ -391,3 +391,32 @@ export async function dismissProposal(app: AppContext, { actor, access, eventUri
     return { dismissed: true };
   });
 }
+
+/**
+ * Which of these stories (each by its brand host and event_uri, already shown to the
+ * reader) has a proposal waiting, and in what state: for the portal's list, which the
+ * spec's list answer does not carry. Keyed `host event_uri`.
+ */
+export async function proposalStates(
+  db: Db,
+  stories: readonly { host: string; eventUri: string }[],
+): Promise<Map<string, 'generating' | 'ready'>> {
+  const states = new Map<string, 'generating' | 'ready'>();
+  if (stories.length === 0) return states;
+  const rows = await db
+    .selectFrom('stories as s')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .innerJoin('advisories as pa', (j) =>
+      j.onRef('pa.story_id', '=', 's.id').on('pa.kind', '=', sql.lit('proposal')),
+    )
+    .select(['b.host', 's.event_uri', 'pa.status'])
+    .where('s.event_uri', 'in', [...new Set(stories.map((s) => s.eventUri))])
+    .where('b.host', 'in', [...new Set(stories.map((s) => s.host))])
+    .execute();
+  const shown = new Set(stories.map((s) => `${s.host} ${s.eventUri}`));
+  for (const r of rows) {
+    const key = `${r.host} ${r.event_uri}`;
+    if (shown.has(key)) states.set(key, r.status);
+  }
+  return states;
+}

@@ -139,6 +139,14 @@ describe('context and proposals', () => {
     expect(waiting).toContain('<script src="/app/live.js" defer></script>');
     const status = async () => JSON.parse((await c.get(`${page}/proposal`)).html);
     expect(await status()).toEqual({ status: 'generating' });
+    // The list says so too, and leads to it.
+    const note = `<a href="${page}#proposal">`;
+    const onList = async () => {
+      const list = (await c.get('/app')).html;
+      const i = list.indexOf(note);
+      return i < 0 ? null : list.slice(i + note.length, list.indexOf('</a>', i));
+    };
+    expect(await onList()).toBe('proposal being prepared');
 
     await svc.app.jobs.drain();
     const ready = await status();
@@ -150,10 +158,12 @@ describe('context and proposals', () => {
     expect(ready.html).toContain(`action="${page}/apply"`);
     expect(ready.html).toMatch(/name="_csrf" value="[^"]+"/);
     expect(ready.html).not.toContain('live.js');
+    expect(await onList()).toBe('proposal to review');
 
     expect((await c.post(`${page}/dismiss`)).status).toBe(303);
     expect(await status()).toEqual({ status: 'none', html: '' });
     expect((await c.get(page)).html).not.toContain('id="proposal"');
+    expect(await onList()).toBeNull();
   });
 
   it('dismiss drops the proposal and leaves the live advisory byte-identical', async () => {

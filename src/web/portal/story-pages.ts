@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
+import { proposalStates } from '../../domain/proposals.js';
 import { sourceNotes, storyReasons } from '../../domain/story-view.js';
 import { includedUnitsLeft } from '../../domain/unlock.js';
 import { pageError } from '../../errors.js';
@@ -54,6 +55,12 @@ const select = (name: string, label: string, options: string[], value: string | 
     (o) => html`<option value="${o}"${o === value ? html` selected` : ''}>${o}</option>`,
   )}</select></div>`;
 
+/** On the list, a story's waiting proposal: being prepared, or ready for review. */
+const proposalNote = (state: 'generating' | 'ready' | undefined, path: string) =>
+  state
+    ? html`<div class="small"><a href="${path}#proposal">${state === 'ready' ? 'proposal to review' : 'proposal being prepared'}</a></div>`
+    : '';
+
 /** The stories list and the story page, with every action the spec gives a team. */
 export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
@@ -69,6 +76,10 @@ export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
       ...filter,
       ...(query.cursor && { cursor: query.cursor }),
     });
+    const proposals = await proposalStates(
+      app.db,
+      stories.map((s) => ({ host: s.brand_id, eventUri: s.event_uri })),
+    );
     const older =
       next_cursor &&
       `/app?${new URLSearchParams({ ...(query.brand && { brand: query.brand }), ...(filter.status && { status: filter.status }), ...(filter.severity && { severity: filter.severity }), cursor: next_cursor })}`;
@@ -96,7 +107,7 @@ ${stories.map(
   ) => html`<tr><td><a href="${storyPath(s.brand_id, s.event_uri)}">${s.title}</a><div class="small muted">${s.brand_id}</div></td>
 <td>${sevBadge(s.severity)}</td><td>${s.assessment ?? ''}</td><td>${s.spread ?? ''}</td>
 <td>${s.status.replace('_', ' ')}${s.assignee ? html`<div class="small muted">${s.assignee}</div>` : ''}</td>
-<td>${s.unlocked ? 'unlocked' : html`<span class="muted">locked</span>`}</td><td class="small">${when(s.last_activity_at)}</td></tr>`,
+<td>${s.unlocked ? 'unlocked' : html`<span class="muted">locked</span>`}${proposalNote(proposals.get(`${s.brand_id} ${s.event_uri}`), storyPath(s.brand_id, s.event_uri))}</td><td class="small">${when(s.last_activity_at)}</td></tr>`,
 )}</tbody></table>${older ? html`<p><a href="${older}">Older stories</a></p>` : ''}`
 }
 <h2>Add a story from an article URL</h2>
