@@ -261,6 +261,13 @@ describe('portal journeys in a browser', () => {
     await page.getByRole('link', { name: 'Partners' }).click();
     await shot(page, 'partners');
     await page.getByRole('button', { name: 'Revoke Northwind Agency' }).click();
+    // Asked first, saying what follows; the key still works until it is confirmed.
+    await visible(
+      page.getByRole('heading', { name: 'Stop Northwind Agency acting on globex.example?' }),
+    );
+    expect((await list()).status).toBe(200);
+    await shot(page, 'partner-revoke-confirm');
+    await page.getByRole('button', { name: 'Revoke Northwind Agency' }).click();
     await hasText(page.getByRole('status'), 'The partner no longer acts on that brand.');
     expect((await list()).status).toBe(404);
     await context.close();

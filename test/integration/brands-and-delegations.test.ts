@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
 
 let svc: TestService;
@@ -125,4 +126,27 @@ describe('operations a key can never perform', () => {
       expect(none.status).toBe(401);
     });
   }
+});
+
+describe('dropping a client brand in the portal', () => {
+  it('asks first, saying what follows, then says where the brand went', async () => {
+    const host = await w.clientBrand();
+    const c = new PortalClient(svc.url);
+    expect((await c.signIn('owner@northwind.example', 'correct horse battery')).status).toBe(303);
+    await c.get('/app/partners');
+    const asked = await c.post('/app/partners/drop', { brand: host });
+    expect(asked.status).toBe(200);
+    expect(asked.html).toContain(`<h1>Drop the client brand ${host}?</h1>`);
+    expect(asked.html).toContain('goes back to the client with a 7-day trial of the partner plan');
+    const read = () =>
+      svc.request('GET', '/v1/stories', { key: w.keys.owner, query: { brand: host } });
+    expect((await read()).status).toBe(200);
+
+    const dropped = await c.post('/app/partners/drop', { brand: host, confirmed: 'yes' });
+    expect(dropped.location).toBe('/app/partners?done=client-dropped-handed-back');
+    expect((await c.get(dropped.location!)).html).toContain(
+      'It went back to the client, with a 7-day trial of the partner plan.',
+    );
+    expect((await read()).status).toBe(404);
+  });
 });

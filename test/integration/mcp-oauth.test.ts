@@ -417,10 +417,18 @@ describe('what the authorization server refuses', () => {
     const other = new PortalClient(svc.url);
     await other.signIn(OWNER.email, OWNER.password);
     expect((await other.get('/app/connected-apps')).html).not.toContain(client_id);
-    expect((await other.post('/app/connected-apps/revoke', { client_id })).status).toBe(404);
+    expect(
+      (await other.post('/app/connected-apps/revoke', { client_id, confirmed: 'yes' })).status,
+    ).toBe(404);
     expect((await postMcp(access_token)).status).toBe(200);
 
-    const revoked = await portal.post('/app/connected-apps/revoke', { client_id });
+    const asked = await portal.post('/app/connected-apps/revoke', { client_id, name: 'x' });
+    expect(asked.html).toContain('its tokens stop working at once');
+    expect((await postMcp(access_token)).status).toBe(200);
+    const revoked = await portal.post('/app/connected-apps/revoke', {
+      client_id,
+      confirmed: 'yes',
+    });
     expect(revoked.status).toBe(303);
     expect(revoked.location).toBe('/app/connected-apps?done=app-revoked');
     expect((await postMcp(access_token)).status).toBe(401);

@@ -106,7 +106,16 @@ describe('keys page', () => {
     expect(listed.html).not.toContain(key!);
     expect(listed.html).toContain('CRM');
     const id = /name="id" value="(key_[^"]+)"/.exec(listed.html)![1]!;
-    expect((await c.post('/app/keys/revoke', { id })).location).toBe('/app/keys?done=key-revoked');
+    // Asked first, saying what follows; nothing happens until it is confirmed.
+    const asked = await c.post('/app/keys/revoke', { id, name: 'CRM' });
+    expect(asked.status).toBe(200);
+    expect(asked.html).toContain('<h1>Revoke the key “CRM”?</h1>');
+    expect(asked.html).toContain('refused from the next one on (401)');
+    expect(asked.html).toContain('<input type="hidden" name="confirmed" value="yes">');
+    expect(asked.html).toContain('<a href="/app/keys">Keep it and go back</a>');
+    expect((await call()).status).toBe(200);
+    const revoked = await c.post('/app/keys/revoke', { id, confirmed: 'yes' });
+    expect(revoked.location).toBe('/app/keys?done=key-revoked');
     expect((await call()).status).toBe(401);
   });
 });
@@ -213,8 +222,12 @@ describe('partners page', () => {
     const id = /name="id" value="([a-z]+_[^"]+)"/.exec(listed.html)![1]!;
     // Another account cannot revoke it.
     await c.get('/app/partners');
-    expect((await c.post('/app/partners/invites/revoke', { id })).status).toBe(404);
-    expect((await a.post('/app/partners/invites/revoke', { id })).location).toBe(
+    expect((await c.post('/app/partners/invites/revoke', { id, confirmed: 'yes' })).status).toBe(
+      404,
+    );
+    const asked = await a.post('/app/partners/invites/revoke', { id, brand: 'client.example' });
+    expect(asked.html).toContain('<h1>Revoke the invitation for client.example?</h1>');
+    expect((await a.post('/app/partners/invites/revoke', { id, confirmed: 'yes' })).location).toBe(
       '/app/partners?done=invite-revoked',
     );
     expect((await a.get('/app/partners')).html).toMatch(

@@ -319,7 +319,10 @@ describe('what each person may do', () => {
     ],
     [
       'revoke a partner that does not act on the brand',
-      () => ['/app/partners/revoke', { brand: 'acme.example', partner: 'acc_unknown' }],
+      () => [
+        '/app/partners/revoke',
+        { brand: 'acme.example', partner: 'acc_unknown', confirmed: 'yes' },
+      ],
       { member: 403, admin: 404 },
     ],
     [

@@ -90,6 +90,7 @@ const ENDINGS = {
     const r = await c.portal.post('/app/partners/revoke', {
       brand: c.host,
       partner: w.accounts.agency,
+      confirmed: 'yes',
     });
     expect(r.location).toBe('/app/partners?done=partner-revoked');
   },

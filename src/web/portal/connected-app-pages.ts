@@ -4,6 +4,7 @@ import { pageError } from '../../errors.js';
 import { listConnectedApps, revokeConnectedApp } from '../../operations/portal/connected-apps.js';
 import { formField } from '../forms.js';
 import { html } from '../html.js';
+import { confirmationPage } from './confirm.js';
 import { portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem, when } from './layout.js';
 
@@ -26,7 +27,7 @@ export function mountConnectedAppPages(fastify: FastifyInstance, app: AppContext
 ${apps.map(
   (a) => html`<tr><td>${a.name}</td><td class="small">${a.redirect_host}</td>
 <td class="small">${when(a.connected_at)}</td><td class="small">${a.last_used_at ? when(a.last_used_at) : 'never'}</td>
-<td><form class="inline" method="post" action="/app/connected-apps/revoke">${csrfField(v.csrf)}<input type="hidden" name="client_id" value="${a.client_id}"><button type="submit" class="danger" aria-label="Revoke ${a.name}">Revoke</button></form></td></tr>`,
+<td><form class="inline" method="post" action="/app/connected-apps/revoke">${csrfField(v.csrf)}<input type="hidden" name="client_id" value="${a.client_id}"><input type="hidden" name="name" value="${a.name}"><button type="submit" class="danger" aria-label="Revoke ${a.name}">Revoke</button></form></td></tr>`,
 )}${apps.length === 0 ? html`<tr><td colspan="5" class="muted">No application is connected. Connect one from Claude, Cursor or another MCP client with ${app.config.baseUrl.replace(/\/+$/, '')}/mcp.</td></tr>` : ''}</tbody></table>`,
     );
   }
@@ -36,6 +37,13 @@ ${apps.map(
   );
 
   routes.post('/app/connected-apps/revoke', async (req, reply, v) => {
+    const ask = confirmationPage(req, v, revokeConnectedApp, ['client_id', 'name'], {
+      title: `Take back access from “${formField(req, 'name')}”?`,
+      consequence: html`It can no longer act as you from its next request: its tokens stop working at once. To use it again, connect it again from the application.`,
+      confirm: 'Take back access',
+      back: '/app/connected-apps',
+    });
+    if (ask) return ask;
     try {
       await run(app, v, revokeConnectedApp, { client_id: formField(req, 'client_id') });
       return reply.redirect('/app/connected-apps?done=app-revoked', 303);

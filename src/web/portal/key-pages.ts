@@ -10,6 +10,7 @@ import {
 import { hasRole } from '../../policy.js';
 import { formField, formFields } from '../forms.js';
 import { type Html, html } from '../html.js';
+import { confirmationPage } from './confirm.js';
 import { portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
@@ -45,7 +46,7 @@ ${keys.map(
 <td>${
     k.revoked_at
       ? html`<span class="muted">revoked ${k.revoked_at.slice(0, 10)}</span>`
-      : html`<form class="inline" method="post" action="/app/keys/revoke">${csrfField(v.csrf)}<input type="hidden" name="id" value="${k.id}"><button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button></form>`
+      : html`<form class="inline" method="post" action="/app/keys/revoke">${csrfField(v.csrf)}<input type="hidden" name="id" value="${k.id}"><input type="hidden" name="name" value="${k.name}"><button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button></form>`
   }</td></tr>`,
 )}${keys.length === 0 ? html`<tr><td colspan="6" class="muted">No keys yet.</td></tr>` : ''}</tbody></table>
 <h2>Create a key</h2>
@@ -81,6 +82,13 @@ ${brands.map((b) => html`<label><input type="checkbox" name="brand" value="${b.b
   });
 
   routes.post('/app/keys/revoke', async (req, reply, v) => {
+    const ask = confirmationPage(req, v, revokeApiKeyInApp, ['id', 'name'], {
+      title: `Revoke the key “${formField(req, 'name')}”?`,
+      consequence: html`Every request made with it is refused from the next one on (401), over REST and MCP alike. Whatever uses it stops working; a revoked key cannot be restored (make a new one instead).`,
+      confirm: 'Revoke the key',
+      back: '/app/keys',
+    });
+    if (ask) return ask;
     try {
       await run(app, v, revokeApiKeyInApp, { id: formField(req, 'id') });
       return reply.redirect('/app/keys?done=key-revoked', 303);

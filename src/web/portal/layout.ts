@@ -93,7 +93,10 @@ export const NOTICES: Record<string, string> = {
   role: 'Role changed.',
   retried: 'The delivery is being sent again.',
   'partner-revoked': 'The partner no longer acts on that brand.',
-  'client-dropped': 'The client brand is dropped.',
+  'client-dropped':
+    'The client brand is dropped: you no longer act on it. Another partner still manages the client’s account.',
+  'client-dropped-handed-back':
+    'The client brand is dropped: you no longer act on it. It went back to the client, with a 7-day trial of the partner plan.',
   'invite-revoked': 'The invitation is revoked.',
   'brand-kit': 'Brand kit saved: your invitations show it now.',
   switched: 'Switched account.',

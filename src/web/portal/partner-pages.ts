@@ -18,7 +18,8 @@ import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html } from '../html.js';
 import { brandKitForm } from './brand-kit-form.js';
-import { portalRoutes, run, type View } from './guard.js';
+import { type Confirmation, confirmationPage } from './confirm.js';
+import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
@@ -59,7 +60,7 @@ ${
         (
           p,
         ) => html`<tr><td>${p.brand}</td><td>${p.partner_name}</td><td>${p.status}</td><td class="small">${p.created_at.slice(0, 10)}</td>
-<td>${admin && (p.status === 'active' || p.status === 'pending') ? form('/app/partners/revoke', { brand: p.brand, partner: p.partner }, `Revoke ${p.partner_name}`, 'danger') : ''}</td></tr>`,
+<td>${admin && (p.status === 'active' || p.status === 'pending') ? form('/app/partners/revoke', { brand: p.brand, partner: p.partner, partner_name: p.partner_name }, `Revoke ${p.partner_name}`, 'danger') : ''}</td></tr>`,
       )}</tbody></table>`
 }
 <h2>Your client brands</h2>
@@ -77,7 +78,7 @@ ${
         (
           i,
         ) => html`<tr><td>${i.brand_host}</td><td>${i.status}</td><td class="small">${i.created_at.slice(0, 10)}</td><td class="small">${i.expires_at.slice(0, 10)}</td>
-<td>${admin && i.status === 'pending' ? form('/app/partners/invites/revoke', { id: i.id }, `Revoke the invitation for ${i.brand_host}`, 'secondary') : ''}</td></tr>`,
+<td>${admin && i.status === 'pending' ? form('/app/partners/invites/revoke', { id: i.id, brand: i.brand_host }, `Revoke the invitation for ${i.brand_host}`, 'secondary') : ''}</td></tr>`,
       )}</tbody></table>`
     : ''
 }
@@ -95,19 +96,64 @@ ${kit ? brandKitForm(v.csrf, kit, v.session.account.name) : ''}`,
 
   routes.get('/app/partners', async (req, _reply, v) => partnersPage(v, { done: req.query.done }));
 
-  const act = (path: string, op: Operation, fields: string[], done: string) =>
+  /** A destructive action: asked first (confirm.ts), then run, then its outcome said. */
+  const act = (
+    path: string,
+    op: Operation,
+    /** The operation's input, then what the question shows (names), carried along. */
+    [fields, shown]: [string[], string[]],
+    ask: (f: (name: string) => string) => Confirmation,
+    done: (result: never) => string,
+  ) =>
     routes.post(path, async (req, reply, v) => {
+      const f = (name: string) => formField(req, name);
+      const page = confirmationPage(req, v, op, [...fields, ...shown], ask(f));
+      if (page) return page;
       try {
-        await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));
-        return reply.redirect(`/app/partners?done=${done}`, 303);
+        const result = await run(app, v, op, Object.fromEntries(fields.map((n) => [n, f(n)])));
+        return reply.redirect(`/app/partners?done=${done(result as never)}`, 303);
       } catch (e) {
         const { status, text } = pageError(e, reply.log);
         return reply.code(status).send(await partnersPage(v, { error: text }));
       }
     });
-  act('/app/partners/revoke', revokePartner, ['brand', 'partner'], 'partner-revoked');
-  act('/app/partners/drop', dropDelegation, ['brand'], 'client-dropped');
-  act('/app/partners/invites/revoke', revokeInviteInApp, ['id'], 'invite-revoked');
+  act(
+    '/app/partners/revoke',
+    revokePartner,
+    [['brand', 'partner'], ['partner_name']],
+    (f) => ({
+      title: `Stop ${f('partner_name')} acting on ${f('brand')}?`,
+      consequence: html`${f('partner_name')} loses access to ${f('brand')} at once: its keys, people and connected apps get “not found” for the brand from their next request, its webhooks for the brand stop, and the shares it made of the brand's stories stop serving (you can re-enable them). To work together again, it needs a new invitation.`,
+      confirm: `Revoke ${f('partner_name')}`,
+      back: '/app/partners',
+    }),
+    () => 'partner-revoked',
+  );
+  act(
+    '/app/partners/drop',
+    dropDelegation,
+    [['brand'], []],
+    (f) => ({
+      title: `Drop the client brand ${f('brand')}?`,
+      consequence: html`You stop acting on ${f('brand')} at once: your keys, people and connected apps get “not found” for it, your webhooks for it stop, and the shares you made of its stories stop serving. If no other partner manages the client's account, it goes back to the client with a 7-day trial of the partner plan. This cannot be undone; the client can invite you again.`,
+      confirm: `Drop ${f('brand')}`,
+      back: '/app/partners',
+    }),
+    (r: Output<typeof dropDelegation>) =>
+      r.client_account === 'handed_back' ? 'client-dropped-handed-back' : 'client-dropped',
+  );
+  act(
+    '/app/partners/invites/revoke',
+    revokeInviteInApp,
+    [['id'], ['brand']],
+    (f) => ({
+      title: `Revoke the invitation for ${f('brand')}?`,
+      consequence: html`Its link stops working at once; whoever opens it is told it is no longer valid. You can make a new invitation later.`,
+      confirm: 'Revoke the invitation',
+      back: '/app/partners',
+    }),
+    () => 'invite-revoked',
+  );
 
   routes.post('/app/partners/brand-kit', async (req, reply, v) => {
     const typed = {
