@@ -89,5 +89,55 @@ export async function listActivity(
     .orderBy('l.id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ ...r, details: decode('audit_log.details', r.details) }));
+  const names = await actorNames(
+    app,
+    rows.map((r) => r.actor),
+  );
+  return rows.map((r) => ({
+    ...r,
+    actor_name: names.get(r.actor) ?? actorKind(r.actor),
+    details: decode('audit_log.details', r.details),
+  }));
+}
+
+/**
+ * Who did it, as a person reads it: a user by name (or email), a key by its name; labels
+ * of other kinds say what they are (actorKind).
+ */
+async function actorNames(app: AppContext, actors: string[]): Promise<Map<string, string>> {
+  const ids = (kind: string) => [
+    ...new Set(actors.filter((a) => a.startsWith(`${kind}:`)).map((a) => a.slice(kind.length + 1))),
+  ];
+  const users = ids('user');
+  const keys = ids('key');
+  const names = new Map<string, string>();
+  if (users.length > 0) {
+    const rows = await app.db
+      .selectFrom('users')
+      .select(['id', 'name', 'email'])
+      .where('id', 'in', users)
+      .execute();
+    for (const u of rows) names.set(`user:${u.id}`, u.name?.trim() || u.email);
+  }
+  if (keys.length > 0) {
+    const rows = await app.db
+      .selectFrom('api_keys')
+      .select(['id', 'name'])
+      .where('id', 'in', keys)
+      .execute();
+    for (const k of rows) names.set(`key:${k.id}`, `API key “${k.name}”`);
+  }
+  return names;
+}
+
+/** An actor label without a name to show: what kind of actor it is. */
+function actorKind(actor: string): string {
+  const kind = actor.split(':')[0];
+  if (actor === 'operator') return 'An operator';
+  if (actor === 'system') return 'Stories';
+  if (kind === 'checkout') return 'A checkout';
+  if (kind === 'user') return 'A former teammate';
+  if (kind === 'key') return 'A deleted API key';
+  if (kind === 'oauth' || kind === 'app') return 'A connected app';
+  return 'Stories';
 }

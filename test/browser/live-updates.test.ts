@@ -35,6 +35,29 @@ const stillMarked = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce === true);
 
 describe('live updates in the portal', () => {
+  it('shows every moment in the browser’s time zone, the full date and zone on hover', async () => {
+    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
+    const page = await context.newPage();
+    await page.goto(`${svc.url}/signin`);
+    await page.getByLabel('Email').fill('owner@northwind.example');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.goto(`${svc.url}/app/activity`);
+    const time = page.locator('time[datetime]').first();
+    await page.waitForFunction(
+      "!document.querySelector('time[datetime]').textContent.endsWith('UTC')",
+    );
+    const iso = (await time.getAttribute('datetime'))!;
+    const tokyo = new Intl.DateTimeFormat('en-GB', {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: 'Asia/Tokyo',
+    }).format(new Date(iso));
+    expect(await time.textContent()).toBe(tokyo);
+    expect(await time.getAttribute('title')).toMatch(/Japan Standard Time|GMT\+9/);
+    await context.close();
+  });
+
   it('a proposal being prepared is replaced in place by its ready card, whose forms work', async () => {
     const event = await w.story(BRAND, 40);
     const unlocked = await svc.request('POST', '/v1/advisory', {

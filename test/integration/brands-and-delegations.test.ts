@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { createKey } from '../../src/domain/api-key-admin.js';
+import { addBrand } from '../../src/domain/brands.js';
+import { grantDelegation } from '../../src/domain/delegations.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -130,16 +134,32 @@ describe('operations a key can never perform', () => {
 
 describe('dropping a client brand in the portal', () => {
   it('asks first, saying what follows, then says where the brand went', async () => {
-    const host = await w.clientBrand();
+    // An agency of its own: the other tests count Northwind's delegations.
+    const agency = await createAccount(svc.app, 'Dropping Agency', 'agency');
+    await addUser(svc.app, {
+      accountId: agency,
+      email: 'owner@dropping.example',
+      password: 'correct horse battery',
+      role: 'owner',
+    });
+    const { key } = await createKey(svc.app, {
+      accountId: agency,
+      role: 'owner',
+      scope: null,
+      actor: 'test',
+    });
+    const host = 'dropped-client.example';
+    const client = await createAccount(svc.app, 'Dropped Client', 'pro');
+    await addBrand(svc.app, { accountId: client, host, name: 'Dropped', verified: true });
+    await grantDelegation(svc.app, { partnerId: agency, clientId: client, host, actor: 'test' });
     const c = new PortalClient(svc.url);
-    expect((await c.signIn('owner@northwind.example', 'correct horse battery')).status).toBe(303);
+    expect((await c.signIn('owner@dropping.example', 'correct horse battery')).status).toBe(303);
     await c.get('/app/partners');
     const asked = await c.post('/app/partners/drop', { brand: host });
     expect(asked.status).toBe(200);
     expect(asked.html).toContain(`<h1>Drop the client brand ${host}?</h1>`);
     expect(asked.html).toContain('goes back to the client with a 7-day trial of the partner plan');
-    const read = () =>
-      svc.request('GET', '/v1/stories', { key: w.keys.owner, query: { brand: host } });
+    const read = () => svc.request('GET', '/v1/stories', { key, query: { brand: host } });
     expect((await read()).status).toBe(200);
 
     const dropped = await c.post('/app/partners/drop', { brand: host, confirmed: 'yes' });

@@ -410,7 +410,7 @@ describe('what the authorization server refuses', () => {
     expect(row).toContain('127.0.0.1:1');
     // Allowed and used a moment ago: two times, not "never".
     expect(
-      row?.match(/<time datetime="\d{4}-[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d<\/time>/g),
+      row?.match(/<time datetime="\d{4}-[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/g),
     ).toHaveLength(2);
     expect(row).not.toContain('never');
     // Someone else's apps are not on another person's page.

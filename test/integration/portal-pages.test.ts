@@ -120,6 +120,32 @@ describe('keys page', () => {
   });
 });
 
+describe('activity page', () => {
+  it('tells each change as a sentence naming who did it, with times that say their zone', async () => {
+    await c.get('/app/keys');
+    const made = await c.post('/app/keys', { name: 'Desk', role: 'admin', scope: 'full' });
+    const key = /<code class="secret">(brs_[^<]+)<\/code>/.exec(made.html)![1]!;
+    const assigned = await fetch(`${svc.url}/v1/story/assign`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        brand: 'acme.example',
+        event_uri: event,
+        assignee: 'admin@acme.example',
+      }),
+    });
+    expect(assigned.status).toBe(200);
+
+    const page = (await c.get('/app/activity')).html;
+    expect(page).toContain('admin@acme.example created an API key (admin).');
+    expect(page).toContain('API key “Desk” assigned the story to admin@acme.example.');
+    expect(page).toContain('An operator found the story.');
+    expect(page).toMatch(/<time datetime="[^"]+">\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/time>/);
+    // No internal label or id in what people read.
+    expect(page).not.toMatch(/user:usr_|key:key_|story\.created|api_key\.created/);
+  });
+});
+
 describe('team page', () => {
   it('invites a teammate who joins by choosing a password from the email', async () => {
     const row = (html: string) => /<tr><td>new@acme\.example<\/td>.*?<\/tr>/s.exec(html)?.[0];

@@ -127,7 +127,7 @@ describe('what each person sees', () => {
       {
         member: {
           status: 200,
-          has: ['Response plan', 'Add context', 'advisory.unlocked'],
+          has: ['Response plan', 'Add context', 'unlocked the advisory'],
           // Only a phase's assignee marks it done, and no phase is assigned yet.
           hasNot: ['Mark done'],
         },
@@ -182,9 +182,9 @@ describe('what each person sees', () => {
       'activity',
       () => '/app/activity',
       {
-        member: { status: 200, has: ['story.created', 'advisory.unlocked', 'acme.example'] },
-        admin: { status: 200, has: ['story.created'] },
-        outsider: { status: 200, hasNot: ['acme.example', 'story.created'] },
+        member: { status: 200, has: ['found the story', 'unlocked the advisory', 'acme.example'] },
+        admin: { status: 200, has: ['found the story'] },
+        outsider: { status: 200, hasNot: ['acme.example', 'found the story'] },
       },
     ],
     [

@@ -250,7 +250,7 @@ describe('story from URL', () => {
     const failed = await c.get(jobPage);
     expect(failed.html).toContain(reason);
     expect(failed.html).toContain('role="alert"');
-    expect(failed.html).not.toContain('live.js');
+    expect(failed.html).not.toContain('data-live');
 
     // A page that works: once done, the job's page and its status lead to the story.
     const working = await add(`${base}/business/northwind-dispute`);

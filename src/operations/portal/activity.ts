@@ -20,6 +20,7 @@ export const listActivity = defineOperation({
       z.object({
         created_at: Timestamp,
         actor: z.string(),
+        actor_name: z.string().describe('who, as a person reads it: a name, or what kind of actor'),
         action: z.string(),
         host: z.string().nullable(),
         event_uri: z.string().nullable(),

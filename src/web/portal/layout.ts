@@ -15,9 +15,12 @@ export const SECTIONS = [
 ] as const;
 export type Section = (typeof SECTIONS)[number][0];
 
-/** A moment as the portal shows it, to the minute (UTC), or nothing. */
+/**
+ * A moment as the portal shows it, to the minute, or nothing: in UTC, said so, and in the
+ * reader's own time zone once the portal's script (live.ts) has read the browser's.
+ */
 export const when = (iso: string | null | undefined) =>
-  iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')}</time>` : '';
+  iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>` : '';
 
 /** A hidden anti-forgery field: every form of the portal carries it. */
 export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`;
@@ -50,7 +53,11 @@ ${
 <span class="small" title="${session.account.role}">${session.email}</span>
 <form class="inline" method="post" action="/signout">${csrfField(csrf)}<button type="submit">Sign out</button></form>
 </div></div></header>`;
-  return shell(title, top, html`${trialBanner(session)}${body}`);
+  return shell(
+    title,
+    top,
+    html`${trialBanner(session)}${body}<script src="/app/live.js" defer></script>`,
+  );
 }
 
 /** The running reclaim trial of the account, on every page for its users. */

@@ -12,14 +12,23 @@ import { proposalCard } from './proposal-card.js';
 import { actorOf } from './session.js';
 
 /**
- * The portal's one script, served from this origin (the CSP allows `script-src 'self'` and
- * nothing inline). An element with `data-live="<status URL>"` shows a long operation in
+ * The portal's one script, on every page, served from this origin (the CSP allows
+ * `script-src 'self'` and nothing inline). It shows every moment (`<time>`, written in UTC)
+ * in the reader's time zone, the full date and zone on hover. An element with `data-live="<status URL>"` shows a long operation in
  * progress: the script asks that URL every two seconds and, once the operation ends,
  * follows it to its result (`go`), puts the result in the element's place (`html`, which
  * the server renders and escapes as it renders the pages), or shows why it failed
  * (`reason`). Without JavaScript the page says the same and offers to check again.
  */
 export const LIVE_SCRIPT = `'use strict';
+const zoned = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
+for (const t of document.querySelectorAll('time[datetime]')) {
+  const d = new Date(t.dateTime);
+  if (Number.isNaN(d.getTime())) continue;
+  t.title = full.format(d);
+  t.textContent = zoned.format(d);
+}
 for (const el of document.querySelectorAll('[data-live]')) follow(el);
 async function follow(el) {
   const state = el.querySelector('[data-live-state]');

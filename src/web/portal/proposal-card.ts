@@ -25,8 +25,7 @@ export function proposalCard(
   if (pending.status !== 'ready') {
     return html`<div class="card notice" id="proposal" data-live="${c.path}/proposal" aria-live="polite">
 <p><strong>A proposed update of the advisory is being prepared</strong> from the context “${pending.context}”.</p>
-<p class="small muted"><span data-live-state>It usually takes under a minute.</span> It appears here when it is ready; nothing changes until it is applied. <a href="${c.path}">Check again</a></p></div>
-<script src="/app/live.js" defer></script>`;
+<p class="small muted"><span data-live-state>It usually takes under a minute.</span> It appears here when it is ready; nothing changes until it is applied. <a href="${c.path}">Check again</a></p></div>`;
   }
   const form = (action: string, label: string, cls = '') =>
     html`<form class="inline" method="post" action="${c.path}/${action}">${csrfField(c.csrf)}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;

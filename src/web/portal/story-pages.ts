@@ -156,8 +156,7 @@ ${
     ? html`<div class="card error" role="alert"><p>${outcome.reason}</p></div>`
     : html`<div class="card" data-live="${live}/status" aria-live="polite">
 <p><span data-live-state>${outcome.state}</span></p>
-<p class="small muted">This page follows the article until its story is ready (about a minute at most), then opens it. <a href="${live}">Check again</a></p></div>
-<script src="/app/live.js" defer></script>`
+<p class="small muted">This page follows the article until its story is ready (about a minute at most), then opens it. <a href="${live}">Check again</a></p></div>`
 }
 <p><a href="/app">Back to the stories</a></p>`,
       );

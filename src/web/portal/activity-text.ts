@@ -1,0 +1,64 @@
+/** What an audit entry's details may say; every action writes its own few. */
+type Details = Record<string, unknown>;
+
+const s = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+const units = (n: unknown) => `${s(n)} change${n === 1 ? '' : 's'}`;
+
+/**
+ * Each audit action as the rest of a sentence whose subject is who did it ("Mia assigned
+ * phase 2 to ana@acme.com"). An action not listed here reads as its words.
+ */
+const SENTENCES: Record<string, (d: Details) => string> = {
+  'account.created': () => 'created the account',
+  'account.brand_kit_set': () => 'saved the brand kit',
+  'advisory.unlocked': (d) =>
+    d.unit === 'purchase' ? 'unlocked the advisory (paid)' : 'unlocked the advisory',
+  'advisory.context_added': (d) => `added context: “${s(d.context)}”`,
+  'advisory.proposal_ready': (d) => `prepared a proposed update (${units(d.changes)})`,
+  'advisory.applied': () => 'applied the proposed update',
+  'advisory.dismissed': () => 'dismissed the proposed update',
+  'api_key.created': (d) => `created an API key (${s(d.role)})`,
+  'api_key.revoked': () => 'revoked an API key',
+  'billing.charged': () => 'charged an advisory unit',
+  'billing.refund_due': () => 'marked a payment for refund',
+  'billing.subscribed': () => 'subscribed the account',
+  'brand.added': () => 'added the brand',
+  'brand.aliases_set': () => 'changed the brand’s aliases',
+  'brand.match_policy_set': () => 'changed how the brand is recognised',
+  'brand.verification_sent': () => 'sent a verification link for the brand',
+  'brand.verified': () => 'verified the brand',
+  'brand_note.published': () => 'published the Brand Note',
+  'brand_note.deleted': () => 'deleted the Brand Note',
+  'delegation.granted': () => 'made a partner manage the brand',
+  'delegation.dropped': (d) =>
+    d.client_account === 'handed_back'
+      ? 'dropped the client brand, which went back to the client with a 7-day trial'
+      : 'dropped the client brand',
+  'delegation.revoked': () => 'stopped a partner acting on the brand',
+  'delegation_invite.created': () => 'made an invitation link for a client',
+  'delegation_invite.revoked': () => 'revoked an invitation link',
+  'member.added': (d) => `added a teammate as ${s(d.role)}`,
+  'member.invited': (d) => `invited ${s(d.email)} to the team`,
+  'member.role_changed': (d) => `changed a teammate’s role from ${s(d.from)} to ${s(d.to)}`,
+  'phase.assigned': (d) => `assigned phase ${s(d.phase)} to ${s(d.assignee)}`,
+  'phase.unassigned': (d) => `took phase ${s(d.phase)} off its assignee`,
+  'phase.done': (d) => `marked phase ${s(d.phase)} done${d.comment ? `: “${s(d.comment)}”` : ''}`,
+  'share.guest_added': (d) => `invited ${s(d.email)} to the share`,
+  'share.guest_removed': (d) => `removed ${s(d.email)} from the share`,
+  'share.suspended': () => 'stopped the share, as its partner left the brand',
+  'share.reenabled': () => 're-enabled the share',
+  'source.added': () => 'added a source',
+  'source.removed': () => 'removed a source',
+  'story.created': () => 'found the story',
+  'story.article_added': () => 'added an article to the story',
+  'story.assigned': (d) => `assigned the story to ${s(d.assignee)}`,
+  'story.unassigned': () => 'took the story off its assignee',
+  'story.closed': () => 'closed the story',
+  'webhook.added': () => 'added a webhook endpoint',
+};
+
+/** The entry as a sentence: "<who> <did what>". */
+export function activitySentence(who: string, action: string, details: Details): string {
+  const rest = SENTENCES[action]?.(details) ?? action.replace(/[._]/g, ' ');
+  return `${who} ${rest}.`;
+}
