@@ -26,6 +26,14 @@ afterAll(async () => {
   await svc?.close();
 });
 
+/** Signs in as Northwind's owner. */
+async function signIn(page: Page) {
+  await page.goto(`${svc.url}/signin`);
+  await page.getByLabel('Email').fill('owner@northwind.example');
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
 /** Marks the loaded document; a page loaded again has lost the mark. */
 const mark = (page: Page) =>
   page.evaluate(() => {
@@ -38,10 +46,7 @@ describe('live updates in the portal', () => {
   it('shows every moment in the browser’s time zone, the full date and zone on hover', async () => {
     const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
     const page = await context.newPage();
-    await page.goto(`${svc.url}/signin`);
-    await page.getByLabel('Email').fill('owner@northwind.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page);
     await page.goto(`${svc.url}/app/activity`);
     const time = page.locator('time[datetime]').first();
     await page.waitForFunction(
@@ -74,10 +79,7 @@ describe('live updates in the portal', () => {
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());
     });
-    await page.goto(`${svc.url}/signin`);
-    await page.getByLabel('Email').fill('owner@northwind.example');
-    await page.getByLabel('Password').fill('correct horse battery');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page);
     await page.goto(`${svc.url}/app/stories/${BRAND}/${encodeURIComponent(event)}`);
     await page.getByLabel('Add what the coverage does not say').fill('The recall ended on Monday.');
     await page.getByRole('button', { name: 'Add context' }).click();

@@ -13,12 +13,13 @@ import { actorOf } from './session.js';
 
 /**
  * The portal's one script, on every page, served from this origin (the CSP allows
- * `script-src 'self'` and nothing inline). It shows every moment (`<time>`, written in UTC)
- * in the reader's time zone, the full date and zone on hover. An element with `data-live="<status URL>"` shows a long operation in
- * progress: the script asks that URL every two seconds and, once the operation ends,
- * follows it to its result (`go`), puts the result in the element's place (`html`, which
- * the server renders and escapes as it renders the pages), or shows why it failed
- * (`reason`). Without JavaScript the page says the same and offers to check again.
+ * `script-src 'self'` and nothing inline). It shows every moment (`<time>`, written in
+ * UTC) in the reader's time zone, the full date and zone on hover. An element with
+ * `data-live="<status URL>"` shows a long operation in progress: the script asks that URL
+ * every two seconds and, once the operation ends, follows it to its result (`go`), puts
+ * the result in the element's place (`html`, which the server renders and escapes as it
+ * renders the pages), or shows why it failed (`reason`). Without JavaScript the page says
+ * the same and offers to check again.
  */
 export const LIVE_SCRIPT = `'use strict';
 const zoned = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
