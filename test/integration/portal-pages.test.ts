@@ -120,6 +120,29 @@ describe('keys page', () => {
   });
 });
 
+describe('keys page on a plan without API access', () => {
+  it('says keys come with the partner and agency plans, offers no form, and refuses one made anyway', async () => {
+    const pro = await createAccount(svc.app, 'Pro Co', 'pro');
+    await addUser(svc.app, {
+      accountId: pro,
+      email: 'owner@pro.example',
+      password: 'correct horse battery',
+      role: 'owner',
+    });
+    const p = new PortalClient(svc.url);
+    await p.signIn('owner@pro.example', 'correct horse battery');
+    const page = await p.get('/app/keys');
+    expect(page.html).toContain('Your plan (pro) has no API access');
+    expect(page.html).not.toContain('Create the key');
+    const made = await p.post('/app/keys', { name: 'x', role: 'owner', scope: 'full' });
+    expect(made.status).toBe(403);
+    expect(made.html).toContain('needs the partner or agency plan');
+    expect(
+      await svc.app.db.selectFrom('api_keys').select('id').where('account_id', '=', pro).execute(),
+    ).toEqual([]);
+  });
+});
+
 describe('activity page', () => {
   it('tells each change as a sentence naming who did it, with times that say their zone', async () => {
     await c.get('/app/keys');

@@ -116,8 +116,21 @@ describe('what each person sees', () => {
       'stories',
       () => '/app',
       {
-        member: { status: 200, has: ['Acme story number 1'] },
-        admin: { status: 200, has: ['Acme story number 1'] },
+        // The top bar leaves out what a member cannot work in.
+        member: {
+          status: 200,
+          has: ['Acme story number 1', 'href="/app/team"'],
+          hasNot: ['href="/app/keys"', 'href="/app/webhooks"', 'href="/app/billing"'],
+        },
+        admin: {
+          status: 200,
+          has: [
+            'Acme story number 1',
+            'href="/app/keys"',
+            'href="/app/webhooks"',
+            'href="/app/billing"',
+          ],
+        },
         outsider: { status: 200, hasNot: ['Acme story number 1'] },
       },
     ],

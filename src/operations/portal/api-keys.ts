@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createKey, listKeys, revokeKey } from '../../domain/api-key-admin.js';
 import { forbidden } from '../../errors.js';
-import { actorLabel, hasRole } from '../../policy.js';
+import { API_PLANS, actorLabel, hasRole } from '../../policy.js';
 import { defineOperation } from '../operation.js';
 import { Ok, Role, Timestamp } from '../schemas.js';
 
@@ -47,7 +47,8 @@ export const createApiKeyInApp = defineOperation({
     scope: z.union([z.literal('full'), z.array(z.string()).min(1, 'name at least one brand')]),
   }),
   output: z.object({ id: z.string(), key: z.string().describe('the secret, shown once') }),
-  access: { minRole: 'admin' },
+  // A key of a plan without API access could never be used: not made at all.
+  access: { minRole: 'admin', plans: API_PLANS },
   portal: true,
   async handler({ app, actor }, input) {
     if (!hasRole(actor, input.role)) throw forbidden('a key cannot have a higher role than yours');

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { pageError } from '../../errors.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
+import { mayRun } from '../../operations/execute.js';
 import {
   createApiKeyInApp,
   listApiKeys,
@@ -31,12 +32,12 @@ export function mountKeyPages(fastify: FastifyInstance, app: AppContext) {
     const { keys } = await run(app, v, listApiKeys, {});
     const { brands } = await run(app, v, listBrands, {});
     const roles = ['member', 'admin', 'owner'].filter((r) => hasRole(actor, r as never));
-    const api = ['partner', 'agency'].includes(v.session.account.plan);
+    const mayCreate = mayRun(actor, createApiKeyInApp);
     return appPage(
       v,
       'API keys',
       html`<h1>API keys</h1>${notice(extra.done)}${problem(extra.error)}${extra.secret ?? ''}
-${api ? '' : html`<p class="notice">Your plan (${v.session.account.plan}) has no API access: keys work once the account is on the partner or agency plan.</p>`}
+${mayCreate ? '' : html`<p class="notice">Your plan (${v.session.account.plan}) has no API access: API keys come with the partner and agency plans, and none can be made before.</p>`}
 <table><thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Scope</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"></th></tr></thead><tbody>
 ${keys.map(
   (
@@ -49,7 +50,9 @@ ${keys.map(
       : html`<form class="inline" method="post" action="/app/keys/revoke">${csrfField(v.csrf)}<input type="hidden" name="id" value="${k.id}"><input type="hidden" name="name" value="${k.name}"><button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button></form>`
   }</td></tr>`,
 )}${keys.length === 0 ? html`<tr><td colspan="6" class="muted">No keys yet.</td></tr>` : ''}</tbody></table>
-<h2>Create a key</h2>
+${
+  mayCreate
+    ? html`<h2>Create a key</h2>
 <form method="post" action="/app/keys" class="card">${csrfField(v.csrf)}
 <label for="key-name">Name</label><input id="key-name" name="name" type="text" required maxlength="80" placeholder="CRM integration">
 <label for="key-role">Role</label><select id="key-role" name="role">${roles.map((r) => html`<option value="${r}">${r}</option>`)}</select>
@@ -58,7 +61,9 @@ ${keys.map(
 <label><input type="radio" name="scope" value="some"> Only these brands:</label>
 ${brands.map((b) => html`<label><input type="checkbox" name="brand" value="${b.brand}"> ${b.name} (${b.brand})</label>`)}
 </fieldset>
-<p><button type="submit">Create the key</button></p></form>`,
+<p><button type="submit">Create the key</button></p></form>`
+    : ''
+}`,
     );
   }
 

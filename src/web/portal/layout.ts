@@ -13,6 +13,9 @@ export const SECTIONS = [
   ['activity', '/app/activity', 'Activity'],
   ['apps', '/app/connected-apps', 'Connected apps'],
 ] as const;
+
+/** Sections only owners and admins work in: a member's top bar leaves them out. */
+const ADMIN_SECTIONS: readonly string[] = ['keys', 'webhooks', 'billing'];
 export type Section = (typeof SECTIONS)[number][0];
 
 /**
@@ -34,7 +37,9 @@ export function appPage(
   const { session, csrf } = view;
   const top = html`<header class="top"><div class="bar">
 <a class="logo" href="/app">Stories</a>
-<nav aria-label="Sections">${SECTIONS.map(
+<nav aria-label="Sections">${SECTIONS.filter(
+    ([id]) => session.account.role !== 'member' || !ADMIN_SECTIONS.includes(id),
+  ).map(
     ([id, href, label]) =>
       html`<a href="${href}"${id === view.section ? html` aria-current="page"` : ''}>${label}</a>`,
   )}</nav>
