@@ -95,7 +95,7 @@ export async function listActivity(
   );
   return rows.map((r) => ({
     ...r,
-    actor_name: names.get(r.actor) ?? actorKind(r.actor),
+    actor_name: names.get(r.actor)!,
     details: decode('audit_log.details', r.details),
   }));
 }
@@ -104,7 +104,7 @@ export async function listActivity(
  * Who did it, as a person reads it: a user by name (or email), a key by its name; labels
  * of other kinds say what they are (actorKind).
  */
-async function actorNames(app: AppContext, actors: string[]): Promise<Map<string, string>> {
+export async function actorNames(app: AppContext, actors: string[]): Promise<Map<string, string>> {
   const ids = (kind: string) => [
     ...new Set(actors.filter((a) => a.startsWith(`${kind}:`)).map((a) => a.slice(kind.length + 1))),
   ];
@@ -127,6 +127,7 @@ async function actorNames(app: AppContext, actors: string[]): Promise<Map<string
       .execute();
     for (const k of rows) names.set(`key:${k.id}`, `API key “${k.name}”`);
   }
+  for (const a of actors) if (!names.has(a)) names.set(a, actorKind(a));
   return names;
 }
 

@@ -143,6 +143,50 @@ describe('keys page on a plan without API access', () => {
   });
 });
 
+describe('story page', () => {
+  it('offers context only once unlocked; a phase reads assigned once assigned, and names who marked it done', async () => {
+    // An account and brand of its own: the brand's included unit unlocks its story.
+    const account = await createAccount(svc.app, 'Story Co', 'partner');
+    await addUser(svc.app, {
+      accountId: account,
+      email: 'owner@storyco.example',
+      password: 'correct horse battery',
+      role: 'owner',
+    });
+    await addBrand(svc.app, {
+      accountId: account,
+      host: 'storyco.example',
+      name: 'StoryCo',
+      verified: true,
+    });
+    const brand = await requireBrandByHost(svc.app, 'storyco.example');
+    const own = await importStory(svc.app, {
+      brand,
+      article: article('StoryCo', 1),
+      actor: 'operator',
+    });
+    const c = new PortalClient(svc.url);
+    await c.signIn('owner@storyco.example', 'correct horse battery');
+    const page = `/app/stories/storyco.example/${encodeURIComponent(own.event_uri)}`;
+    const locked = (await c.get(page)).html;
+    expect(locked).toContain('Context can be added once the advisory is unlocked');
+    expect(locked).not.toContain('name="context"');
+    expect((await c.post(`${page}/unlock`)).status).toBe(303);
+    expect((await c.get(page)).html).toContain('name="context"');
+
+    const badge = (html: string) =>
+      /<strong>Phase 1: [^<]*<\/strong> <span class="badge">([a-z]+)<\/span>/.exec(html)?.[1];
+    expect(badge((await c.get(page)).html)).toBe('open');
+    await c.post(`${page}/assign-phase`, { phase: '1', assignee: 'owner@storyco.example' });
+    expect(badge((await c.get(page)).html)).toBe('assigned');
+    await c.post(`${page}/phase-done`, { phase: '1', comment: 'Done' });
+    const done = (await c.get(page)).html;
+    expect(badge(done)).toBe('done');
+    expect(done).toContain('done by owner@storyco.example');
+    expect(done).not.toContain('user:usr_');
+  });
+});
+
 describe('activity page', () => {
   it('tells each change as a sentence naming who did it, with times that say their zone', async () => {
     await c.get('/app/keys');
@@ -387,7 +431,7 @@ describe('action links', () => {
     const late = await bob.post(link, {});
     expect(late.status).toBe(404);
     expect((await c.get(path)).html).toMatch(
-      /Phase 1: [^<]+<\/strong> <span class="badge">open<\/span>/,
+      /Phase 1: [^<]+<\/strong> <span class="badge">assigned<\/span>/,
     );
   });
 });

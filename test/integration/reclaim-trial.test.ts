@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { createKey } from '../../src/domain/api-key-admin.js';
 import { addBrand } from '../../src/domain/brands.js';
 import { grantDelegation, revokeDelegation } from '../../src/domain/delegations.js';
 import { listOutbox } from '../../src/email/outbox.js';
@@ -73,6 +74,13 @@ async function mcpTools(accessToken: string) {
   return tools.map((t) => t.name);
 }
 
+/** An owner key made by an operator (`brs key create`), whatever the account's plan. */
+async function operatorKey(accountId: string, name: string) {
+  return (
+    await createKey(svc.app, { accountId, role: 'owner', scope: null, name, actor: 'operator' })
+  ).key;
+}
+
 /** Creates an API key in the portal and reads it off the page that shows it once. */
 async function keyFromPortal(c: PortalClient, name: string) {
   await c.get('/app/keys');
@@ -89,8 +97,9 @@ describe('reclaim trial', () => {
     const owner = new PortalClient(svc.url);
     expect((await owner.signIn(`owner@${host}`, PASSWORD)).status).toBe(303);
     expect((await owner.get('/app')).html).not.toContain('Trial of the');
-    const before = await keyFromPortal(owner, 'before the trial');
-    // The pro plan has no API access.
+    // A key made before, by an operator: the portal makes none on a plan without API
+    // access. The pro plan has no API access.
+    const before = await operatorKey(client, 'before the trial');
     expect((await svc.request('GET', '/v1/brands', { key: before })).status).toBe(403);
 
     const dropped = await svc.request('DELETE', '/v1/delegations', {
@@ -257,7 +266,8 @@ describe('reclaim trial', () => {
     const c = new PortalClient(svc.url);
     await c.signIn(`owner@${host}`, PASSWORD);
     expect((await c.get('/app')).html).not.toContain('Trial of the');
-    const key = await keyFromPortal(c, 'no trial');
+    expect((await c.get('/app/keys')).html).toContain('Your plan (pro) has no API access');
+    const key = await operatorKey(client, 'no trial');
     expect((await svc.request('GET', '/v1/brands', { key })).status).toBe(403);
   });
 

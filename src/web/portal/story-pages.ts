@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
+import { actorNames } from '../../domain/audit.js';
 import { proposalStates } from '../../domain/proposals.js';
 import { sourceNotes, storyReasons } from '../../domain/story-view.js';
 import { includedUnitsLeft } from '../../domain/unlock.js';
@@ -296,6 +297,11 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
   }
 
   const pending = story.advisory_pending;
+  // Who marked each phase done, as a person reads it (the answer names the actor's label).
+  const doers = await actorNames(
+    app,
+    (a.phases ?? []).flatMap((p) => (p.done_by ? [p.done_by] : [])),
+  );
   const { share } = await run(app, v, storyShare, { brand, event_uri: event });
   const opt = (value: string, label: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
@@ -355,9 +361,9 @@ ${
     ? html`<h2>Response plan</h2><ol class="plan">${a.phases.map(
         (
           p,
-        ) => html`<li class="card"><strong>Phase ${p.phase}: ${p.title}</strong> <span class="badge">${p.status}</span>
+        ) => html`<li class="card"><strong>Phase ${p.phase}: ${p.title}</strong> <span class="badge">${p.status === 'done' ? 'done' : p.assignee ? 'assigned' : 'open'}</span>
 <ul>${p.actions.map((x) => html`<li>${x}</li>`)}</ul>
-<p class="small">${p.assignee ? html`Assigned to ${p.assignee}` : 'Not assigned'}${p.done_by ? html` · done by ${p.done_by} ${when(p.done_at)}` : ''}${p.comment ? html` · “${p.comment}”` : ''}</p>
+<p class="small">${p.assignee ? html`Assigned to ${p.assignee}` : 'Not assigned'}${p.done_by ? html` · done by ${doers.get(p.done_by) ?? p.done_by} ${when(p.done_at)}` : ''}${p.comment ? html` · “${p.comment}”` : ''}</p>
 ${
   p.status === 'open'
     ? html`<form class="row" method="post" action="${path}/assign-phase">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
@@ -383,7 +389,9 @@ ${
 ${
   pending
     ? html`<p>The proposal from the context “${pending.context}” is <a href="#proposal">at the top of the page</a>; more context can be added once it is applied or dismissed.</p>`
-    : html`<form method="post" action="${path}/context">${csrfField(v.csrf)}
+    : a.locked
+      ? html`<p class="muted">Context can be added once the advisory is unlocked: it yields a proposed update of the full advisory.</p>`
+      : html`<form method="post" action="${path}/context">${csrfField(v.csrf)}
 <label for="context">Add what the coverage does not say</label>
 <textarea id="context" name="context" required maxlength="4000"></textarea>
 <p><button type="submit">Add context</button> <span class="muted small">A proposed update of the advisory follows; nothing changes until it is applied.</span></p></form>`
