@@ -184,6 +184,16 @@ describe('story page', () => {
     expect(badge(done)).toBe('done');
     expect(done).toContain('done by owner@storyco.example');
     expect(done).not.toContain('user:usr_');
+
+    // Deleting the Brand Note is asked first.
+    expect((await c.post(`${page}/note`, { text: 'Our statement.' })).status).toBe(303);
+    const asked = await c.post(`${page}/delete-note`);
+    expect(asked.html).toContain('<h1>Delete the Brand Note?</h1>');
+    expect((await c.get(page)).html).toContain('Our statement.');
+    expect((await c.post(`${page}/delete-note`, { confirmed: 'yes' })).location).toBe(
+      `${page}?done=note-deleted`,
+    );
+    expect((await c.get(page)).html).not.toContain('<blockquote>Our statement.</blockquote>');
   });
 });
 
@@ -386,8 +396,18 @@ describe('share settings and guests', () => {
       303,
     );
     expect((await c.get(path)).html).toContain('journalist@press.example');
+    // Asked first; the guest stays until it is confirmed.
+    const asked = await c.post(`${path}/remove-guest`, { email: 'journalist@press.example' });
+    expect(asked.status).toBe(200);
+    expect(asked.html).toContain('<h1>Remove journalist@press.example from the share?</h1>');
+    expect((await c.get(path)).html).toContain('journalist@press.example');
     expect(
-      (await c.post(`${path}/remove-guest`, { email: 'journalist@press.example' })).status,
+      (
+        await c.post(`${path}/remove-guest`, {
+          email: 'journalist@press.example',
+          confirmed: 'yes',
+        })
+      ).status,
     ).toBe(303);
     expect((await c.get(path)).html).toContain('No guests yet.');
     // A public share above the briefing is refused, as over the API.

@@ -37,6 +37,7 @@ import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } from '../html.js';
 import { activityTable } from './activity-pages.js';
+import { type Confirmation, confirmationPage } from './confirm.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem, when } from './layout.js';
 import { jobOutcome } from './live.js';
@@ -178,7 +179,16 @@ ${
    */
   const actions: Record<
     string,
-    { op: Operation; input: (f: (n: string) => string) => object; done: string }
+    {
+      op: Operation;
+      input: (f: (n: string) => string) => object;
+      done: string;
+      /** A destructive action's question (confirm.ts), with the fields it carries. */
+      ask?: {
+        fields: string[];
+        question: (f: (n: string) => string, back: string) => Confirmation;
+      };
+    }
   > = {
     unlock: { op: triggerAdvisory, input: () => ({}), done: 'unlocked' },
     'assign-story': {
@@ -210,12 +220,34 @@ ${
     apply: { op: applyAdvisoryProposal, input: () => ({}), done: 'applied' },
     dismiss: { op: dismissAdvisoryProposal, input: () => ({}), done: 'dismissed' },
     note: { op: postBrandNote, input: (f) => ({ text: f('text') }), done: 'note' },
-    'delete-note': { op: deleteBrandNote, input: () => ({}), done: 'note-deleted' },
+    'delete-note': {
+      op: deleteBrandNote,
+      input: () => ({}),
+      done: 'note-deleted',
+      ask: {
+        fields: [],
+        question: (_f, back) => ({
+          title: 'Delete the Brand Note?',
+          consequence: html`The brand's official statement is taken off the story at once: off the API's and MCP's answers, and off the pages of the story's shares. A new note can be published later.`,
+          confirm: 'Delete the note',
+          back,
+        }),
+      },
+    },
     'add-guest': { op: addGuest, input: (f) => ({ email: f('email') }), done: 'guest-added' },
     'remove-guest': {
       op: removeGuest,
       input: (f) => ({ email: f('email') }),
       done: 'guest-removed',
+      ask: {
+        fields: ['email'],
+        question: (f, back) => ({
+          title: `Remove ${f('email')} from the share?`,
+          consequence: html`${f('email')} can no longer open the shared story: their sign-in links stop working from their next visit. You can invite them again.`,
+          confirm: 'Remove the guest',
+          back,
+        }),
+      },
     },
     'reenable-share': { op: reenableStoryShare, input: () => ({}), done: 'share-reenabled' },
     share: {
@@ -232,6 +264,17 @@ ${
     const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
     if (!action) return reply.code(404).send(appPage(v, 'Not found', html`<h1>Not found</h1>`));
     const f = (n: string) => formField(req, n);
+    if (action.ask) {
+      const back = storyPath(brand, event);
+      const page = confirmationPage(
+        req,
+        v,
+        action.op,
+        action.ask.fields,
+        action.ask.question(f, back),
+      );
+      if (page) return page;
+    }
     try {
       const result = await run(app, v, action.op, { brand, event_uri: event, ...action.input(f) });
       // Past the included units an unlock goes on to checkout.
