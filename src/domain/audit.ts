@@ -139,6 +139,5 @@ function actorKind(actor: string): string {
   if (kind === 'checkout') return 'A checkout';
   if (kind === 'user') return 'A former teammate';
   if (kind === 'key') return 'A deleted API key';
-  if (kind === 'oauth' || kind === 'app') return 'A connected app';
   return 'Stories';
 }

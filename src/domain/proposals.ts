@@ -395,14 +395,16 @@ export async function dismissProposal(app: AppContext, { actor, access, eventUri
 /**
  * Which of these stories (each by its brand host and event_uri, already shown to the
  * reader) has a proposal waiting, and in what state: for the portal's list, which the
- * spec's list answer does not carry. Keyed `host event_uri`.
+ * spec's list answer does not carry. Answers a lookup by host and event_uri.
  */
 export async function proposalStates(
   db: Db,
   stories: readonly { host: string; eventUri: string }[],
-): Promise<Map<string, 'generating' | 'ready'>> {
+): Promise<(host: string, eventUri: string) => 'generating' | 'ready' | undefined> {
+  const key = (host: string, eventUri: string) => `${host} ${eventUri}`;
   const states = new Map<string, 'generating' | 'ready'>();
-  if (stories.length === 0) return states;
+  const of = (host: string, eventUri: string) => states.get(key(host, eventUri));
+  if (stories.length === 0) return of;
   const rows = await db
     .selectFrom('stories as s')
     .innerJoin('brands as b', 'b.id', 's.brand_id')
@@ -413,10 +415,9 @@ export async function proposalStates(
     .where('s.event_uri', 'in', [...new Set(stories.map((s) => s.eventUri))])
     .where('b.host', 'in', [...new Set(stories.map((s) => s.host))])
     .execute();
-  const shown = new Set(stories.map((s) => `${s.host} ${s.eventUri}`));
+  const shown = new Set(stories.map((s) => key(s.host, s.eventUri)));
   for (const r of rows) {
-    const key = `${r.host} ${r.event_uri}`;
-    if (shown.has(key)) states.set(key, r.status);
+    if (shown.has(key(r.host, r.event_uri))) states.set(key(r.host, r.event_uri), r.status);
   }
-  return states;
+  return of;
 }

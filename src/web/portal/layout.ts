@@ -13,10 +13,10 @@ export const SECTIONS = [
   ['activity', '/app/activity', 'Activity'],
   ['apps', '/app/connected-apps', 'Connected apps'],
 ] as const;
+export type Section = (typeof SECTIONS)[number][0];
 
 /** Sections only owners and admins work in: a member's top bar leaves them out. */
-const ADMIN_SECTIONS: readonly string[] = ['keys', 'webhooks', 'billing'];
-export type Section = (typeof SECTIONS)[number][0];
+const ADMIN_SECTIONS: readonly Section[] = ['keys', 'webhooks', 'billing'];
 
 /**
  * A moment as the portal shows it, to the minute, or nothing: in UTC, said so, and in the

@@ -1,12 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { restError } from '../../errors.js';
-import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
-import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
-import { mayRun } from '../../operations/execute.js';
 import { getStory } from '../../operations/stories/get-story.js';
 import { getStoryFromUrlJob } from '../../operations/stories/get-story-from-url-job.js';
-import { portalRoutes, run } from './guard.js';
+import { portalRoutes, run, type View } from './guard.js';
 import { storyPath } from './paths.js';
 import { proposalCard } from './proposal-card.js';
 import { actorOf } from './session.js';
@@ -61,7 +58,7 @@ async function follow(el) {
 }
 `;
 
-export const STATE_TEXT = {
+const STATE_TEXT = {
   queued: 'Waiting for its turn…',
   running: 'Reading the article and judging it…',
 } as const;
@@ -100,39 +97,33 @@ export function mountLive(fastify: FastifyInstance, app: AppContext) {
       .send(LIVE_SCRIPT),
   );
   const routes = portalRoutes(fastify, app, 'stories');
+  /** A status URL: JSON, never cached, errors as the API answers them. */
+  const status = (
+    path: string,
+    answer: (params: Record<string, string>, v: View) => Promise<object>,
+  ) =>
+    routes.get(path, async (req, reply, v) => {
+      reply.header('cache-control', 'no-store');
+      try {
+        return await answer(req.params, v);
+      } catch (e) {
+        const r = restError(e, reply.log);
+        return reply.code(r.status).headers(r.headers).send(r.body);
+      }
+    });
   // The pending proposal of a story: its ready card once the advisor answered, nothing
   // once it was applied or dismissed (by someone else meanwhile).
-  routes.get('/app/stories/:brand/:event/proposal', async (req, reply, v) => {
-    reply.header('cache-control', 'no-store');
-    try {
-      const brand = req.params.brand ?? '';
-      const event = req.params.event ?? '';
-      const { story } = await run(app, v, getStory, { brand, event_uri: event });
-      const pending = story.advisory_pending;
-      if (pending?.status === 'generating') return { status: 'generating' };
-      if (!pending) return { status: 'none', html: '' };
-      const actor = actorOf(v.session);
-      const card = proposalCard(pending, {
-        path: storyPath(brand, event),
-        csrf: v.csrf,
-        mayApply: mayRun(actor, applyAdvisoryProposal),
-        mayDismiss: mayRun(actor, dismissAdvisoryProposal),
-      });
-      return { status: 'ready', html: card.value };
-    } catch (e) {
-      const r = restError(e, reply.log);
-      return reply.code(r.status).headers(r.headers).send(r.body);
-    }
+  status('/app/stories/:brand/:event/proposal', async ({ brand = '', event = '' }, v) => {
+    const { story } = await run(app, v, getStory, { brand, event_uri: event });
+    const pending = story.advisory_pending;
+    if (pending?.status === 'generating') return { status: 'generating' };
+    if (!pending) return { status: 'none', html: '' };
+    const path = storyPath(brand, event);
+    const card = proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session) });
+    return { status: 'ready', html: card.value };
   });
-  routes.get('/app/stories/from-url/:brand/:job/status', async (req, reply, v) => {
-    reply.header('cache-control', 'no-store');
-    try {
-      const brand = req.params.brand ?? '';
-      const r = await run(app, v, getStoryFromUrlJob, { brand, job: req.params.job });
-      return { status: r.status, ...jobOutcome(brand, r) };
-    } catch (e) {
-      const r = restError(e, reply.log);
-      return reply.code(r.status).headers(r.headers).send(r.body);
-    }
+  status('/app/stories/from-url/:brand/:job/status', async ({ brand = '', job }, v) => {
+    const r = await run(app, v, getStoryFromUrlJob, { brand, job });
+    return { status: r.status, ...jobOutcome(brand, r) };
   });
 }

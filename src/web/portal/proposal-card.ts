@@ -1,15 +1,19 @@
 import type { z } from 'zod';
+import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
+import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
+import { mayRun } from '../../operations/execute.js';
 import type { AdvisoryPending } from '../../operations/shapes.js';
+import type { Actor } from '../../policy.js';
 import { type Html, html } from '../html.js';
 import { csrfField } from './layout.js';
 
-/** What the card needs of the page: where the story's forms post, and who may do what. */
+/** What the card needs of the page: where the story's forms post, and for whom. */
 export interface ProposalCardContext {
   /** The story page's path; its actions post to `<path>/<action>`. */
   path: string;
   csrf: string;
-  mayApply: boolean;
-  mayDismiss: boolean;
+  /** Who reads it: the apply and dismiss forms are theirs only if the operations allow. */
+  actor: Actor;
 }
 
 /**
@@ -39,5 +43,5 @@ ${
       )}</tbody></table>`
     : ''
 }
-<p>${c.mayApply ? form('apply', 'Apply the proposal') : html`<span class="muted small">An owner applies it.</span>`} ${c.mayDismiss ? form('dismiss', 'Dismiss', 'secondary') : ''}</p></div>`;
+<p>${mayRun(c.actor, applyAdvisoryProposal) ? form('apply', 'Apply the proposal') : html`<span class="muted small">An owner applies it.</span>`} ${mayRun(c.actor, dismissAdvisoryProposal) ? form('dismiss', 'Dismiss', 'secondary') : ''}</p></div>`;
 }

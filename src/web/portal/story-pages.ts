@@ -11,7 +11,6 @@ import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
 import { triggerAdvisory } from '../../operations/advisory/trigger-advisory.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
-import { mayRun } from '../../operations/execute.js';
 import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
 import type { Operation } from '../../operations/operation.js';
@@ -78,7 +77,7 @@ export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
       ...filter,
       ...(query.cursor && { cursor: query.cursor }),
     });
-    const proposals = await proposalStates(
+    const proposalOf = await proposalStates(
       app.db,
       stories.map((s) => ({ host: s.brand_id, eventUri: s.event_uri })),
     );
@@ -109,7 +108,7 @@ ${stories.map(
   ) => html`<tr><td><a href="${storyPath(s.brand_id, s.event_uri)}">${s.title}</a><div class="small muted">${s.brand_id}</div></td>
 <td>${sevBadge(s.severity)}</td><td>${s.assessment ?? ''}</td><td>${s.spread ?? ''}</td>
 <td>${s.status.replace('_', ' ')}${s.assignee ? html`<div class="small muted">${s.assignee}</div>` : ''}</td>
-<td>${s.unlocked ? 'unlocked' : html`<span class="muted">locked</span>`}${proposalNote(proposals.get(`${s.brand_id} ${s.event_uri}`), storyPath(s.brand_id, s.event_uri))}</td><td class="small">${when(s.last_activity_at)}</td></tr>`,
+<td>${s.unlocked ? 'unlocked' : html`<span class="muted">locked</span>`}${proposalNote(proposalOf(s.brand_id, s.event_uri), storyPath(s.brand_id, s.event_uri))}</td><td class="small">${when(s.last_activity_at)}</td></tr>`,
 )}</tbody></table>${older ? html`<p><a href="${older}">Older stories</a></p>` : ''}`
 }
 <h2>Add a story from an article URL</h2>
@@ -314,8 +313,6 @@ async function storyPage(
   const { story } = view;
   const a = story.advisory;
   const path = storyPath(brand, event);
-  // Forms only for who may use them: the operation's rule for people.
-  const may = (op: Operation) => mayRun(actorOf(v.session), op);
   const form = (action: string, body: Html | string, label: string, cls = '') =>
     html`<form class="inline" method="post" action="${path}/${action}">${csrfField(v.csrf)}${body}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
   const sources = new Map(a.sources.map((s) => [s.id, s]));
@@ -354,16 +351,7 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
     story.title,
     html`<p class="small"><a href="/app">← Stories</a> · ${brand}</p>
 <h1>${story.title}</h1>${notice(query.done)}${problem(error)}
-${
-  pending
-    ? proposalCard(pending, {
-        path,
-        csrf: v.csrf,
-        mayApply: may(applyAdvisoryProposal),
-        mayDismiss: may(dismissAdvisoryProposal),
-      })
-    : ''
-}
+${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session) }) : ''}
 <div class="card"><dl class="facts">
 <dt>Severity</dt><dd>${sevBadge(story.severity)}${
       reasons.length > 0
