@@ -28,6 +28,7 @@ import {
 import { listConnectedApps, revokeConnectedApp } from './portal/connected-apps.js';
 import { listInvites, listPartners, revokeInviteInApp, revokePartner } from './portal/partners.js';
 import { addGuest, reenableStoryShare, removeGuest, storyShare } from './portal/shares.js';
+import { closeStory, closingOptions, reopenStory } from './portal/story-status.js';
 import { inviteTeammate, listTeam, setMemberRole } from './portal/team.js';
 import { addWebhook, listWebhooks, retryDelivery, rotateWebhookSecret } from './portal/webhooks.js';
 import { createShare } from './shares/create-share.js';
@@ -92,6 +93,9 @@ export const operations: readonly Operation[] = [
   revokePartner,
   listInvites,
   revokeInviteInApp,
+  closeStory,
+  reopenStory,
+  closingOptions,
   storyShare,
   reenableStoryShare,
   addGuest,

@@ -38,6 +38,7 @@ const EVENT_OF_ACTION: Record<string, EventType> = {
   'advisory.applied': 'proposal.applied',
   'phase.done': 'phase.done',
   'story.closed': 'story.closed',
+  'story.reopened': 'story.updated',
   'brand_note.published': 'brand_note.published',
   'brand_note.deleted': 'brand_note.deleted',
   'delegation.granted': 'delegation.activated',

@@ -1,3 +1,5 @@
+import { CLOSE_REASON_TEXT, type CloseReason } from '../../domain/story-closing.js';
+
 /** What an audit entry's details may say; every action writes its own few. */
 type Details = Record<string, unknown>;
 
@@ -53,7 +55,11 @@ const SENTENCES: Record<string, (d: Details) => string> = {
   'story.article_added': () => 'added an article to the story',
   'story.assigned': (d) => `assigned the story to ${s(d.assignee)}`,
   'story.unassigned': () => 'took the story off its assignee',
-  'story.closed': () => 'closed the story',
+  'story.closed': (d) =>
+    d.reason
+      ? `closed the story: ${CLOSE_REASON_TEXT[d.reason as CloseReason] ?? s(d.reason)}${d.excluded ? `, and detection now ignores “${s(d.excluded)}”` : ''}`
+      : 'closed the story, every phase done',
+  'story.reopened': () => 'reopened the story',
   'webhook.added': () => 'added a webhook endpoint',
 };
 

@@ -88,6 +88,8 @@ export const NOTICES: Record<string, string> = {
   context: 'Context added: a proposal is being prepared.',
   applied: 'The proposal is applied.',
   dismissed: 'The proposal is dismissed.',
+  closed: 'The story is closed: no new article joins it.',
+  reopened: 'The story is open again.',
   note: 'The Brand Note is published.',
   'note-deleted': 'The Brand Note is deleted.',
   shared: 'Share settings saved.',

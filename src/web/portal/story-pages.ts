@@ -3,6 +3,7 @@ import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
 import { actorNames } from '../../domain/audit.js';
 import { proposalStates } from '../../domain/proposals.js';
+import { CLOSE_REASON_TEXT, CLOSE_REASONS, type CloseReason } from '../../domain/story-closing.js';
 import { sourceNotes, storyReasons } from '../../domain/story-view.js';
 import { includedUnitsLeft } from '../../domain/unlock.js';
 import { pageError } from '../../errors.js';
@@ -21,6 +22,7 @@ import {
   removeGuest,
   storyShare,
 } from '../../operations/portal/shares.js';
+import { closeStory, closingOptions, reopenStory } from '../../operations/portal/story-status.js';
 import { createShare } from '../../operations/shares/create-share.js';
 import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
 import { getStory } from '../../operations/stories/get-story.js';
@@ -35,7 +37,7 @@ import { meanSentiment } from '../../pipeline/sentiment.js';
 import { brandFor } from '../../policy.js';
 import { formField } from '../forms.js';
 import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } from '../html.js';
-import { activityTable } from './activity-pages.js';
+import { activityTable, type Entry } from './activity-pages.js';
 import { type Confirmation, confirmationPage } from './confirm.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem, when } from './layout.js';
@@ -233,6 +235,15 @@ ${
         }),
       },
     },
+    close: {
+      op: closeStory,
+      input: (f) => ({
+        reason: f('reason'),
+        ...(f('exclude_phrase').trim() && { exclude_phrase: f('exclude_phrase') }),
+      }),
+      done: 'closed',
+    },
+    reopen: { op: reopenStory, input: () => ({}), done: 'reopened' },
     'add-guest': { op: addGuest, input: (f) => ({ email: f('email') }), done: 'guest-added' },
     'remove-guest': {
       op: removeGuest,
@@ -287,6 +298,13 @@ ${
       return reply.code(status).send(await storyPage(app, v, brand, event, {}, reply, text));
     }
   });
+}
+
+/** The story's status, and why it was closed when a person closed it. */
+function statusText(status: string, entries: Entry[]) {
+  const closed = status === 'closed' ? entries.find((e) => e.action === 'story.closed') : undefined;
+  const reason = closed?.details.reason as CloseReason | undefined;
+  return html`${status.replace('_', ' ')}${reason && CLOSE_REASON_TEXT[reason] ? html` <span class="muted">(${CLOSE_REASON_TEXT[reason]}, ${closed!.actor_name})</span>` : ''}`;
 }
 
 async function storyPage(
@@ -346,6 +364,28 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
   const opt = (value: string, label: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
   const { entries } = await run(app, v, listActivity, { brand, event_uri: event });
+  const closing =
+    story.status === 'closed'
+      ? null
+      : await run(app, v, closingOptions, { brand, event_uri: event });
+  const statusActions =
+    closing === null
+      ? form('reopen', '', 'Reopen', 'secondary')
+      : html`<details class="closing"><summary>Close the story</summary>
+<form method="post" action="${path}/close">${csrfField(v.csrf)}
+<fieldset><legend>Why?</legend>${CLOSE_REASONS.map(
+          (r, i) =>
+            html`<label><input type="radio" name="reason" value="${r}"${i === 0 ? html` checked` : ''}> ${CLOSE_REASON_TEXT[r]}</label>`,
+        )}</fieldset>
+${
+  closing.may_exclude
+    ? html`<label for="exclude-phrase">If it is not about us: a phrase detection should ignore from now on (optional)</label>
+<input id="exclude-phrase" name="exclude_phrase" maxlength="100" value="${closing.suggested_phrase ?? ''}">
+<p class="small muted">It must name the brand with the words around it (“Acme Road”, not “Acme”); it joins the brand's excluded phrases on the Brands page. Leave it empty to teach nothing.</p>`
+    : ''
+}
+<p class="small muted">No new article joins a closed story; reopen it any time.</p>
+<button type="submit" class="secondary">Close the story</button></form></details>`;
   return appPage(
     v,
     story.title,
@@ -363,7 +403,7 @@ ${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session
 <dt>Topics</dt><dd>${story.topics.join(', ')}</dd>
 <dt>Sentiment</dt><dd>${storySentiment === null ? html`<span class="muted">not scored (English coverage only)</span>` : sentimentText(storySentiment)}</dd>
 <dt>Detected</dt><dd>${when(story.detected_at)}</dd>
-<dt>Status</dt><dd>${story.status.replace('_', ' ')}</dd>
+<dt>Status</dt><dd>${statusText(story.status, entries)} ${statusActions}</dd>
 <dt>Assignee</dt><dd>${story.assignee ?? html`<span class="muted">nobody</span>`}
 ${story.assignee ? form('unassign-story', '', 'Unassign', 'secondary') : ''}</dd>
 </dl>
