@@ -360,6 +360,20 @@ export async function revokeGrantsOf(db: Db, subject: string, clientId: string) 
   return true;
 }
 
+/**
+ * Ends every grant of a membership and what was issued under them, in the caller's
+ * transaction: for a member taken out of a team.
+ */
+export async function forgetSubject(db: Db, subject: string) {
+  const ids = (await subjectGrants(db, subject)).map((g) => g.jti);
+  if (ids.length > 0) await db.deleteFrom('oauth_records').where('grant_id', 'in', ids).execute();
+  await db
+    .deleteFrom('oauth_records')
+    .where('kind', '=', 'Grant')
+    .where('subject', '=', subject)
+    .execute();
+}
+
 /** Notes a grant's use at /mcp, at most once a minute (one write, not one per call). */
 export async function touchGrant(db: Db, grantId: string, now: Date): Promise<void> {
   const minuteAgo = new Date(now.getTime() - 60_000).toISOString();

@@ -29,7 +29,13 @@ import { listConnectedApps, revokeConnectedApp } from './portal/connected-apps.j
 import { listInvites, listPartners, revokeInviteInApp, revokePartner } from './portal/partners.js';
 import { addGuest, reenableStoryShare, removeGuest, storyShare } from './portal/shares.js';
 import { closeStory, closingOptions, reopenStory } from './portal/story-status.js';
-import { inviteTeammate, listTeam, setMemberRole } from './portal/team.js';
+import {
+  inviteTeammate,
+  listTeam,
+  removeTeammate,
+  resendInvitation,
+  setMemberRole,
+} from './portal/team.js';
 import { addWebhook, listWebhooks, retryDelivery, rotateWebhookSecret } from './portal/webhooks.js';
 import { createShare } from './shares/create-share.js';
 import { createStoryFromUrl } from './stories/create-story-from-url.js';
@@ -103,6 +109,8 @@ export const operations: readonly Operation[] = [
   listTeam,
   inviteTeammate,
   setMemberRole,
+  removeTeammate,
+  resendInvitation,
   listWebhooks,
   addWebhook,
   rotateWebhookSecret,

@@ -122,6 +122,61 @@ describe('brs, the operator command line', () => {
     expect(bad.out).toEqual({ error: 'email: must be an email address' });
   });
 
+  it('user remove: takes a teammate out, never the last owner', async () => {
+    const team = (await brs(env, 'account', 'create', '--name', 'Removals', '--plan', 'pro')).out
+      .account;
+    for (const [email, role] of [
+      ['boss@removals.example', 'owner'],
+      ['temp@removals.example', 'member'],
+    ]) {
+      await brs(
+        env,
+        'user',
+        'create',
+        '--account',
+        team,
+        '--email',
+        email!,
+        '--password',
+        'long enough pw',
+        '--role',
+        role!,
+      );
+    }
+    const gone = await brs(
+      env,
+      'user',
+      'remove',
+      '--account',
+      team,
+      '--email',
+      'temp@removals.example',
+    );
+    expect(gone.code).toBe(0);
+    expect(gone.out).toEqual({ ok: true, email: 'temp@removals.example', was: 'active' });
+    const again = await brs(
+      env,
+      'user',
+      'remove',
+      '--account',
+      team,
+      '--email',
+      'temp@removals.example',
+    );
+    expect(again.out).toEqual({ error: 'not found' });
+    const last = await brs(
+      env,
+      'user',
+      'remove',
+      '--account',
+      team,
+      '--email',
+      'boss@removals.example',
+    );
+    expect(last.code).toBe(1);
+    expect(last.out).toEqual({ error: 'email: the account needs an owner' });
+  });
+
   it('brand add', async () => {
     expect(
       (

@@ -7,6 +7,7 @@ import {
   readBrandKit,
   setBrandKit,
 } from '../../domain/brand-kit.js';
+import { removeMember } from '../../domain/team.js';
 import { Role } from '../../operations/schemas.js';
 import { Name, parse } from '../args.js';
 import { action, Email, Plan } from '../command.js';
@@ -69,9 +70,8 @@ export function registerAccounts(program: Command): void {
       ),
     );
 
-  program
-    .command('user')
-    .description('users')
+  const user = program.command('user').description('users');
+  user
     .command('create')
     .requiredOption('--account <account>', 'account key')
     .requiredOption('--email <email>', 'email address')
@@ -89,6 +89,26 @@ export function registerAccounts(program: Command): void {
           }),
         }),
         (o) => `user ${o.user}`,
+      ),
+    );
+  user
+    .command('remove')
+    .description("take a user out of an account's team, or cancel their invitation")
+    .requiredOption('--account <account>', 'account key')
+    .requiredOption('--email <email>', 'email address')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { account: string; email: string }) => {
+          const r = await removeMember(app, {
+            accountId: o.account,
+            email: parse(Email, o.email, 'email'),
+            by: { userId: null, role: 'owner' },
+            actor: 'operator',
+          });
+          return { ok: true as const, email: r.email, was: r.status };
+        },
+        (o) => `removed ${o.email} (${o.was})`,
       ),
     );
 }

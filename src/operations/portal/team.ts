@@ -2,6 +2,8 @@ import { z } from 'zod';
 import {
   inviteTeammate as invite,
   listTeam as list,
+  removeMember,
+  resendInvitation as resend,
   setMemberRole as setRole,
 } from '../../domain/team.js';
 import { actorLabel } from '../../policy.js';
@@ -60,5 +62,47 @@ export const setMemberRole = defineOperation({
   async handler({ app, actor }, input) {
     await setRole(app, { accountId: actor.accountId, ...input, actor: actorLabel(actor) });
     return { ok: true, email: input.email, role: input.role };
+  },
+});
+
+/**
+ * Takes a teammate out of the team, or cancels an invitation (owners and admins; only
+ * owners remove owners): the seat is free, their access here ends at their next request
+ * and what was assigned to them goes back to nobody.
+ */
+export const removeTeammate = defineOperation({
+  id: 'remove_teammate',
+  summary: 'Remove a teammate, or cancel an invitation',
+  input: z.strictObject({ email: TeammateEmail }),
+  output: z.object({ ok: Ok, email: z.string(), was: z.enum(['active', 'invited']) }),
+  access: { minRole: 'admin' },
+  portal: true,
+  async handler({ app, actor }, input) {
+    const r = await removeMember(app, {
+      accountId: actor.accountId,
+      email: input.email,
+      by: { userId: actor.kind === 'user' ? actor.userId : null, role: actor.role },
+      actor: actorLabel(actor),
+    });
+    return { ok: true, email: r.email, was: r.status };
+  },
+});
+
+/** Emails an invited teammate a fresh link to join (owners and admins). */
+export const resendInvitation = defineOperation({
+  id: 'resend_invitation',
+  summary: 'Send an invitation again',
+  input: z.strictObject({ email: TeammateEmail }),
+  output: z.object({ ok: Ok, email: z.string() }),
+  access: { minRole: 'admin' },
+  portal: true,
+  async handler({ app, actor }, input) {
+    const r = await resend(app, {
+      accountId: actor.accountId,
+      email: input.email,
+      invitedBy: actor.kind === 'user' ? actor.email : null,
+      actor: actorLabel(actor),
+    });
+    return { ok: true, ...r };
   },
 });

@@ -105,6 +105,9 @@ export const NOTICES: Record<string, string> = {
   'verify-sent': 'The verification link is sent: open it from that mailbox.',
   invited: 'Invitation sent.',
   role: 'Role changed.',
+  removed: 'Removed from the team: their access ended and their seat is free.',
+  'invite-cancelled': 'The invitation is cancelled and its seat is free.',
+  'invite-resent': 'A new invitation email is on its way (its link works for 7 days).',
   retried: 'The delivery is being sent again.',
   'partner-revoked': 'The partner no longer acts on that brand.',
   'client-dropped':
