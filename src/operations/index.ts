@@ -36,7 +36,15 @@ import {
   resendInvitation,
   setMemberRole,
 } from './portal/team.js';
-import { addWebhook, listWebhooks, retryDelivery, rotateWebhookSecret } from './portal/webhooks.js';
+import {
+  addWebhook,
+  deleteWebhook,
+  listWebhooks,
+  pauseWebhook,
+  resumeWebhook,
+  retryDelivery,
+  rotateWebhookSecret,
+} from './portal/webhooks.js';
 import { createShare } from './shares/create-share.js';
 import { createStoryFromUrl } from './stories/create-story-from-url.js';
 import { getStory } from './stories/get-story.js';
@@ -115,6 +123,9 @@ export const operations: readonly Operation[] = [
   addWebhook,
   rotateWebhookSecret,
   retryDelivery,
+  pauseWebhook,
+  resumeWebhook,
+  deleteWebhook,
 ];
 
 /** The partner API: every operation with a REST route (and its v1_ MCP tool). */

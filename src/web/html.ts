@@ -105,6 +105,7 @@ ol.plan>li{margin:0 0 .75rem}
 code.secret{display:block;padding:.6rem;background:#101828;color:#9ff3b5;border-radius:6px;word-break:break-all}
 .auth{max-width:26rem;margin:3rem auto}.narrow{max-width:44rem;margin:2rem auto}
 .narrow dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
+.table-wrap{overflow-x:auto;margin:0 0 1rem}.table-wrap>table{margin:0}td.wrap{overflow-wrap:anywhere}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 del{background:#fde2e1}ins{background:#e7f6ec;text-decoration:none}
 @media (max-width:40rem){th:nth-child(n+4),td:nth-child(n+4){display:none}}

@@ -183,3 +183,70 @@ export async function retryDelivery(app: AppContext, accountId: string, id: stri
     await enqueue(trx, WEBHOOK_DELIVER, { delivery: d.id }, { now: at, maxAttempts: 1 });
   });
 }
+
+/** The account's endpoint, or the same `not found` as a made-up id. */
+async function endpointOf(app: AppContext, accountId: string | undefined, id: string) {
+  const ep = await app.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'account_id', 'url', 'disabled_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!ep || (accountId !== undefined && ep.account_id !== accountId)) {
+    throw new AppError('not_found', `endpoint ${id}: not found`);
+  }
+  return ep;
+}
+
+/**
+ * Pauses an endpoint (nothing is queued for it, and what was waiting is cancelled at its
+ * next attempt, deliver.ts) or resumes it, also one a receiver's 410 disabled. Events of
+ * the pause are not sent afterwards: a receiver that needs them reads the stories.
+ */
+export async function setEndpointPaused(
+  app: AppContext,
+  opts: { accountId?: string; id: string; paused: boolean; actor: string },
+) {
+  const ep = await endpointOf(app, opts.accountId, opts.id);
+  const at = app.clock.now().toISOString();
+  await app.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('webhook_endpoints')
+      .set({ disabled_at: opts.paused ? (ep.disabled_at ?? at) : null })
+      .where('id', '=', ep.id)
+      .execute();
+    await writeAudit(trx, {
+      accountId: ep.account_id,
+      actor: opts.actor,
+      action: opts.paused ? 'webhook.paused' : 'webhook.resumed',
+      details: { endpoint: ep.id, url: ep.url },
+      at,
+    });
+  });
+  return { id: ep.id, paused: opts.paused };
+}
+
+/** Deletes an endpoint with its deliveries and their attempts; queued jobs find nothing. */
+export async function deleteEndpoint(
+  app: AppContext,
+  opts: { accountId?: string; id: string; actor: string },
+) {
+  const ep = await endpointOf(app, opts.accountId, opts.id);
+  const at = app.clock.now().toISOString();
+  await app.db.transaction().execute(async (trx) => {
+    const deliveries = trx
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', ep.id);
+    await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+    await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', ep.id).execute();
+    await trx.deleteFrom('webhook_endpoints').where('id', '=', ep.id).execute();
+    await writeAudit(trx, {
+      accountId: ep.account_id,
+      actor: opts.actor,
+      action: 'webhook.deleted',
+      details: { endpoint: ep.id, url: ep.url },
+      at,
+    });
+  });
+  return { id: ep.id };
+}

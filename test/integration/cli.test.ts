@@ -636,6 +636,17 @@ describe('brs, the operator command line', () => {
     expect(rotated.out.secret).not.toBe(added.out.secret);
     const deliveries = await brs(env, 'webhook', 'deliveries', '--account', account);
     expect(deliveries).toMatchObject({ code: 0, out: { deliveries: [] } });
+
+    const id = added.out.id;
+    expect((await brs(env, 'webhook', 'pause', '--id', id)).out).toEqual({ id, paused: true });
+    const paused = await brs(env, 'webhook', 'list', '--account', account);
+    expect(paused.out.endpoints[0].disabled_at).toEqual(expect.any(String));
+    expect((await brs(env, 'webhook', 'resume', '--id', id)).out).toEqual({ id, paused: false });
+    expect((await brs(env, 'webhook', 'delete', '--id', id)).out).toEqual({ ok: true, id });
+    expect((await brs(env, 'webhook', 'list', '--account', account)).out.endpoints).toEqual([]);
+    expect((await brs(env, 'webhook', 'delete', '--id', id)).out).toEqual({
+      error: `endpoint ${id}: not found`,
+    });
   });
 
   it('delegation revoke, as the client', async () => {

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import {
   addEndpoint,
+  deleteEndpoint,
   listDeliveries,
   listEndpoints,
   rotateSecret,
+  setEndpointPaused,
 } from '../../webhooks/endpoints.js';
 import { EVENT_TYPES } from '../../webhooks/events.js';
 import { parse } from '../args.js';
@@ -52,7 +54,7 @@ export function registerWebhooks(program: Command): void {
           )
             .map(
               (e) =>
-                `${e.id}  ${e.disabled_at ? 'disabled' : 'enabled '}  ${e.url}  ${e.events.join(',')}`,
+                `${e.id}  ${e.disabled_at ? 'paused' : 'active'}  ${e.url}  ${e.events.join(',')}`,
             )
             .join('\n'),
       ),
@@ -66,6 +68,37 @@ export function registerWebhooks(program: Command): void {
       action(
         async (app, o: { id: string }) => rotateSecret(app, o.id),
         (o) => `secret ${o.secret}  (the previous one signs until ${o.previous_secret_expires_at})`,
+      ),
+    );
+  for (const [name, paused, what] of [
+    ['pause', true, 'send nothing to an endpoint (events of the pause are not sent later)'],
+    ['resume', false, 'send to a paused or disabled endpoint again'],
+  ] as const) {
+    webhook
+      .command(name)
+      .description(what)
+      .requiredOption('--id <endpoint>', 'endpoint id')
+      .option('--json', 'print one JSON object')
+      .action(
+        action(
+          async (app, o: { id: string }) =>
+            setEndpointPaused(app, { id: o.id, paused, actor: 'operator' }),
+          (o) => `${o.id} ${o.paused ? 'paused' : 'active'}`,
+        ),
+      );
+  }
+  webhook
+    .command('delete')
+    .description('delete an endpoint with its deliveries and their log')
+    .requiredOption('--id <endpoint>', 'endpoint id')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { id: string }) => ({
+          ok: true as const,
+          ...(await deleteEndpoint(app, { id: o.id, actor: 'operator' })),
+        }),
+        (o) => `${o.id} deleted`,
       ),
     );
   webhook

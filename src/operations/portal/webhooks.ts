@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { actorLabel } from '../../policy.js';
 import {
   addEndpoint,
+  deleteEndpoint,
   listDeliveries,
   listEndpoints,
   retryDelivery as retry,
   rotateSecret,
+  setEndpointPaused,
 } from '../../webhooks/endpoints.js';
 import { defineOperation } from '../operation.js';
 import { Ok, Timestamp } from '../schemas.js';
@@ -104,6 +106,59 @@ export const retryDelivery = defineOperation({
   portal: true,
   async handler({ app, actor }, input) {
     await retry(app, actor.accountId, input.id);
+    return { ok: true };
+  },
+});
+
+const EndpointId = z.strictObject({ id: z.string().min(1).max(100) });
+
+/** Pauses an endpoint: nothing is sent to it, nor kept for it, until it is resumed. */
+export const pauseWebhook = defineOperation({
+  id: 'pause_webhook',
+  summary: 'Pause a webhook endpoint',
+  input: EndpointId,
+  output: z.object({ id: z.string(), paused: z.boolean() }),
+  access: { minRole: 'admin' },
+  portal: true,
+  handler: ({ app, actor }, input) =>
+    setEndpointPaused(app, {
+      accountId: actor.accountId,
+      id: input.id,
+      paused: true,
+      actor: actorLabel(actor),
+    }),
+});
+
+export const resumeWebhook = defineOperation({
+  id: 'resume_webhook',
+  summary: 'Resume a paused or disabled webhook endpoint',
+  input: EndpointId,
+  output: z.object({ id: z.string(), paused: z.boolean() }),
+  access: { minRole: 'admin' },
+  portal: true,
+  handler: ({ app, actor }, input) =>
+    setEndpointPaused(app, {
+      accountId: actor.accountId,
+      id: input.id,
+      paused: false,
+      actor: actorLabel(actor),
+    }),
+});
+
+/** Deletes an endpoint, its deliveries and their log. */
+export const deleteWebhook = defineOperation({
+  id: 'delete_webhook',
+  summary: 'Delete a webhook endpoint',
+  input: EndpointId,
+  output: z.object({ ok: Ok }),
+  access: { minRole: 'admin' },
+  portal: true,
+  async handler({ app, actor }, input) {
+    await deleteEndpoint(app, {
+      accountId: actor.accountId,
+      id: input.id,
+      actor: actorLabel(actor),
+    });
     return { ok: true };
   },
 });

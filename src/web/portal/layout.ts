@@ -109,6 +109,9 @@ export const NOTICES: Record<string, string> = {
   'invite-cancelled': 'The invitation is cancelled and its seat is free.',
   'invite-resent': 'A new invitation email is on its way (its link works for 7 days).',
   retried: 'The delivery is being sent again.',
+  'webhook-paused': 'The endpoint is paused: events of the pause are not sent to it, even later.',
+  'webhook-resumed': 'The endpoint is active again: new events are sent to it.',
+  'webhook-deleted': 'The endpoint and its delivery log are deleted.',
   'partner-revoked': 'The partner no longer acts on that brand.',
   'client-dropped':
     'The client brand is dropped: you no longer act on it. Another partner still manages the client’s account.',
