@@ -281,3 +281,30 @@ export async function removeShareGuest(
     });
   });
 }
+
+/**
+ * Stops sharing a story: the share and its guests are deleted, so its URL and the guests'
+ * links answer "not found" from the next request. Sharing again makes a new URL.
+ */
+export async function stopShare(
+  app: AppContext,
+  { access, eventUri, actor, byAccount }: ShareChange,
+): Promise<void> {
+  const at = app.clock.now().toISOString();
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
+    await holdDelegation(trx, access, byAccount);
+    const share = await shareOf(trx, access.brand.id, eventUri);
+    await lockStory(trx, { id: share.story_id }, at);
+    await trx.deleteFrom('share_guests').where('share_id', '=', share.id).execute();
+    await trx.deleteFrom('shares').where('id', '=', share.id).execute();
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: share.story_id,
+      actor,
+      action: 'share.stopped',
+      at,
+    });
+  });
+}

@@ -27,7 +27,13 @@ import {
 } from './portal/brands.js';
 import { listConnectedApps, revokeConnectedApp } from './portal/connected-apps.js';
 import { listInvites, listPartners, revokeInviteInApp, revokePartner } from './portal/partners.js';
-import { addGuest, reenableStoryShare, removeGuest, storyShare } from './portal/shares.js';
+import {
+  addGuest,
+  reenableStoryShare,
+  removeGuest,
+  stopSharing,
+  storyShare,
+} from './portal/shares.js';
 import { closeStory, closingOptions, reopenStory } from './portal/story-status.js';
 import {
   inviteTeammate,
@@ -114,6 +120,7 @@ export const operations: readonly Operation[] = [
   reenableStoryShare,
   addGuest,
   removeGuest,
+  stopSharing,
   listTeam,
   inviteTeammate,
   setMemberRole,

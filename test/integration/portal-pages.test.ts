@@ -389,7 +389,7 @@ describe('share settings and guests', () => {
       `${path}?done=shared`,
     );
     const shared = await c.get(path);
-    expect(shared.html).toMatch(/Shared at <a href="http:\/\/127\.0\.0\.1:\d+\/s\/[^"]+">/);
+    expect(shared.html).toMatch(/Shared at <a href="http:\/\/127\.0\.0\.1:\d+\/s\/[^"]+"/);
     expect(shared.html).toContain('<option value="guests" selected>');
     expect(shared.html).toContain('<option value="full" selected>');
     expect((await c.post(`${path}/add-guest`, { email: 'Journalist@Press.example' })).status).toBe(
@@ -414,6 +414,26 @@ describe('share settings and guests', () => {
     const refused = await c.post(`${path}/share`, { access: 'public', mode: 'full' });
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('Mode: a public share shows at most the briefing');
+
+    // Stopping is asked first; then the link answers "not found", and a new share has a new link.
+    const url = /Shared at <a href="(http[^"]+)"/.exec((await c.get(path)).html)![1]!;
+    expect((await fetch(url)).status).toBe(200);
+    const stop = await c.post(`${path}/stop-sharing`);
+    expect(stop.html).toContain('<h1>Stop sharing this story?</h1>');
+    expect((await fetch(url)).status).toBe(200);
+    expect((await c.post(`${path}/stop-sharing`, { confirmed: 'yes' })).location).toBe(
+      `${path}?done=share-stopped`,
+    );
+    const stopped = (await c.get(path)).html;
+    expect(stopped).toContain('Not shared.');
+    expect(stopped).toContain('admin@acme.example stopped sharing the story.');
+    expect(stopped).toContain('admin@acme.example shared the story (invited guests, full).');
+    expect((await fetch(url)).status).toBe(404);
+    expect((await c.post(`${path}/stop-sharing`, { confirmed: 'yes' })).status).toBe(404);
+    await c.post(`${path}/share`, { access: 'public', mode: 'briefing' });
+    const again = /Shared at <a href="(http[^"]+)"/.exec((await c.get(path)).html)![1]!;
+    expect(again).not.toBe(url);
+    expect((await fetch(again)).status).toBe(200);
   });
 });
 

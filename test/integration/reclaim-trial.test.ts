@@ -159,7 +159,7 @@ describe('reclaim trial', () => {
     expect(await act('assign-story', { assignee: `member@${host}` })).toBe(`${path}?done=assigned`);
     expect(await act('note', { text: 'Our official statement.' })).toBe(`${path}?done=note`);
     expect(await act('share', { access: 'public', mode: 'briefing' })).toBe(`${path}?done=shared`);
-    const shareUrl = /Shared at <a href="([^"]+)">/.exec((await owner.get(path)).html)![1]!;
+    const shareUrl = /Shared at <a href="([^"]+)"/.exec((await owner.get(path)).html)![1]!;
     expect((await fetch(shareUrl)).status).toBe(200);
 
     // Six days on: one day left.

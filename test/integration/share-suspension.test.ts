@@ -118,7 +118,7 @@ describe("a partner's shares when its delegation ends", () => {
       const zPath = `/app/stories/${c.host}/${z}`;
       await c.portal.get(zPath);
       await c.portal.post(`${zPath}/share`, { access: 'public', mode: 'briefing' });
-      const own = /Shared at <a href="([^"]+)">/.exec((await c.portal.get(zPath)).html)![1]!;
+      const own = /Shared at <a href="([^"]+)"/.exec((await c.portal.get(zPath)).html)![1]!;
       expect((await page(pub.body.url)).status).toBe(200);
       expect((await page(`${svc.url}/shares`)).text).toContain(pub.body.url.split('/s/')[1]);
 
@@ -222,7 +222,7 @@ describe("a partner's shares when its delegation ends", () => {
         const path = `/app/stories/${c.host}/${event}`;
         await c.portal.get(path);
         await c.portal.post(`${path}/share`, fields);
-        return /Shared at <a href="([^"]+)">/.exec((await c.portal.get(path)).html)![1]!;
+        return /Shared at <a href="([^"]+)"/.exec((await c.portal.get(path)).html)![1]!;
       };
       const retunedUrl = await clientShare(x, { access: 'public', mode: 'compact' });
       const ownUrl = await clientShare(y, { access: 'guests', mode: 'full' });

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { reenableShare } from '../../domain/share-suspension.js';
-import { addShareGuest, removeShareGuest, storyShare as shareOf } from '../../domain/shares.js';
+import {
+  addShareGuest,
+  removeShareGuest,
+  storyShare as shareOf,
+  stopShare,
+} from '../../domain/shares.js';
 import { findStoryId } from '../../domain/stories.js';
 import { actorLabel, brandFor } from '../../policy.js';
 import { defineOperation } from '../operation.js';
@@ -92,6 +97,26 @@ export const removeGuest = defineOperation({
       eventUri: input.event_uri,
       email: input.email,
       actor: actorLabel(actor),
+    });
+    return { ok: true };
+  },
+});
+
+/** Stops sharing the story: its URL and its guests' links answer "not found". */
+export const stopSharing = defineOperation({
+  id: 'stop_sharing',
+  summary: 'Stop sharing a story',
+  input: z.strictObject(StoryRef),
+  output: z.object({ ok: Ok }),
+  access: {},
+  portal: true,
+  async handler({ app, actor }, input) {
+    const access = await brandFor(app, actor, input.brand);
+    await stopShare(app, {
+      access,
+      eventUri: input.event_uri,
+      actor: actorLabel(actor),
+      byAccount: actor.accountId,
     });
     return { ok: true };
   },

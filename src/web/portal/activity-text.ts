@@ -50,6 +50,11 @@ const SENTENCES: Record<string, (d: Details) => string> = {
   'phase.done': (d) => `marked phase ${s(d.phase)} done${d.comment ? `: “${s(d.comment)}”` : ''}`,
   'share.guest_added': (d) => `invited ${s(d.email)} to the share`,
   'share.guest_removed': (d) => `removed ${s(d.email)} from the share`,
+  'share.created': (d) =>
+    `shared the story (${d.access === 'guests' ? 'invited guests' : 'anyone with the link'}, ${s(d.mode)})`,
+  'share.retuned': (d) =>
+    `changed the share to ${d.access === 'guests' ? 'invited guests' : 'anyone with the link'}, ${s(d.mode)}`,
+  'share.stopped': () => 'stopped sharing the story',
   'share.suspended': () => 'stopped the share, as its partner left the brand',
   'share.reenabled': () => 're-enabled the share',
   'source.added': () => 'added a source',

@@ -93,6 +93,8 @@ export const NOTICES: Record<string, string> = {
   note: 'The Brand Note is published.',
   'note-deleted': 'The Brand Note is deleted.',
   shared: 'Share settings saved.',
+  'share-stopped':
+    'The story is no longer shared: its link and its guests’ links answer “not found”.',
   'share-reenabled': 'The share is yours and serves again.',
   'guest-added': 'Guest added: they sign in on the share page with their email.',
   'guest-removed': 'Guest removed.',

@@ -20,6 +20,7 @@ import {
   addGuest,
   reenableStoryShare,
   removeGuest,
+  stopSharing,
   storyShare,
 } from '../../operations/portal/shares.js';
 import { closeStory, closingOptions, reopenStory } from '../../operations/portal/story-status.js';
@@ -259,6 +260,20 @@ ${
         }),
       },
     },
+    'stop-sharing': {
+      op: stopSharing,
+      input: () => ({}),
+      done: 'share-stopped',
+      ask: {
+        fields: [],
+        question: (_f, back) => ({
+          title: 'Stop sharing this story?',
+          consequence: html`Its page stops answering at once, for anyone with the link and for its guests, and it leaves the shares index. Sharing it again later makes a new link.`,
+          confirm: 'Stop sharing',
+          back,
+        }),
+      },
+    },
     'reenable-share': { op: reenableStoryShare, input: () => ({}), done: 'share-reenabled' },
     share: {
       op: createShare,
@@ -477,7 +492,7 @@ ${
     }</div>
 <h2>Share</h2>
 <div class="card">
-${share ? html`<p>${share.suspended_at ? 'Was shared' : 'Shared'} at <a href="${safeHref(share.url)}">${share.url}</a> · ${share.access === 'public' ? 'anyone with the link' : 'invited guests only'} · ${share.mode}${share.listed ? ' · listed' : ''}</p>` : html`<p class="muted">Not shared.</p>`}
+${share ? html`<p>${share.suspended_at ? 'Was shared' : 'Shared'} at <a href="${safeHref(share.url)}" class="wrap">${share.url}</a> · ${share.access === 'public' ? 'anyone with the link' : 'invited guests only'} · ${share.mode}${share.listed ? ' · listed' : ''} ${form('stop-sharing', '', 'Stop sharing', 'danger')}</p>` : html`<p class="muted">Not shared.</p>`}
 ${
   share?.suspended_at
     ? html`<div class="notice" id="share-suspended"><p><strong>Stopped</strong> ${when(share.suspended_at)}: the partner that created this share no longer acts on this brand. Its page and its guests' links answer “not found” until you re-enable it.</p>
