@@ -31,7 +31,7 @@ export async function findSession(app: AppContext, tokenHash: string) {
   const row = await app.db
     .selectFrom('user_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.user_id', 't.data', 'u.email'])
+    .select(['t.user_id', 't.data', 'u.email', 'u.name', 'u.time_zone'])
     .where('t.token_hash', '=', tokenHash)
     .where('t.purpose', '=', 'session')
     .where('t.used_at', 'is', null)
@@ -39,7 +39,13 @@ export async function findSession(app: AppContext, tokenHash: string) {
     .executeTakeFirst();
   if (!row) return undefined;
   const { account } = row.data ? decode('user_tokens.data', row.data) : {};
-  return { userId: row.user_id, email: row.email, accountId: account };
+  return {
+    userId: row.user_id,
+    email: row.email,
+    name: row.name,
+    timeZone: row.time_zone,
+    accountId: account,
+  };
 }
 
 export async function setSessionAccount(app: AppContext, tokenHash: string, accountId: string) {
@@ -61,7 +67,7 @@ export async function endStoredSession(app: AppContext, tokenHash: string): Prom
     .execute();
 }
 
-/** Ends every session of a user (after a password reset). */
+/** Ends every session of a user (after a password reset or change). */
 export async function endAllSessions(app: AppContext, userId: string): Promise<void> {
   await app.db
     .updateTable('user_tokens')

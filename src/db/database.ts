@@ -24,6 +24,7 @@ import * as matchPolicy from './migrations/0011-match-policy.js';
 import * as meteringReservations from './migrations/0012-metering-reservations.js';
 import * as connectedApps from './migrations/0013-connected-apps.js';
 import * as retention from './migrations/0014-retention.js';
+import * as profile from './migrations/0015-profile.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -133,6 +134,7 @@ export function migrator(db: Db): Migrator {
         '0012-metering-reservations': meteringReservations,
         '0013-connected-apps': connectedApps,
         '0014-retention': retention,
+        '0015-profile': profile,
       }),
     },
   });

@@ -35,6 +35,8 @@ export interface UsersTable {
   password_hash: string | null;
   email_verified_at: string | null;
   created_at: string;
+  /** The IANA time zone the portal shows times in; null: the browser's (migration 0015). */
+  time_zone: Generated<string | null>;
 }
 
 export interface MembershipsTable {

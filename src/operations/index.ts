@@ -27,6 +27,7 @@ import {
 } from './portal/brands.js';
 import { listConnectedApps, revokeConnectedApp } from './portal/connected-apps.js';
 import { listInvites, listPartners, revokeInviteInApp, revokePartner } from './portal/partners.js';
+import { changePassword, readProfile, updateProfile } from './portal/profile.js';
 import {
   addGuest,
   reenableStoryShare,
@@ -99,6 +100,9 @@ export const operations: readonly Operation[] = [
   revokeApiKeyInApp,
   listConnectedApps,
   revokeConnectedApp,
+  readProfile,
+  updateProfile,
+  changePassword,
   billingOverview,
   getBrandKit,
   saveBrandKit,

@@ -78,6 +78,7 @@ header.top .logo{font-weight:700;font-size:1.1rem;color:#fff;text-decoration:non
 header.top nav{display:flex;flex-wrap:wrap;gap:.25rem}
 header.top nav a{color:#cfd6e4;text-decoration:none;padding:.3rem .6rem;border-radius:6px}
 header.top nav a[aria-current=page]{background:#24324d;color:#fff}
+header.top .me a{color:#cfd6e4}
 header.top .me{margin-left:auto;display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 header.top select,header.top button{font:inherit;font-size:.85rem;padding:.25rem .5rem;border-radius:6px;border:1px solid #3a4763;background:#1b2740;color:#fff}
 main{max-width:76rem;margin:0 auto;padding:1.5rem 1rem 4rem}
@@ -114,16 +115,30 @@ del{background:#fde2e1}ins{background:#e7f6ec;text-decoration:none}
 const PUBLIC_TOP = html`<header class="top"><div class="bar"><a class="logo" href="/">Stories</a></div></header>`;
 
 /** A complete page: the top bar (the public one when none is given) and the content. */
-export function shell(title: string, top: Html | null, body: Html): string {
-  return documentOf(`${title} · Stories`, STYLE, top ?? PUBLIC_TOP, body, '');
+export function shell(
+  title: string,
+  top: Html | null,
+  body: Html,
+  timeZone?: string | null,
+): string {
+  return documentOf(`${title} · Stories`, STYLE, top ?? PUBLIC_TOP, body, '', timeZone);
 }
 
-function documentOf(title: string, style: string, top: Html, body: Html, foot: Html | ''): string {
+/** `timeZone`: the reader's chosen zone, which the portal's script shows times in. */
+function documentOf(
+  title: string,
+  style: string,
+  top: Html,
+  body: Html,
+  foot: Html | '',
+  timeZone?: string | null,
+): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+${timeZone ? html`<meta name="time-zone" content="${timeZone}">` : ''}
 <title>${title}</title>
 <style>${new Html(style)}</style>
 </head>

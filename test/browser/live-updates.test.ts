@@ -43,23 +43,59 @@ const stillMarked = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce === true);
 
 describe('live updates in the portal', () => {
-  it('shows every moment in the browser’s time zone, the full date and zone on hover', async () => {
+  it('shows recent moments relative to now and older ones as dates, in the browser’s zone or the profile’s', async () => {
     const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
     const page = await context.newPage();
     await signIn(page);
+    // An entry of ten days ago, beside the seed's entries of just now.
+    const old = new Date(Date.now() - 10 * 86_400_000).toISOString();
+    await svc.app.db
+      .insertInto('audit_log')
+      .values({
+        id: 'aud_old_entry',
+        account_id: w.accounts.agency,
+        brand_id: null,
+        story_id: null,
+        actor: 'operator',
+        action: 'brand.added',
+        details: '{}',
+        created_at: old,
+      })
+      .execute();
     await page.goto(`${svc.url}/app/activity`);
-    const time = page.locator('time[datetime]').first();
     await page.waitForFunction(
-      "!document.querySelector('time[datetime]').textContent.endsWith('UTC')",
+      "![...document.querySelectorAll('time[datetime]')].some((t) => t.textContent.endsWith('UTC'))",
     );
-    const iso = (await time.getAttribute('datetime'))!;
-    const tokyo = new Intl.DateTimeFormat('en-GB', {
-      dateStyle: 'medium',
-      timeStyle: 'short',
-      timeZone: 'Asia/Tokyo',
-    }).format(new Date(iso));
-    expect(await time.textContent()).toBe(tokyo);
-    expect(await time.getAttribute('title')).toMatch(/Japan Standard Time|GMT\+9/);
+    const recent = page.locator('time[datetime]').first();
+    expect(await recent.textContent()).toMatch(/^(now|\d+ (second|minute)s? ago)$/);
+    expect(await recent.getAttribute('title')).toMatch(/Japan Standard Time|GMT\+9/);
+    const older = page.locator(`time[datetime="${old}"]`);
+    const inZone = (timeZone: string) =>
+      new Intl.DateTimeFormat('en-GB', {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+        timeZone,
+      }).format(new Date(old));
+    expect(await older.textContent()).toBe(inZone('Asia/Tokyo'));
+
+    // A zone chosen in the profile wins over the browser's.
+    await page.goto(`${svc.url}/app/profile`);
+    expect(await page.locator('option[data-browser-zone]').textContent()).toBe(
+      'Your browser’s (Asia/Tokyo)'.replace('’', "'"),
+    );
+    await page.getByLabel('Time zone').selectOption('America/New_York');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Profile saved.').waitFor();
+    await page.goto(`${svc.url}/app/activity`);
+    await page.waitForFunction(
+      "![...document.querySelectorAll('time[datetime]')].some((t) => t.textContent.endsWith('UTC'))",
+    );
+    expect(await older.textContent()).toBe(inZone('America/New_York'));
+    expect(await older.getAttribute('title')).toMatch(/Eastern|GMT-[45]/);
+    await page.goto(`${svc.url}/app/profile`);
+    await page.getByLabel('Time zone').selectOption('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Profile saved.').waitFor();
     await context.close();
   });
 

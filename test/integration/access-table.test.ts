@@ -265,6 +265,8 @@ describe("every door applies the operation's rule for the caller's kind", () => 
         tokenHash: '',
         userId: user.id,
         email: `${role}@northwind.example`,
+        name: null,
+        timeZone: null,
         account: { ...account, trial: null },
         workspaces: [],
       },

@@ -68,6 +68,7 @@ const SENTENCES: Record<string, (d: Details) => string> = {
       ? `closed the story: ${CLOSE_REASON_TEXT[d.reason as CloseReason] ?? s(d.reason)}${d.excluded ? `, and detection now ignores “${s(d.excluded)}”` : ''}`
       : 'closed the story, every phase done',
   'story.reopened': () => 'reopened the story',
+  'user.password_changed': () => 'changed their password',
   'webhook.added': (d) => `added the webhook endpoint ${s(d.url)}`,
   'webhook.paused': (d) => `paused the webhook endpoint ${s(d.url)}`,
   'webhook.resumed': (d) => `resumed the webhook endpoint ${s(d.url)}`,

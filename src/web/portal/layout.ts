@@ -55,13 +55,14 @@ ${
 <button type="submit">Switch</button></form>`
     : html`<span class="small">${session.account.name}</span>`
 }
-<span class="small" title="${session.account.role}">${session.email}</span>
+<a class="small profile" href="/app/profile" title="Your profile (${session.account.role})">${session.name ?? session.email}</a>
 <form class="inline" method="post" action="/signout">${csrfField(csrf)}<button type="submit">Sign out</button></form>
 </div></div></header>`;
   return shell(
     title,
     top,
     html`${trialBanner(session)}${body}<script src="/app/live.js" defer></script>`,
+    session.timeZone,
   );
 }
 
@@ -122,6 +123,8 @@ export const NOTICES: Record<string, string> = {
   'invite-revoked': 'The invitation is revoked.',
   'brand-kit': 'Brand kit saved: your invitations show it now.',
   switched: 'Switched account.',
+  profile: 'Profile saved.',
+  password: 'Password changed: every other browser and device signed in as you is signed out.',
 };
 
 export function notice(done: unknown): Html | '' {

@@ -11,7 +11,8 @@ import { actorOf } from './session.js';
 /**
  * The portal's one script, on every page, served from this origin (the CSP allows
  * `script-src 'self'` and nothing inline). It shows every moment (`<time>`, written in
- * UTC) in the reader's time zone, the full date and zone on hover. An element with
+ * UTC) relative to now within a week ("3 hours ago") and as a date after, in the time
+ * zone of the reader's profile or else their browser's, the full date and zone on hover. An element with
  * `data-live="<status URL>"` shows a long operation in progress: the script asks that URL
  * every two seconds and, once the operation ends, follows it to its result (`go`), puts
  * the result in the element's place (`html`, which the server renders and escapes as it
@@ -19,13 +20,32 @@ import { actorOf } from './session.js';
  * the same and offers to check again.
  */
 export const LIVE_SCRIPT = `'use strict';
-const zoned = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
+const chosen = document.querySelector('meta[name="time-zone"]')?.content || undefined;
+const zone = { timeZone: chosen };
+const zoned = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', ...zone });
+const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long', ...zone });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const STEPS = [[60, 'second'], [3600, 'minute'], [86400, 'hour'], [604800, 'day']];
+/** "3 hours ago" within a week, the date after; what it was exactly on hover. */
+function shown(d) {
+  const seconds = (d.getTime() - Date.now()) / 1000;
+  let unit = 1;
+  for (const [limit, name] of STEPS) {
+    if (Math.abs(seconds) < limit) {
+      return name === 'second' ? relative.format(0, 'second') : relative.format(Math.round(seconds / unit), name);
+    }
+    unit = limit;
+  }
+  return zoned.format(d);
+}
 for (const t of document.querySelectorAll('time[datetime]')) {
   const d = new Date(t.dateTime);
   if (Number.isNaN(d.getTime())) continue;
   t.title = full.format(d);
-  t.textContent = zoned.format(d);
+  t.textContent = shown(d);
+}
+for (const o of document.querySelectorAll('[data-browser-zone]')) {
+  o.textContent += ' (' + Intl.DateTimeFormat().resolvedOptions().timeZone + ')';
 }
 for (const el of document.querySelectorAll('[data-live]')) follow(el);
 async function follow(el) {

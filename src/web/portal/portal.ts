@@ -11,6 +11,7 @@ import { mountConnectedAppPages } from './connected-app-pages.js';
 import { mountKeyPages } from './key-pages.js';
 import { mountLive } from './live.js';
 import { mountPartnerPages } from './partner-pages.js';
+import { mountProfilePages } from './profile-pages.js';
 import { mountStoryPages } from './story-pages.js';
 import { mountTeamPages } from './team-pages.js';
 import { mountWebhookPages } from './webhook-pages.js';
@@ -43,5 +44,6 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     mountWebhookPages(pages, app);
     mountBillingPages(pages, app);
     mountConnectedAppPages(pages, app);
+    mountProfilePages(pages, app);
   });
 }

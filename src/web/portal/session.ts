@@ -27,6 +27,9 @@ export interface PortalSession {
   tokenHash: string;
   userId: string;
   email: string;
+  name: string | null;
+  /** The time zone chosen in the profile; null: the browser's. */
+  timeZone: string | null;
   /** The account the user is working in now, among `workspaces`. */
   account: Workspace;
   workspaces: Workspace[];
@@ -68,7 +71,8 @@ export async function readSession(
   // Removed from the account they were in: they continue in another, or are signed out.
   const account = workspaces.find((w) => w.id === found.accountId) ?? workspaces[0];
   if (!account) return null;
-  return { tokenHash, userId: found.userId, email: found.email, account, workspaces };
+  const { userId, email, name, timeZone } = found;
+  return { tokenHash, userId, email, name, timeZone, account, workspaces };
 }
 
 /** Moves the session to another account of the user's; false when it is not theirs. */
