@@ -122,6 +122,18 @@ describe('brs, the operator command line', () => {
     expect(bad.out).toEqual({ error: 'email: must be an email address' });
   });
 
+  it('brand delete: with its stories; an unknown host is not found', async () => {
+    const team = (await brs(env, 'account', 'create', '--name', 'Gone', '--plan', 'pro')).out
+      .account;
+    await brs(env, 'brand', 'add', '--account', team, '--host', 'gone.example', '--name', 'Gone');
+    const r = await brs(env, 'brand', 'delete', '--host', 'gone.example');
+    expect(r).toMatchObject({
+      code: 0,
+      out: { ok: true, host: 'gone.example', stories: 0, partners: 0 },
+    });
+    expect((await brs(env, 'brand', 'delete', '--host', 'gone.example')).code).toBe(1);
+  });
+
   it('user remove: takes a teammate out, never the last owner', async () => {
     const team = (await brs(env, 'account', 'create', '--name', 'Removals', '--plan', 'pro')).out
       .account;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { decode } from '../../db/json-columns.js';
+import { deleteBrand } from '../../domain/brand-deletion.js';
 import {
   addBrand,
   requireBrandByHost,
@@ -32,6 +33,23 @@ export function registerBrands(program: Command): void {
           return { brand: host };
         },
         (o) => `brand ${o.brand}`,
+      ),
+    );
+
+  brand
+    .command('delete')
+    .description(
+      'delete a brand with its stories, feeds and delegations (the ledger and audit stay)',
+    )
+    .requiredOption('--host <host>', 'brand host')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { host: string }) => {
+          const found = await requireBrandByHost(app, parse(BrandHost, o.host, 'host'));
+          return { ok: true as const, ...(await deleteBrand(app, found, 'operator')) };
+        },
+        (o) => `deleted ${o.host}: ${o.stories} stories, ${o.partners} partners`,
       ),
     );
 

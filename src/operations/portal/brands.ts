@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
+import { deleteBrand } from '../../domain/brand-deletion.js';
 import { requestBrandVerification } from '../../domain/brand-verification.js';
 import {
   addBrand,
@@ -171,5 +172,27 @@ export const verifyBrandByEmail = defineOperation({
   async handler(ctx, input) {
     const brand = await ownBrand(ctx, input.brand);
     return requestBrandVerification(ctx.app, brand, input.email, actorLabel(ctx.actor));
+  },
+});
+
+/**
+ * Deletes one of the account's own brands with its stories, feeds and delegations
+ * (owners; domain/brand-deletion.ts says what is kept).
+ */
+export const deleteBrandInApp = defineOperation({
+  id: 'delete_brand',
+  summary: 'Delete a brand and everything monitored for it',
+  input: z.strictObject({ brand: BrandHost }),
+  output: z.object({
+    ok: Ok,
+    host: z.string(),
+    stories: z.number().int(),
+    partners: z.number().int(),
+  }),
+  access: { minRole: 'owner' },
+  portal: true,
+  async handler(ctx, input) {
+    const brand = await ownBrand(ctx, input.brand);
+    return { ok: true, ...(await deleteBrand(ctx.app, brand, actorLabel(ctx.actor))) };
   },
 });

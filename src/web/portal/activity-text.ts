@@ -4,7 +4,8 @@ import { CLOSE_REASON_TEXT, type CloseReason } from '../../domain/story-closing.
 type Details = Record<string, unknown>;
 
 const s = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
-const units = (n: unknown) => `${s(n)} change${n === 1 ? '' : 's'}`;
+const count = (n: unknown, one: string, many: string) => `${s(n)} ${n === 1 ? one : many}`;
+const units = (n: unknown) => count(n, 'change', 'changes');
 
 /**
  * Each audit action as the rest of a sentence whose subject is who did it ("Mia assigned
@@ -25,6 +26,8 @@ const SENTENCES: Record<string, (d: Details) => string> = {
   'billing.refund_due': () => 'marked a payment for refund',
   'billing.subscribed': () => 'subscribed the account',
   'brand.added': () => 'added the brand',
+  'brand.deleted': (d) =>
+    `deleted the brand ${s(d.host)} with its ${count(d.stories, 'story', 'stories')}`,
   'brand.aliases_set': () => 'changed the brand’s aliases',
   'brand.match_policy_set': () => 'changed how the brand is recognised',
   'brand.verification_sent': () => 'sent a verification link for the brand',

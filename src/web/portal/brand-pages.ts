@@ -11,6 +11,7 @@ import {
   addBrandInApp,
   addSourceInApp,
   brandMonitoring,
+  deleteBrandInApp,
   removeSourceInApp,
   setAliasesInApp,
   setMatchPolicyInApp,
@@ -19,6 +20,7 @@ import {
 import { hasRole } from '../../policy.js';
 import { formField } from '../forms.js';
 import { html, page } from '../html.js';
+import { confirmationPage } from './confirm.js';
 import { forgedPage, type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf, csrfToken, csrfValid } from './session.js';
@@ -53,6 +55,7 @@ export function mountBrandPages(fastify: FastifyInstance, app: AppContext) {
 
   async function brandsPage(v: View, extra: { done?: string; error?: string }) {
     const admin = hasRole(actorOf(v.session), 'admin');
+    const owner = hasRole(actorOf(v.session), 'owner');
     const { brands } = await run(app, v, listBrands, {});
     const monitoring = new Map<string, Output<typeof brandMonitoring>>();
     for (const b of brands) {
@@ -110,6 +113,10 @@ ${
     : ''
 }`
     : html`<p class="muted small">Its client monitors it; you act on its stories under the delegation.</p>`
+}${
+  own && owner
+    ? html`<form method="post" action="/app/brands/delete">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}"><button type="submit" class="danger">Delete ${b.brand}…</button></form>`
+    : ''
 }</section>`;
       })}</div>
 ${
@@ -146,6 +153,23 @@ ${
     'match',
   );
   act('/app/brands/verify', verifyBrandByEmail, ['brand', 'email'], 'verify-sent');
+  routes.post('/app/brands/delete', async (req, reply, v) => {
+    const host = formField(req, 'brand');
+    const asked = confirmationPage(req, v, deleteBrandInApp, ['brand'], {
+      title: `Delete ${host}?`,
+      consequence: html`${host} stops being monitored and everything made for it is deleted for good: its stories with their advisories, plans, Brand Notes and shares (their pages answer “not found”), and its feeds. Partners acting on it lose it at once. The billing ledger and the activity keep what happened. This cannot be undone; adding ${host} again starts from nothing.`,
+      confirm: `Delete ${host} and its stories`,
+      back: '/app/brands',
+    });
+    if (asked) return asked;
+    try {
+      await run(app, v, deleteBrandInApp, { brand: host });
+      return reply.redirect('/app/brands?done=brand-deleted', 303);
+    } catch (e) {
+      const { status, text } = pageError(e, reply.log);
+      return reply.code(status).send(await brandsPage(v, { error: text }));
+    }
+  });
 
   // The link in the email: whoever holds the brand's mailbox verifies it, signed in or
   // not. Opening it only asks (mail scanners open links too); the button verifies.

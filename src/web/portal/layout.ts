@@ -101,6 +101,7 @@ export const NOTICES: Record<string, string> = {
   'guest-removed': 'Guest removed.',
   'key-revoked': 'The key is revoked.',
   brand: 'Brand added.',
+  'brand-deleted': 'The brand and everything monitored for it are deleted.',
   source: 'Source added.',
   'source-removed': 'Source removed.',
   aliases: 'Aliases saved.',
