@@ -247,3 +247,17 @@ export async function revokeInviteById(
   if (!invite) throw notFound();
   return revokeInvite(app, partnerId, await tokenOf(app, invite.id), actor);
 }
+
+/** A pending invitation's onboarding link, for its partner; 409 once it is no longer pending. */
+export async function pendingInviteLink(app: AppContext, partnerId: string, id: string) {
+  await expirePending(app.db, app.clock.now().toISOString(), { partnerId });
+  const invite = await app.db
+    .selectFrom('delegation_invites')
+    .select(['id', 'status'])
+    .where('id', '=', id)
+    .where('partner_account_id', '=', partnerId)
+    .executeTakeFirst();
+  if (!invite) throw notFound();
+  if (invite.status !== 'pending') throw conflict(`invite is ${invite.status}`);
+  return onboardingUrl(app, await tokenOf(app, invite.id));
+}

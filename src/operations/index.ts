@@ -27,7 +27,13 @@ import {
   verifyBrandByEmail,
 } from './portal/brands.js';
 import { listConnectedApps, revokeConnectedApp } from './portal/connected-apps.js';
-import { listInvites, listPartners, revokeInviteInApp, revokePartner } from './portal/partners.js';
+import {
+  inviteLink,
+  listInvites,
+  listPartners,
+  revokeInviteInApp,
+  revokePartner,
+} from './portal/partners.js';
 import { changePassword, readProfile, updateProfile } from './portal/profile.js';
 import {
   addGuest,
@@ -119,6 +125,7 @@ export const operations: readonly Operation[] = [
   revokePartner,
   listInvites,
   revokeInviteInApp,
+  inviteLink,
   closeStory,
   reopenStory,
   closingOptions,

@@ -319,9 +319,12 @@ describe('partners page', () => {
       return_url: 'https://app.acme.example/clients',
     });
     expect(made.status).toBe(200);
-    expect(made.html).toMatch(/<code class="secret">[^<]*\/onboard\/inv_[^<]+<\/code>/);
+    const link = /<code class="secret">([^<]*\/onboard\/inv_[^<]+)<\/code>/.exec(made.html)![1]!;
     const listed = await a.get('/app/partners');
-    expect(listed.html).toMatch(/<td>client\.example<\/td><td>pending<\/td>/);
+    // A pending invitation's link can be read again, to send once more: the same link.
+    expect(listed.html).toContain(
+      `<td>client.example<details class="small"><summary>Its link, to send again</summary><code class="secret">${link}</code></details></td><td>pending</td>`,
+    );
     const id = /name="id" value="([a-z]+_[^"]+)"/.exec(listed.html)![1]!;
     // Another account cannot revoke it.
     await c.get('/app/partners');
@@ -333,9 +336,9 @@ describe('partners page', () => {
     expect((await a.post('/app/partners/invites/revoke', { id, confirmed: 'yes' })).location).toBe(
       '/app/partners?done=invite-revoked',
     );
-    expect((await a.get('/app/partners')).html).toMatch(
-      /<td>client\.example<\/td><td>revoked<\/td>/,
-    );
+    const revoked = (await a.get('/app/partners')).html;
+    expect(revoked).toMatch(/<td>client\.example<\/td><td>revoked<\/td>/);
+    expect(revoked).not.toContain(link);
   });
 });
 

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { listInvites as invites, revokeInviteById } from '../../domain/delegation-invites.js';
+import {
+  listInvites as invites,
+  pendingInviteLink,
+  revokeInviteById,
+} from '../../domain/delegation-invites.js';
 import { listPartners as partners, revokeDelegation } from '../../domain/delegations.js';
 import { actorLabel } from '../../policy.js';
+import { createDelegationInvite } from '../delegations/create-delegation-invite.js';
 import { revokeDelegationInvite } from '../delegations/revoke-delegation-invite.js';
 import { defineOperation } from '../operation.js';
 import { BrandHost, Ok, Timestamp } from '../schemas.js';
@@ -85,4 +90,20 @@ export const revokeInviteInApp = defineOperation({
   portal: true,
   handler: ({ app, actor }, input) =>
     revokeInviteById(app, actor.accountId, input.id, actorLabel(actor)),
+});
+
+/**
+ * A pending invitation's link again, for the partner to send once more (the token is
+ * derived from the invitation, so it is the same link; docs/api.md, "Delegation invites").
+ */
+export const inviteLink = defineOperation({
+  id: 'get_delegation_invite_link',
+  summary: "A pending delegation invitation's link",
+  input: z.strictObject({ id: z.string().min(1).max(100) }),
+  output: z.object({ onboarding_url: z.string() }),
+  access: createDelegationInvite.access,
+  portal: true,
+  async handler({ app, actor }, input) {
+    return { onboarding_url: await pendingInviteLink(app, actor.accountId, input.id) };
+  },
 });

@@ -9,6 +9,7 @@ import { mayRun } from '../../operations/execute.js';
 import type { Operation } from '../../operations/operation.js';
 import { getBrandKit, mayEditBrandKit, saveBrandKit } from '../../operations/portal/brand-kit.js';
 import {
+  inviteLink,
   listInvites,
   listPartners,
   revokeInviteInApp,
@@ -38,6 +39,13 @@ export function mountPartnerPages(fastify: FastifyInstance, app: AppContext) {
     const { delegations } = await run(app, v, listDelegations, {});
     const { partners } = await run(app, v, listPartners, {});
     const { invites } = await run(app, v, listInvites, {});
+    // A pending invitation's link, shown again to who may send invitations.
+    const links = new Map<string, string>();
+    if (mayRun(actorOf(v.session), inviteLink)) {
+      for (const i of invites.filter((i) => i.status === 'pending')) {
+        links.set(i.id, (await run(app, v, inviteLink, { id: i.id })).onboarding_url);
+      }
+    }
     // The brand kit: as typed when saving it failed, else as stored.
     const kit = mayEditBrandKit(actorOf(v.session))
       ? (extra.kit ?? (await run(app, v, getBrandKit, {})).brand_kit)
@@ -77,7 +85,7 @@ ${
     ? html`<h2>Invitations</h2><table><thead><tr><th scope="col">Client brand</th><th scope="col">State</th><th scope="col">Sent</th><th scope="col">Expires</th><th scope="col"></th></tr></thead><tbody>${invites.map(
         (
           i,
-        ) => html`<tr><td>${i.brand_host}</td><td>${i.status}</td><td class="small">${i.created_at.slice(0, 10)}</td><td class="small">${i.expires_at.slice(0, 10)}</td>
+        ) => html`<tr><td>${i.brand_host}${links.has(i.id) ? html`<details class="small"><summary>Its link, to send again</summary><code class="secret">${links.get(i.id)}</code></details>` : ''}</td><td>${i.status}</td><td class="small">${i.created_at.slice(0, 10)}</td><td class="small">${i.expires_at.slice(0, 10)}</td>
 <td>${admin && i.status === 'pending' ? form('/app/partners/invites/revoke', { id: i.id, brand: i.brand_host }, `Revoke the invitation for ${i.brand_host}`, 'secondary') : ''}</td></tr>`,
       )}</tbody></table>`
     : ''
