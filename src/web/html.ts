@@ -106,10 +106,25 @@ ol.plan>li{margin:0 0 .75rem}
 code.secret{display:block;padding:.6rem;background:#101828;color:#9ff3b5;border-radius:6px;word-break:break-all}
 .auth{max-width:26rem;margin:3rem auto}.narrow{max-width:44rem;margin:2rem auto}
 .narrow dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
-.table-wrap{overflow-x:auto;margin:0 0 1rem}.table-wrap>table{margin:0}td.wrap{overflow-wrap:anywhere}
+.table-wrap{overflow-x:auto;margin:0 0 1rem}.table-wrap>table{margin:0}.wrap,main a,main code{overflow-wrap:anywhere}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 del{background:#fde2e1}ins{background:#e7f6ec;text-decoration:none}
-@media (max-width:40rem){th:nth-child(n+4),td:nth-child(n+4){display:none}}
+header.top .menu{display:contents}
+.menu-toggle{display:none;margin-left:auto}
+@media (max-width:40rem){
+header.top .bar{padding:.5rem .75rem}
+.js-menu .menu-toggle{display:inline-block}
+.js-menu header.top .menu{display:none;flex-basis:100%;flex-direction:column;gap:.5rem}
+.js-menu header.top .menu.open{display:flex}
+header.top .me{margin-left:0}
+main{padding:1rem .75rem 3rem}
+main table,main tbody,main tr,main td{display:block;width:100%}
+main thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+main tr{border-bottom:1px solid #e2e6ef;padding:.4rem 0}
+main td{border:0;padding:.2rem .75rem;overflow-wrap:anywhere}
+main td[data-label]:not(:empty)::before{content:attr(data-label) ": ";font-weight:600;color:#5b6577;font-size:.8rem}
+dl.facts{grid-template-columns:1fr}dl.facts dd{margin:0 0 .4rem}
+}
 `;
 
 const PUBLIC_TOP = html`<header class="top"><div class="bar"><a class="logo" href="/">Stories</a></div></header>`;

@@ -196,7 +196,7 @@ describe('portal journeys in a browser', () => {
       await tab.close();
     }
     await page.reload();
-    await visible(page.locator('dd', { hasText: /^closed$/ }));
+    await visible(page.locator('dd > span.status', { hasText: /^closed$/ }));
 
     // An admin's scoped key works over REST for its brand, and for no other.
     await page.getByRole('link', { name: 'API keys' }).click();
@@ -308,7 +308,7 @@ describe('portal journeys in a browser', () => {
     await page.getByLabel('Client brand host').fill('fabrikam.example');
     await page.getByLabel('Return URL').fill('https://app.contoso.example/clients');
     await page.getByRole('button', { name: 'Create the invitation link' }).click();
-    const link = (await page.locator('code.secret').textContent())!.trim();
+    const link = (await page.getByRole('status').locator('code.secret').textContent())!.trim();
 
     // The client, in a browser of its own.
     const client = await browser.newContext({ viewport: { width: 1024, height: 760 } });

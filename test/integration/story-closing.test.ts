@@ -37,7 +37,9 @@ async function story(
 }
 
 const status = async (c: PortalClient, page: string) =>
-  /<dt>Status<\/dt><dd>([a-z ]+)/.exec((await c.get(page)).html)?.[1]?.trim();
+  /<dt>Status<\/dt><dd><span class="status">([a-z ]+)<\/span>/
+    .exec((await c.get(page)).html)?.[1]
+    ?.trim();
 
 async function acmeTerms() {
   const row = await svc.app.db
@@ -93,7 +95,7 @@ describe('closing a story by hand', () => {
     expect(r.location).toBe(`${page}?done=closed`);
     const closed = (await admin.get(page)).html;
     expect(closed).toMatch(
-      /<dt>Status<\/dt><dd>closed <span class="muted">\(not about us, admin@acme\.example\)/,
+      /<dt>Status<\/dt><dd><span class="status">closed<\/span> <span class="muted">\(not about us, admin@acme\.example\)/,
     );
     expect(closed).toContain(
       'closed the story: not about us, and detection now ignores “Acme Road”',

@@ -119,6 +119,9 @@ describe('webhook endpoints', () => {
     expect(attemptProblem('getaddrinfo ENOTFOUND hooks.invalid')).toBe(
       'its host name does not resolve',
     );
+    expect(attemptProblem('bad port')).toBe(
+      'its port is one of those fetch refuses (a well-known service port)',
+    );
     expect(attemptProblem('something new')).toBe('the request failed');
   });
 });

@@ -37,6 +37,8 @@ export function appPage(
   const { session, csrf } = view;
   const top = html`<header class="top"><div class="bar">
 <a class="logo" href="/app">Stories</a>
+<button type="button" class="menu-toggle" aria-expanded="false" aria-controls="menu">Menu</button>
+<div class="menu" id="menu">
 <nav aria-label="Sections">${SECTIONS.filter(
     ([id]) => session.account.role !== 'member' || !ADMIN_SECTIONS.includes(id),
   ).map(
@@ -57,7 +59,7 @@ ${
 }
 <a class="small profile" href="/app/profile" title="Your profile (${session.account.role})">${session.name ?? session.email}</a>
 <form class="inline" method="post" action="/signout">${csrfField(csrf)}<button type="submit">Sign out</button></form>
-</div></div></header>`;
+</div></div></div></header>`;
   return shell(
     title,
     top,

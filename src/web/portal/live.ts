@@ -17,7 +17,8 @@ import { actorOf } from './session.js';
  * every two seconds and, once the operation ends, follows it to its result (`go`), puts
  * the result in the element's place (`html`, which the server renders and escapes as it
  * renders the pages), or shows why it failed (`reason`). Without JavaScript the page says
- * the same and offers to check again.
+ * the same and offers to check again. On a phone it folds the top bar behind "Menu" and
+ * labels the cells of tables read as cards.
  */
 export const LIVE_SCRIPT = `'use strict';
 const chosen = document.querySelector('meta[name="time-zone"]')?.content || undefined;
@@ -46,6 +47,22 @@ for (const t of document.querySelectorAll('time[datetime]')) {
 }
 for (const o of document.querySelectorAll('[data-browser-zone]')) {
   o.textContent += ' (' + Intl.DateTimeFormat().resolvedOptions().timeZone + ')';
+}
+// On a phone the sections and the account fold behind "Menu"; without script they show.
+document.documentElement.classList.add('js-menu');
+const toggle = document.querySelector('.menu-toggle');
+toggle?.addEventListener('click', () => {
+  const open = document.getElementById('menu').classList.toggle('open');
+  toggle.setAttribute('aria-expanded', String(open));
+});
+// A table read as cards on a phone names each cell after its column.
+for (const table of document.querySelectorAll('main table')) {
+  const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+  for (const row of table.querySelectorAll('tbody tr')) {
+    [...row.children].forEach((td, i) => {
+      if (heads[i] && !td.hasAttribute('colspan')) td.dataset.label = heads[i];
+    });
+  }
 }
 for (const el of document.querySelectorAll('[data-live]')) follow(el);
 async function follow(el) {

@@ -319,7 +319,7 @@ ${
 function statusText(status: string, entries: Entry[]) {
   const closed = status === 'closed' ? entries.find((e) => e.action === 'story.closed') : undefined;
   const reason = closed?.details.reason as CloseReason | undefined;
-  return html`${status.replace('_', ' ')}${reason && CLOSE_REASON_TEXT[reason] ? html` <span class="muted">(${CLOSE_REASON_TEXT[reason]}, ${closed!.actor_name})</span>` : ''}`;
+  return html`<span class="status">${status.replace('_', ' ')}</span>${reason && CLOSE_REASON_TEXT[reason] ? html` <span class="muted">(${CLOSE_REASON_TEXT[reason]}, ${closed!.actor_name})</span>` : ''}`;
 }
 
 async function storyPage(

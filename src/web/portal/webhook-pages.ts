@@ -31,6 +31,7 @@ export function attemptProblem(error: string): string {
     [/ECONNRESET|socket hang up|EPIPE/i, 'the connection was cut'],
     [/certificate|SSL|TLS|handshake/i, 'its TLS certificate could not be verified'],
     [/not a public|private|loopback|public host/i, 'its address is not a public host'],
+    [/bad port/i, 'its port is one of those fetch refuses (a well-known service port)'],
   ];
   return known.find(([re]) => re.test(error))?.[1] ?? 'the request failed';
 }
