@@ -158,6 +158,14 @@ describe('context and proposals', () => {
     expect(ready.html).toContain(`action="${page}/apply"`);
     expect(ready.html).toMatch(/name="_csrf" value="[^"]+"/);
     expect(ready.html).not.toContain('live.js');
+    // Read in words, aligned by meaning: the inserted phase is one new phase, and the phases
+    // after it, which the API's diff lists by index, are not shown as changed.
+    expect(ready.html).toContain(
+      '<li>Added: <ins>The brand says: The recall ended on Monday.</ins></li>',
+    );
+    expect(ready.html).toContain('<li>New phase 3, “Brief the team on the new context”');
+    expect(ready.html).not.toContain('renamed');
+    expect(ready.html).not.toMatch(/phases\[|null|\["/);
     expect(await onList()).toBe('proposal to review');
 
     expect((await c.post(`${page}/dismiss`)).status).toBe(303);

@@ -156,7 +156,12 @@ export function mountLive(fastify: FastifyInstance, app: AppContext) {
     if (pending?.status === 'generating') return { status: 'generating' };
     if (!pending) return { status: 'none', html: '' };
     const path = storyPath(brand, event);
-    const card = proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session) });
+    const card = proposalCard(pending, {
+      path,
+      csrf: v.csrf,
+      actor: actorOf(v.session),
+      live: story.advisory,
+    });
     return { status: 'ready', html: card.value };
   });
   status('/app/stories/from-url/:brand/:job/status', async ({ brand = '', job }, v) => {

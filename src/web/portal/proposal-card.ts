@@ -1,4 +1,10 @@
 import type { z } from 'zod';
+import {
+  type AdvisoryChanges,
+  type AdvisoryText,
+  advisoryChanges,
+  isUnchanged,
+} from '../../domain/advisory-changes.js';
 import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
 import { mayRun } from '../../operations/execute.js';
@@ -14,6 +20,51 @@ export interface ProposalCardContext {
   csrf: string;
   /** Who reads it: the apply and dismiss forms are theirs only if the operations allow. */
   actor: Actor;
+  /** The advisory as it is now, which the proposal is read against. */
+  live: AdvisoryText;
+}
+
+const FIELD_NAMES = { assessment: 'Assessment', urgency: 'Urgency', spread: 'Spread' } as const;
+const quoted = (t: string) => html`“${t}”`;
+const phaseName = (n: number, p: { title: string }) => html`phase ${n}, ${quoted(p.title)}`;
+
+/** The proposal's changes in words (advisory-changes.ts): what moves, what is added or goes. */
+function changesList(c: AdvisoryChanges): Html {
+  if (isUnchanged(c)) {
+    return html`<p>The proposal changes nothing you would see: the advisory stays as it is.</p>`;
+  }
+  const actions = (label: string, list: string[], tag: 'ins' | 'del') =>
+    list.length
+      ? html`<div class="small">${label}: ${list.map((a, i) => html`${i ? '; ' : ''}${tag === 'ins' ? html`<ins>${a}</ins>` : html`<del>${a}</del>`}`)}</div>`
+      : '';
+  return html`${
+    c.fields.length
+      ? html`<ul>${c.fields.map(
+          (f) =>
+            html`<li>${FIELD_NAMES[f.field]}: <del>${f.before}</del> → <ins>${f.after}</ins></li>`,
+        )}</ul>`
+      : ''
+  }${
+    c.summary.length
+      ? html`<h3>Executive summary</h3><ul>${c.summary.map((s) =>
+          s.kind === 'added'
+            ? html`<li>Added: <ins>${s.after}</ins></li>`
+            : s.kind === 'removed'
+              ? html`<li>Removed: <del>${s.before}</del></li>`
+              : html`<li>Reworded: <del>${s.before}</del> → <ins>${s.after}</ins></li>`,
+        )}</ul>`
+      : ''
+  }${
+    c.plan.length
+      ? html`<h3>Response plan</h3><ul>${c.plan.map((p) =>
+          p.kind === 'added'
+            ? html`<li>New ${phaseName(p.number, p.after!)}${actions('Actions', [...p.after!.actions], 'ins')}</li>`
+            : p.kind === 'removed'
+              ? html`<li>Removed ${phaseName(p.number, p.before!)}</li>`
+              : html`<li>${p.before!.title === p.after!.title ? html`In ${phaseName(p.number, p.after!)}` : html`Phase ${p.number} renamed <del>${p.before!.title}</del> → <ins>${p.after!.title}</ins>`}${actions('Actions added', p.actionsAdded, 'ins')}${actions('Actions removed', p.actionsRemoved, 'del')}</li>`,
+        )}</ul>`
+      : ''
+  }<p class="small muted">Everything else stays as it is. Phases already assigned or done keep their people.</p>`;
 }
 
 /**
@@ -34,14 +85,7 @@ export function proposalCard(
   const form = (action: string, label: string, cls = '') =>
     html`<form class="inline" method="post" action="${c.path}/${action}">${csrfField(c.csrf)}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
   return html`<div class="card" id="proposal"><h2>Proposed update of the advisory</h2>
-<p>From the context “${pending.context}”.</p>
-${
-  pending.diff
-    ? html`<table><thead><tr><th scope="col">Field</th><th scope="col">Now</th><th scope="col">Proposed</th></tr></thead><tbody>${pending.diff.map(
-        (d) =>
-          html`<tr><td>${d.path}</td><td><del>${JSON.stringify(d.before) ?? ''}</del></td><td><ins>${JSON.stringify(d.after) ?? ''}</ins></td></tr>`,
-      )}</tbody></table>`
-    : ''
-}
+<p>From the context: “${pending.context}”</p>
+${pending.proposal ? changesList(advisoryChanges(c.live, pending.proposal)) : ''}
 <p>${mayRun(c.actor, applyAdvisoryProposal) ? form('apply', 'Apply the proposal') : html`<span class="muted small">An owner applies it.</span>`} ${mayRun(c.actor, dismissAdvisoryProposal) ? form('dismiss', 'Dismiss', 'secondary') : ''}</p></div>`;
 }

@@ -406,7 +406,7 @@ ${
     story.title,
     html`<p class="small"><a href="/app">← Stories</a> · ${brand}</p>
 <h1>${story.title}</h1>${notice(query.done)}${problem(error)}
-${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session) }) : ''}
+${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session), live: a }) : ''}
 <div class="card"><dl class="facts">
 <dt>Severity</dt><dd>${sevBadge(story.severity)}${
       reasons.length > 0

@@ -45,7 +45,7 @@ ${team.members.map(
     html`<tr><td>${m.email}</td><td>${
       owner
         ? html`<form class="inline" method="post" action="/app/team/role">${csrfField(v.csrf)}<input type="hidden" name="email" value="${m.email}">
-<label class="small" style="display:inline" for="role-${m.email}">Role of ${m.email}</label> <select id="role-${m.email}" name="role">${[
+<label class="visually-hidden" for="role-${m.email}">Role of ${m.email}</label> <select id="role-${m.email}" name="role">${[
             'member',
             'admin',
             'owner',
