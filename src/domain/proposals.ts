@@ -7,7 +7,7 @@ import type { AdvisoriesTable, PhasesTable, StoryStatus } from '../db/schema.js'
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { ADVISORY_PROPOSE } from '../jobs/kinds.js';
-import { enqueue } from '../jobs/queue.js';
+import { enqueue, type JobRow } from '../jobs/queue.js';
 import { type LivePlan, type ProposalInput, withStartedPhases } from '../pipeline/rethink.js';
 import { actorLabel, type BrandAccess, type StoryAct } from '../policy.js';
 import { writeAudit } from './audit.js';
@@ -168,11 +168,22 @@ export function diffAdvisories(
  * a minute); the write then checks the proposal is still waiting and keeps the phases
  * started meanwhile verbatim. Running it again, or after a dismissal, changes nothing.
  */
-export async function generateProposalJob(app: AppContext, payload: { advisory: string }) {
+export async function generateProposalJob(
+  app: AppContext,
+  payload: { advisory: string },
+  job: Pick<JobRow, 'attempts' | 'max_attempts'>,
+) {
   const target = await waitingProposal(app.db, payload.advisory);
   if (!target) return { skipped: true };
   const input = await proposalInput(app.db, target);
-  const generated = await app.advisor.propose(input);
+  let generated: Awaited<ReturnType<typeof app.advisor.propose>>;
+  try {
+    generated = await app.advisor.propose(input);
+  } catch (e) {
+    // On the last attempt the proposal is given up, said, and the story takes context again.
+    if (job.attempts >= job.max_attempts) await giveUpProposal(app, target.id, e as Error);
+    throw e;
+  }
   return inTransaction(app, async (app) => {
     const trx = app.db;
     await lockStory(trx, { id: target.story_id }, app.clock.now().toISOString());
@@ -231,6 +242,38 @@ export async function generateProposalJob(app: AppContext, payload: { advisory: 
       at: app.clock.now().toISOString(),
     });
     return { ready: true, changes: diff.length };
+  });
+}
+
+/**
+ * A proposal the advisor could not prepare, after every attempt: it leaves the story
+ * (kept as dismissed, so context can be added again) and the audit trail says why, which
+ * the story page shows in its place.
+ */
+async function giveUpProposal(app: AppContext, id: string, error: Error) {
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
+    const target = await waitingProposal(trx, id);
+    if (!target) return;
+    await lockStory(trx, { id: target.story_id }, app.clock.now().toISOString());
+    const p = await waitingProposal(trx, id);
+    if (!p) return;
+    await trx.updateTable('advisories').set({ kind: 'dismissed' }).where('id', '=', p.id).execute();
+    const story = await trx
+      .selectFrom('stories as s')
+      .innerJoin('brands as b', 'b.id', 's.brand_id')
+      .select(['s.brand_id', 'b.account_id'])
+      .where('s.id', '=', p.story_id)
+      .executeTakeFirstOrThrow();
+    await writeAudit(trx, {
+      accountId: story.account_id,
+      brandId: story.brand_id,
+      storyId: p.story_id,
+      actor: 'system',
+      action: 'advisory.proposal_failed',
+      details: { context: p.context, reason: error.message.slice(0, 200) },
+      at: app.clock.now().toISOString(),
+    });
   });
 }
 

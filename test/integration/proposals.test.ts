@@ -174,6 +174,58 @@ describe('context and proposals', () => {
     expect(await onList()).toBeNull();
   });
 
+  it('a proposal the advisor cannot prepare is given up after the last try, said in place, and context is taken again', async () => {
+    const e = await unlockedStory();
+    const c = new PortalClient(svc.url);
+    await c.signIn(TEAMMATE, 'correct horse battery');
+    const page = `/app/stories/${BRAND}/${encodeURIComponent(e)}`;
+    await c.get(page);
+    await c.post(`${page}/context`, { context: 'The plant reopened.' });
+    const advisor = svc.app.advisor;
+    svc.app.advisor = {
+      ...advisor,
+      propose: async () => {
+        throw new Error('the model is down');
+      },
+    };
+    try {
+      // An attempt that is not the last one changes nothing: the job will try again.
+      await svc.app.jobs.drain();
+      expect((await detail(e)).advisory_pending.status).toBe('generating');
+      // The retry, due now and its last.
+      await svc.app.db
+        .updateTable('jobs')
+        .set((eb) => ({
+          attempts: eb('max_attempts', '-', 1),
+          run_at: '2000-01-01T00:00:00.000Z',
+        }))
+        .where('name', '=', 'advisory.propose')
+        .where('status', '=', 'queued')
+        .execute();
+      await svc.app.jobs.drain();
+    } finally {
+      svc.app.advisor = advisor;
+    }
+    expect((await detail(e)).advisory_pending).toBeUndefined();
+    const status = JSON.parse((await c.get(`${page}/proposal`)).html);
+    expect(status).toEqual({
+      status: 'failed',
+      reason: expect.stringContaining(
+        'The update from the context “The plant reopened.” could not be prepared',
+      ),
+    });
+    const html = (await c.get(page)).html;
+    expect(html).toContain('<div class="card error" id="proposal" role="alert">');
+    expect(html).toContain('could not prepare the update from the context “The plant reopened.”');
+    // Context is taken again, and this time the advisor answers.
+    expect(
+      (await post('/v1/story/context', { event_uri: e, context: 'The plant reopened.' })).status,
+    ).toBe(202);
+    await svc.app.jobs.drain();
+    expect((await detail(e)).advisory_pending.status).toBe('ready');
+    expect((await c.get(page)).html).not.toContain('could not be prepared');
+  });
+
   it('dismiss drops the proposal and leaves the live advisory byte-identical', async () => {
     const e = await unlockedStory();
     const read = () =>

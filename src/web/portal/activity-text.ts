@@ -19,6 +19,8 @@ const SENTENCES: Record<string, (d: Details) => string> = {
   'advisory.context_added': (d) => `added context: “${s(d.context)}”`,
   'advisory.proposal_ready': (d) => `prepared a proposed update (${units(d.changes)})`,
   'advisory.applied': () => 'applied the proposed update',
+  'advisory.proposal_failed': (d) =>
+    `could not prepare the update from the context “${s(d.context)}”: the advisor did not answer`,
   'advisory.dismissed': () => 'dismissed the proposed update',
   'api_key.created': (d) => `created an API key (${s(d.role)})`,
   'api_key.revoked': () => 'revoked an API key',

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { restError } from '../../errors.js';
+import { listActivity } from '../../operations/portal/activity.js';
 import { getStory } from '../../operations/stories/get-story.js';
 import { getStoryFromUrlJob } from '../../operations/stories/get-story-from-url-job.js';
 import { portalRoutes, run, type View } from './guard.js';
 import { storyPath } from './paths.js';
-import { proposalCard } from './proposal-card.js';
+import { proposalCard, proposalFailure } from './proposal-card.js';
 import { actorOf } from './session.js';
 
 /**
@@ -148,13 +149,17 @@ export function mountLive(fastify: FastifyInstance, app: AppContext) {
         return reply.code(r.status).headers(r.headers).send(r.body);
       }
     });
-  // The pending proposal of a story: its ready card once the advisor answered, nothing
-  // once it was applied or dismissed (by someone else meanwhile).
+  // The pending proposal of a story: its ready card once the advisor answered, why not
+  // when it gave up, nothing once it was applied or dismissed (by someone else meanwhile).
   status('/app/stories/:brand/:event/proposal', async ({ brand = '', event = '' }, v) => {
     const { story } = await run(app, v, getStory, { brand, event_uri: event });
     const pending = story.advisory_pending;
     if (pending?.status === 'generating') return { status: 'generating' };
-    if (!pending) return { status: 'none', html: '' };
+    if (!pending) {
+      const { entries } = await run(app, v, listActivity, { brand, event_uri: event });
+      const reason = proposalFailure(entries);
+      return reason ? { status: 'failed', reason } : { status: 'none', html: '' };
+    }
     const path = storyPath(brand, event);
     const card = proposalCard(pending, {
       path,

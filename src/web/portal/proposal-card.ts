@@ -89,3 +89,29 @@ export function proposalCard(
 ${pending.proposal ? changesList(advisoryChanges(c.live, pending.proposal)) : ''}
 <p>${mayRun(c.actor, applyAdvisoryProposal) ? form('apply', 'Apply the proposal') : html`<span class="muted small">An owner applies it.</span>`} ${mayRun(c.actor, dismissAdvisoryProposal) ? form('dismiss', 'Dismiss', 'secondary') : ''}</p></div>`;
 }
+
+/** The events of a story's proposals, newest first in the activity. */
+const PROPOSAL_EVENTS = new Set([
+  'advisory.context_added',
+  'advisory.proposal_ready',
+  'advisory.applied',
+  'advisory.dismissed',
+  'advisory.proposal_failed',
+]);
+
+/**
+ * Why the story's last proposal could not be prepared, when that is the last thing that
+ * happened to its proposals (`entries`: its activity, newest first); else null.
+ */
+export function proposalFailure(
+  entries: readonly { action: string; details: Record<string, unknown> }[],
+): string | null {
+  const last = entries.find((e) => PROPOSAL_EVENTS.has(e.action));
+  if (last?.action !== 'advisory.proposal_failed') return null;
+  const context = typeof last.details.context === 'string' ? last.details.context : '';
+  return `The update from the context “${context}” could not be prepared: the advisor did not answer after several tries. Nothing changed; add the context again to try once more.`;
+}
+
+/** Where the proposal card stood, once its proposal could not be prepared. */
+export const failedProposalCard = (reason: string) =>
+  html`<div class="card error" id="proposal" role="alert"><p>${reason}</p></div>`;

@@ -44,7 +44,7 @@ import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem, when } from './layout.js';
 import { jobOutcome } from './live.js';
 import { fromUrlJobPath, storyPath } from './paths.js';
-import { proposalCard } from './proposal-card.js';
+import { failedProposalCard, proposalCard, proposalFailure } from './proposal-card.js';
 import { actorOf } from './session.js';
 
 type Query = Record<string, string>;
@@ -379,6 +379,7 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
   const opt = (value: string, label: string, current: string) =>
     html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
   const { entries } = await run(app, v, listActivity, { brand, event_uri: event });
+  const failure = pending ? null : proposalFailure(entries);
   const closing =
     story.status === 'closed'
       ? null
@@ -406,7 +407,7 @@ ${
     story.title,
     html`<p class="small"><a href="/app">← Stories</a> · ${brand}</p>
 <h1>${story.title}</h1>${notice(query.done)}${problem(error)}
-${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session), live: a }) : ''}
+${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session), live: a }) : failure ? failedProposalCard(failure) : ''}
 <div class="card"><dl class="facts">
 <dt>Severity</dt><dd>${sevBadge(story.severity)}${
       reasons.length > 0
