@@ -107,10 +107,16 @@ code.secret{display:block;padding:.6rem;background:#101828;color:#9ff3b5;border-
 .auth{max-width:26rem;margin:3rem auto}.narrow{max-width:44rem;margin:2rem auto}
 .narrow dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
 .table-wrap{overflow-x:auto;margin:0 0 1rem}.table-wrap>table{margin:0}.wrap,main a,main code{overflow-wrap:anywhere}
+.workspace{display:grid;grid-template-columns:minmax(0,1fr) 22rem;gap:0 1.5rem;align-items:start}
+.workspace aside>h2:first-child,.workspace .main-col>h2:first-child{margin-top:0}
+details.act{margin:.4rem 0}details.act>summary{cursor:pointer;color:#1f4fd1;font-size:.9rem}
+.cite{position:relative}.cite .tip{display:none;position:absolute;left:0;top:1.4em;z-index:2;width:18rem;max-width:80vw;background:#101828;color:#fff;padding:.4rem .6rem;border-radius:6px;font-size:.8rem}
+.cite:hover .tip,.cite:focus-within .tip{display:block}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 del{background:#fde2e1}ins{background:#e7f6ec;text-decoration:none}
 header.top .menu{display:contents}
 .menu-toggle{display:none;margin-left:auto}
+@media (max-width:60rem){.workspace{grid-template-columns:1fr}}
 @media (max-width:40rem){
 header.top .bar{padding:.5rem .75rem}
 .js-menu .menu-toggle{display:inline-block}

@@ -163,7 +163,7 @@ describe('deleting a brand', () => {
     expect((await owner.post('/app/brands', { host: 'acme.example', name: 'Acme' })).location).toBe(
       '/app/brands?done=brand',
     );
-    expect((await owner.get('/app')).html).toContain('No stories yet');
+    expect((await owner.get('/app?brand=acme.example')).html).toContain('No stories match');
   });
 
   it('only the brand’s own owners delete it; a payment under way holds it back', async () => {

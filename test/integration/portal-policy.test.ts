@@ -97,7 +97,7 @@ it('an unlocked story says why it has its severity, citing the source the signal
   const page = (await as.admin.get(storyPath())).html;
   expect(page).toContain('<summary>Why high?</summary>');
   expect(page).toMatch(
-    /<li>product-safety: “recall” in “Acme announced a product recall after injuries\.” <a href="#source-s1">\[s1\]<\/a><\/li>/,
+    /<li>product-safety: “recall” in “Acme announced a product recall after injuries\.” <span class="cite"><a href="#source-s1" aria-describedby="cite-\d+">\[s1\]<\/a><span class="tip" role="tooltip" id="cite-\d+">Acme story number \d+ · Example News<\/span><\/span><\/li>/,
   );
 });
 afterAll(async () => {

@@ -149,15 +149,15 @@ describe('closing a story by hand', () => {
 
   it('a member or a partner closes without teaching detection; the form offers them no phrase', async () => {
     const page = await story(
-      'Acme Road works begin',
-      'Acme Road works begin on Monday, the council said in a statement.',
+      'Acme Lane works begin',
+      'Acme Lane works begin on Monday, the council said in a statement.',
     );
     const html = (await member.get(page)).html;
     expect(html).toContain('Close the story');
     expect(html).not.toContain('name="exclude_phrase"');
     const taught = await member.post(`${page}/close`, {
       reason: 'not_about_us',
-      exclude_phrase: 'Acme Road works',
+      exclude_phrase: 'Acme Lane works',
     });
     expect(taught.status).toBe(403);
     expect(await status(member, page)).toBe('new');
@@ -167,13 +167,13 @@ describe('closing a story by hand', () => {
       (
         await partner.post(`${page}/close`, {
           reason: 'not_about_us',
-          exclude_phrase: 'Acme Road works',
+          exclude_phrase: 'Acme Lane works',
         })
       ).status,
     ).toBe(403);
     expect((await partner.post(`${page}/close`, { reason: 'handled' })).status).toBe(303);
     expect(await status(partner, page)).toBe('closed');
-    expect((await acmeTerms()).match?.exclude ?? []).not.toContain('Acme Road works');
+    expect((await acmeTerms()).match?.exclude ?? []).not.toContain('Acme Lane works');
   });
 
   it('reopens to where the work was: new, assigned, or in progress; twice is a 409', async () => {

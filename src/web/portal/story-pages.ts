@@ -24,6 +24,7 @@ import {
   storyShare,
 } from '../../operations/portal/shares.js';
 import { closeStory, closingOptions, reopenStory } from '../../operations/portal/story-status.js';
+import { listTeam } from '../../operations/portal/team.js';
 import { createShare } from '../../operations/shares/create-share.js';
 import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
 import { getStory } from '../../operations/stories/get-story.js';
@@ -353,8 +354,14 @@ async function storyPage(
   const storySentiment = meanSentiment([...notes.values()].map((n) => n.sentiment));
   // The reasons quote the sources, which the paywall keeps until the story is unlocked.
   const reasons = a.locked ? [] : await storyReasons(app.db, event);
-  const cite = (id: string) =>
-    sources.has(id) ? html`<a href="#source-${id}">[${id}]</a>` : html`<span>[${id}]</span>`;
+  // A citation previews its source on hover or focus, and leads to it.
+  let cites = 0;
+  const cite = (id: string) => {
+    const source = sources.get(id);
+    if (!source) return html`<span>[${id}]</span>`;
+    const tip = `cite-${++cites}`;
+    return html`<span class="cite"><a href="#source-${id}" aria-describedby="${tip}">[${id}]</a><span class="tip" role="tooltip" id="${tip}">${source.title} · ${source.publisher}</span></span>`;
+  };
 
   let unlock: Html | '' = '';
   if (a.locked) {
@@ -380,6 +387,16 @@ ${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to pa
     html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
   const { entries } = await run(app, v, listActivity, { brand, event_uri: event });
   const failure = pending ? null : proposalFailure(entries);
+  // One picker of the team for every assign form: type to search it, or an address to invite.
+  const team = await run(app, v, listTeam, {});
+  const teammates = html`<datalist id="teammates">${team.members.map(
+    (m) => html`<option value="${m.email}">${m.status === 'invited' ? 'invited' : m.role}</option>`,
+  )}</datalist>`;
+  const assignForm = (action: string, id: string, label: string, hidden: Html | '') =>
+    html`<details class="act"><summary>${label}</summary><form class="row" method="post" action="${path}/${action}">${csrfField(v.csrf)}${hidden}
+<div><label for="assign-${id}">Teammate</label><input id="assign-${id}" name="assignee" type="email" list="teammates" required placeholder="Search the team, or an email to invite" autocomplete="off"></div>
+<div><label class="small"><input type="checkbox" name="invite" checked> invite them if they are not in the team</label></div>
+<button type="submit" class="secondary">Assign</button></form></details>`;
   const closing =
     story.status === 'closed'
       ? null
@@ -408,26 +425,8 @@ ${
     html`<p class="small"><a href="/app">← Stories</a> · ${brand}</p>
 <h1>${story.title}</h1>${notice(query.done)}${problem(error)}
 ${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session), live: a }) : failure ? failedProposalCard(failure) : ''}
-<div class="card"><dl class="facts">
-<dt>Severity</dt><dd>${sevBadge(story.severity)}${
-      reasons.length > 0
-        ? html`<details class="small"><summary>Why ${story.severity}?</summary><ul>${reasons.map(
-            (r) => html`<li>${r.topic}: “${r.signal}” in “${r.sentence}” ${cite(r.source)}</li>`,
-          )}</ul></details>`
-        : ''
-    }</dd>
-<dt>Topics</dt><dd>${story.topics.join(', ')}</dd>
-<dt>Sentiment</dt><dd>${storySentiment === null ? html`<span class="muted">not scored (English coverage only)</span>` : sentimentText(storySentiment)}</dd>
-<dt>Detected</dt><dd>${when(story.detected_at)}</dd>
-<dt>Status</dt><dd>${statusText(story.status, entries)} ${statusActions}</dd>
-<dt>Assignee</dt><dd>${story.assignee ?? html`<span class="muted">nobody</span>`}
-${story.assignee ? form('unassign-story', '', 'Unassign', 'secondary') : ''}</dd>
-</dl>
-<form class="row" method="post" action="${path}/assign-story">${csrfField(v.csrf)}
-<div><label for="assign-story">Assign the story to</label><input id="assign-story" name="assignee" type="email" required placeholder="teammate@company.com"></div>
-<div><label class="small"><input type="checkbox" name="invite" checked> invite them if they are not in the team</label></div>
-<button type="submit" class="secondary">Assign</button></form></div>
 
+<div class="workspace"><div class="main-col">
 <h2>Advisory</h2>
 <div class="card"><dl class="facts"><dt>Assessment</dt><dd>${a.assessment}</dd><dt>Urgency</dt><dd>${a.urgency}</dd>
 ${a.spread ? html`<dt>Spread</dt><dd>${a.spread}</dd>` : ''}</dl>
@@ -453,17 +452,14 @@ ${
 <p class="small">${p.assignee ? html`Assigned to ${p.assignee}` : 'Not assigned'}${p.done_by ? html` · done by ${doers.get(p.done_by) ?? p.done_by} ${when(p.done_at)}` : ''}${p.comment ? html` · “${p.comment}”` : ''}</p>
 ${
   p.status === 'open'
-    ? html`<form class="row" method="post" action="${path}/assign-phase">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
-<div><label for="assign-${p.phase}">Assign phase ${p.phase} to</label><input id="assign-${p.phase}" name="assignee" type="email" required></div>
-<div><label class="small"><input type="checkbox" name="invite" checked> invite them if they are not in the team</label></div>
-<button type="submit" class="secondary">Assign</button></form>
+    ? html`${assignForm('assign-phase', `phase-${p.phase}`, p.assignee ? `Reassign phase ${p.phase}` : `Assign phase ${p.phase}`, html`<input type="hidden" name="phase" value="${p.phase}">`)}
 ${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}
 ${
   // Only its assignee marks a phase done (complete_phase's rule for people).
   p.assignee === v.session.email
-    ? html`<form class="row" method="post" action="${path}/phase-done">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
+    ? html`<details class="act"><summary>Mark phase ${p.phase} done</summary><form class="row" method="post" action="${path}/phase-done">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
 <div><label for="comment-${p.phase}">Comment (optional)</label><input id="comment-${p.phase}" name="comment" type="text" maxlength="1000"></div>
-<button type="submit">Mark done</button></form>`
+<button type="submit">Mark done</button></form></details>`
     : ''
 }`
     : ''
@@ -483,6 +479,24 @@ ${
 <textarea id="context" name="context" required maxlength="4000"></textarea>
 <p><button type="submit">Add context</button> <span class="muted small">A proposed update of the advisory follows; nothing changes until it is applied.</span></p></form>`
 }</div>
+</div>
+<aside class="side-col" aria-label="About this story">
+<div class="card"><dl class="facts">
+<dt>Severity</dt><dd>${sevBadge(story.severity)}${
+      reasons.length > 0
+        ? html`<details class="small"><summary>Why ${story.severity}?</summary><ul>${reasons.map(
+            (r) => html`<li>${r.topic}: “${r.signal}” in “${r.sentence}” ${cite(r.source)}</li>`,
+          )}</ul></details>`
+        : ''
+    }</dd>
+<dt>Topics</dt><dd>${story.topics.join(', ')}</dd>
+<dt>Sentiment</dt><dd>${storySentiment === null ? html`<span class="muted">not scored (English coverage only)</span>` : sentimentText(storySentiment)}</dd>
+<dt>Detected</dt><dd>${when(story.detected_at)}</dd>
+<dt>Status</dt><dd>${statusText(story.status, entries)} ${statusActions}</dd>
+<dt>Assignee</dt><dd>${story.assignee ?? html`<span class="muted">nobody</span>`}
+${story.assignee ? form('unassign-story', '', 'Unassign', 'secondary') : ''}</dd>
+</dl>
+${assignForm('assign-story', 'story', story.assignee ? 'Reassign the story' : 'Assign the story', '')}</div>
 <h2>Brand Note</h2>
 <div class="card">${
       story.brand_note
@@ -519,6 +533,7 @@ ${
 <button type="submit" class="secondary">Add guest</button></form>`
     : ''
 }</div>
-<h2>Activity</h2>${activityTable(entries)}`,
+</aside></div>
+<h2>Activity</h2>${activityTable(entries)}${teammates}`,
   );
 }
