@@ -7,7 +7,7 @@ import { loadStoryDetail, type SourceNote, sourceNotes } from '../domain/story-v
 import { queueEmail } from '../email/outbox.js';
 import type { StoryDetail } from '../operations/shapes.js';
 import { formField, mountFormPages } from './forms.js';
-import { html, languageTag, PAGE_HEADERS, page, safeHref } from './html.js';
+import { html, languageTag, PAGE_HEADERS, page, safeHref, shell } from './html.js';
 
 const WINDOW_MS = 60_000;
 /** The emailed sign-in link of a guest, and the session it opens. */
@@ -34,7 +34,7 @@ export function mountShares(fastify: FastifyInstance, app: AppContext) {
 ${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
 <ul>${rows.map(
           (r) =>
-            html`<li><a href="/s/${r.token}">${r.title}</a> <span class="muted">· ${r.brand_name} · ${r.severity} · ${r.detected_at.slice(0, 10)}</span></li>`,
+            html`<li><a href="/s/${r.token}">${r.title}</a> <span class="badge sev-${r.severity}">${r.severity}</span> <span class="muted">· ${r.brand_name} · ${r.detected_at.slice(0, 10)}</span></li>`,
         )}</ul>`,
       );
     });
@@ -160,7 +160,12 @@ function missing(reply: FastifyReply) {
     );
 }
 
-/** The story at the share's mode: compact, briefing (cited summary, sources) or full (plan). */
+/**
+ * The story at the share's mode, as a briefing a journalist or an executive reads and
+ * prints: compact (the headline facts and the brand's statement), briefing (the cited
+ * summary and its sources too) or full (the response plan too). Its top bar names the
+ * brand and leads nowhere: visitors have nothing to sign in to.
+ */
 function storyPage(
   story: z.input<typeof StoryDetail>,
   brandName: string,
@@ -168,35 +173,40 @@ function storyPage(
   notes: ReadonlyMap<string, SourceNote>,
 ) {
   const a = story.advisory;
+  const cite = (c: string) => html`<a href="#${c}" class="cite-ref">[${c}]</a>`;
   const summary =
     mode === 'compact'
       ? ''
-      : html`<div class="card"><h2>Summary</h2><ul>${a.executive_summary.map(
-          (item) =>
-            html`<li>${item.text} ${item.cites.map((c) => html`<a href="#${c}">[${c}]</a> `)}</li>`,
-        )}</ul></div>
+      : html`<section class="card" aria-labelledby="summary"><h2 id="summary">Summary</h2><ul>${a.executive_summary.map(
+          (item) => html`<li>${item.text} ${item.cites.map(cite)}</li>`,
+        )}</ul></section>
 ${
   a.sources.length
-    ? html`<div class="card"><h2>Sources</h2><ol>${a.sources.map(
+    ? html`<section class="card" aria-labelledby="sources"><h2 id="sources">Sources</h2><ol>${a.sources.map(
         (s) =>
-          html`<li id="${s.id}"><a href="${safeHref(s.url)}" rel="noopener nofollow" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted">· ${s.publisher} · ${s.published_at}${languageTag(notes.get(s.id)?.language)}</span></li>`,
-      )}</ol></div>`
+          html`<li id="${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener nofollow" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted">· ${s.publisher} · ${s.published_at}${languageTag(notes.get(s.id)?.language)}</span></li>`,
+      )}</ol></section>`
     : ''
 }`;
   const plan =
     mode === 'full' && a.phases
-      ? html`<div class="card"><h2>Response plan</h2><ol>${a.phases.map(
+      ? html`<section class="card" aria-labelledby="plan"><h2 id="plan">Response plan</h2><ol class="plan">${a.phases.map(
           (p) =>
-            html`<li><strong>${p.title}</strong> <span class="muted">(${p.status})</span><ul>${p.actions.map((x) => html`<li>${x}</li>`)}</ul></li>`,
-        )}</ol></div>`
+            html`<li><strong>${p.title}</strong> <span class="badge">${p.status === 'done' ? 'done' : 'open'}</span><ul>${p.actions.map((x) => html`<li>${x}</li>`)}</ul></li>`,
+        )}</ol></section>`
       : '';
-  return page(
+  const top = html`<header class="top"><div class="bar"><span class="logo">${brandName}</span><span class="small" style="color:#cfd6e4">Media briefing</span></div></header>`;
+  return shell(
     story.title,
-    html`<p class="muted">${brandName} · severity ${story.severity} · ${story.detected_at.slice(0, 10)}</p>
+    top,
+    html`<article class="narrow briefing">
+<p class="muted small">Briefing shared by ${brandName} · detected ${story.detected_at.slice(0, 10)}</p>
 <h1>${story.title}</h1>
-<dl><dt>Assessment</dt><dd>${a.assessment}</dd><dt>Urgency</dt><dd>${a.urgency}</dd></dl>
-${story.brand_note ? html`<div class="card"><h2>Statement from ${brandName}</h2><p>${story.brand_note.text}</p></div>` : ''}
+<p class="facts-line"><span class="badge sev-${story.severity}">Severity: ${story.severity}</span> <span class="badge">Assessment: ${a.assessment}</span> <span class="badge">Urgency: ${a.urgency}</span>${a.spread ? html` <span class="badge">Spread: ${a.spread}</span>` : ''}</p>
+${story.brand_note ? html`<section class="card statement" aria-labelledby="statement"><h2 id="statement">Statement from ${brandName}</h2><blockquote>${story.brand_note.text}</blockquote><p class="small muted">Published ${story.brand_note.published_at.slice(0, 10)}</p></section>` : ''}
 ${summary}
-${plan}`,
+${plan}
+<footer class="small muted"><p>This briefing shows the advisory as it stands now; it changes when ${brandName} updates it. <span class="no-print">Print it, or save it as a PDF, from your browser.</span></p></footer>
+</article>`,
   );
 }

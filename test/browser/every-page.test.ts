@@ -143,6 +143,12 @@ describe('every page', () => {
       const report: Record<string, unknown> = {};
       for (const path of await pages(page)) {
         await page.goto(`${svc.url}${path}`);
+        if (path === sharePath && device === 'desktop') {
+          await page.screenshot({
+            path: new URL('share-briefing.png', SHOTS).pathname,
+            fullPage: true,
+          });
+        }
         const found = await violations(page);
         const wider = await overflow(page);
         if (found.length > 0 || wider !== 0) report[path] = { found, wider };

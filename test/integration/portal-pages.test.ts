@@ -173,6 +173,12 @@ describe('story page', () => {
     expect(locked).not.toContain('name="context"');
     expect((await c.post(`${page}/unlock`)).status).toBe(303);
     expect((await c.get(page)).html).toContain('name="context"');
+    expect((await c.get(page)).html).not.toContain('This story is shared');
+    // Once shared, the context form says the applied update shows on the shared page too.
+    await c.post(`${page}/share`, { access: 'public', mode: 'briefing' });
+    expect((await c.get(page)).html).toMatch(
+      /This story is shared: once applied, the update shows on <a href="[^"]+\/s\/[^"]+">its shared page<\/a> too, to anyone with the link\./,
+    );
 
     const badge = (html: string) =>
       /<strong>Phase 1: [^<]*<\/strong> <span class="badge">([a-z]+)<\/span>/.exec(html)?.[1];

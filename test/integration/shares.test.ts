@@ -159,6 +159,13 @@ describe('share pages', () => {
     expect(page.text).toMatch(/<a href="[^"]+" rel="noopener nofollow" lang="en">/);
     for (const t of titles) expect(page.text).not.toContain(t);
     expect(page.text).not.toContain('Response plan');
+    // A briefing: severity as a badge, the brand in a top bar that leads nowhere (nothing
+    // to sign in to), a print stylesheet that leaves out the bar and prints link targets.
+    expect(page.text).toMatch(/<span class="badge sev-(low|medium|high|critical)">Severity: /);
+    expect(page.text).toContain('<header class="top"><div class="bar"><span class="logo">');
+    expect(page.text).not.toMatch(/href="\/(signin|app)?"/);
+    expect(page.text).toContain('@media print{header.top');
+    expect(page.text).toContain('Print it, or save it as a PDF, from your browser.');
 
     await share(event_uri, { access: 'public', mode: 'compact' });
     const compact = await fetchPage(briefing.body.url);

@@ -477,7 +477,8 @@ ${
       : html`<form method="post" action="${path}/context">${csrfField(v.csrf)}
 <label for="context">Add what the coverage does not say</label>
 <textarea id="context" name="context" required maxlength="4000"></textarea>
-<p><button type="submit">Add context</button> <span class="muted small">A proposed update of the advisory follows; nothing changes until it is applied.</span></p></form>`
+<p><button type="submit">Add context</button> <span class="muted small">A proposed update of the advisory follows; nothing changes until it is applied.</span></p>
+${share && !share.suspended_at ? html`<p class="small notice">This story is shared: once applied, the update shows on <a href="${safeHref(share.url)}">its shared page</a> too, ${share.access === 'public' ? 'to anyone with the link' : 'to its guests'}${share.mode === 'compact' ? ' (its headline facts)' : ''}.</p>` : ''}</form>`
 }</div>
 </div>
 <aside class="side-col" aria-label="About this story">
