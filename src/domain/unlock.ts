@@ -348,8 +348,29 @@ export async function expireCheckout(app: AppContext, checkoutId: string): Promi
 
 /** Included units of the brand left this month: what the portal quotes before an unlock. */
 export async function includedUnitsLeft(app: AppContext, brandId: string): Promise<number> {
+  return (await includedUnitsOf(app, brandId)).left;
+}
+
+/** The brand's included units this month, and how many are left. */
+export async function includedUnitsOf(app: AppContext, brandId: string) {
   const { used, included } = await includedUnits(app, brandId, app.clock.now());
-  return Math.max(0, included - used);
+  return { included, left: Math.max(0, included - used) };
+}
+
+/**
+ * Whether an unlock past the included units would be metered on the payer's
+ * subscription (one active with the billing provider in use): the portal offers that,
+ * asked first, instead of a one-off checkout.
+ */
+export async function hasMeteredSubscription(app: AppContext, payer: string): Promise<boolean> {
+  const sub = await app.db
+    .selectFrom('billing_subscriptions')
+    .select('account_id')
+    .where('account_id', '=', payer)
+    .where('status', '=', 'active')
+    .where('provider', '=', app.billing.provider)
+    .executeTakeFirst();
+  return sub !== undefined;
 }
 
 /** A checkout as its page shows it: the story and brand it unlocks, its price and state. */

@@ -50,6 +50,7 @@ import {
   resendInvitation,
   setMemberRole,
 } from './portal/team.js';
+import { unlockOnSubscription } from './portal/unlock-metered.js';
 import {
   addWebhook,
   deleteWebhook,
@@ -102,6 +103,7 @@ export const operations: readonly Operation[] = [
   // Spec 4.3's people's story list, and what the spec does "in the app".
   listRecentStories,
   listActivity,
+  unlockOnSubscription,
   listApiKeys,
   createApiKeyInApp,
   revokeApiKeyInApp,

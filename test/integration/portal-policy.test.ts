@@ -220,9 +220,9 @@ describe('what each person sees', () => {
         member: {
           status: 200,
           has: ['Only owners and admins see billing'],
-          hasNot: ['Included units'],
+          hasNot: ['Included left'],
         },
-        admin: { status: 200, has: ['Included units this month', 'acme.example', 'included unit'] },
+        admin: { status: 200, has: ['This month, per brand', 'acme.example', 'included unit'] },
         outsider: { status: 200, hasNot: ['acme.example'] },
       },
     ],

@@ -15,8 +15,12 @@ export const billingOverview = defineOperation({
       z.object({
         brand: z.string(),
         name: z.string(),
-        included: z.number().int(),
-        left: z.number().int(),
+        relation: z.enum(['own', 'client']),
+        included: z.number().int().describe("included units a month of the brand's plan"),
+        left: z.number().int().describe('included units left this month'),
+        used_included: z.number().int().describe('included units this account used this month'),
+        used_paid: z.number().int().describe('units this account paid for this month'),
+        cents: z.number().int().describe('what they cost this month'),
       }),
     ),
     subscription: z
@@ -34,7 +38,7 @@ export const billingOverview = defineOperation({
         amount_cents: z.number().int(),
         currency: z.string(),
         period: z.string(),
-        host: z.string(),
+        host: z.string().nullable().describe('null: a brand deleted since'),
         title: z.string().nullable(),
       }),
     ),

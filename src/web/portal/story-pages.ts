@@ -5,13 +5,14 @@ import { actorNames } from '../../domain/audit.js';
 import { proposalStates } from '../../domain/proposals.js';
 import { CLOSE_REASON_TEXT, CLOSE_REASONS, type CloseReason } from '../../domain/story-closing.js';
 import { sourceNotes, storyReasons } from '../../domain/story-view.js';
-import { includedUnitsLeft } from '../../domain/unlock.js';
+import { hasMeteredSubscription, includedUnitsLeft } from '../../domain/unlock.js';
 import { pageError } from '../../errors.js';
 import { addStoryContext } from '../../operations/advisory/add-story-context.js';
 import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
 import { triggerAdvisory } from '../../operations/advisory/trigger-advisory.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
+import { mayRun } from '../../operations/execute.js';
 import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
 import type { Operation } from '../../operations/operation.js';
@@ -25,6 +26,7 @@ import {
 } from '../../operations/portal/shares.js';
 import { closeStory, closingOptions, reopenStory } from '../../operations/portal/story-status.js';
 import { listTeam } from '../../operations/portal/team.js';
+import { unlockOnSubscription } from '../../operations/portal/unlock-metered.js';
 import { createShare } from '../../operations/shares/create-share.js';
 import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
 import { getStory } from '../../operations/stories/get-story.js';
@@ -194,6 +196,20 @@ ${
     }
   > = {
     unlock: { op: triggerAdvisory, input: () => ({}), done: 'unlocked' },
+    'unlock-metered': {
+      op: unlockOnSubscription,
+      input: () => ({}),
+      done: 'unlocked',
+      ask: {
+        fields: [],
+        question: (_f, back) => ({
+          title: `Unlock this advisory for ${(UNIT_PRICE_CENTS / 100).toFixed(2)} EUR?`,
+          consequence: html`No included unit is left this month, so one unit (${(UNIT_PRICE_CENTS / 100).toFixed(2)} EUR) is metered on your subscription and invoiced with the month. Nothing else is charged, and an advisory once unlocked stays unlocked for the whole team.`,
+          confirm: `Unlock for ${(UNIT_PRICE_CENTS / 100).toFixed(2)} EUR`,
+          back,
+        }),
+      },
+    },
     'assign-story': {
       op: assignStory,
       input: (f) => ({ assignee: f('assignee'), invite: f('invite') === 'on' }),
@@ -304,7 +320,7 @@ ${
     try {
       const result = await run(app, v, action.op, { brand, event_uri: event, ...action.input(f) });
       // Past the included units an unlock goes on to checkout.
-      if (action.op === triggerAdvisory) {
+      if (action.op === triggerAdvisory || action.op === unlockOnSubscription) {
         const { checkout_url } = result as Output<typeof triggerAdvisory>;
         if (checkout_url) return reply.redirect(checkout_url, 303);
       }
@@ -367,13 +383,28 @@ async function storyPage(
   if (a.locked) {
     const access = await brandFor(app, actorOf(v.session), brand);
     const left = await includedUnitsLeft(app, access.brand.id);
+    const price = (UNIT_PRICE_CENTS / 100).toFixed(2);
+    // Past the included units, a subscription is metered (asked first, owners and admins);
+    // without one, the unit is bought once at checkout.
+    const metered =
+      left === 0 &&
+      mayRun(actorOf(v.session), unlockOnSubscription) &&
+      (await hasMeteredSubscription(app, v.session.account.id));
     unlock = html`<div class="card"><h2>Unlock the full advisory</h2>
 <p>${
       left > 0
         ? html`Unlocking uses <strong>1 of the ${left} included unit${left === 1 ? '' : 's'}</strong> left this month for ${brand}. Nothing is charged.`
-        : html`No included units are left this month for ${brand}. Unlocking costs <strong>${(UNIT_PRICE_CENTS / 100).toFixed(2)} EUR</strong>, paid on the next page; nothing is charged before you confirm there.`
+        : metered
+          ? html`No included units are left this month for ${brand}. Unlocking meters <strong>${price} EUR</strong> on your subscription; you are asked before anything is charged.`
+          : html`No included units are left this month for ${brand}. Unlocking costs <strong>${price} EUR</strong>, paid on the next page; nothing is charged before you confirm there.`
     }</p>
-${form('unlock', '', left > 0 ? 'Unlock with an included unit' : `Continue to payment (${(UNIT_PRICE_CENTS / 100).toFixed(0)} EUR)`)}</div>`;
+${
+  left > 0
+    ? form('unlock', '', 'Unlock with an included unit')
+    : metered
+      ? html`${form('unlock-metered', '', `Unlock on the subscription (${price} EUR)…`)} ${form('unlock', '', 'or buy it once at checkout', 'secondary')}`
+      : form('unlock', '', `Continue to payment (${(UNIT_PRICE_CENTS / 100).toFixed(0)} EUR)`)
+}</div>`;
   }
 
   const pending = story.advisory_pending;
