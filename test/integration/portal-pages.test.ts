@@ -371,14 +371,30 @@ describe('roles', () => {
       (await admin.post('/app/team/role', { email: 'owner@roles.example', role: 'member' })).status,
     ).toBe(403);
     await owner.get('/app/team');
+    // Asked first, saying what the role may do; nothing changes until confirmed.
+    const asked = await owner.post('/app/team/role', {
+      email: 'admin@roles.example',
+      role: 'member',
+    });
+    expect(asked.html).toContain('<h1>Make admin@roles.example a member?</h1>');
+    expect(asked.html).toContain('no longer manages the team, keys, webhooks or billing');
+    expect((await admin.get('/app/keys')).html).not.toContain(
+      'Only owners and admins manage API keys',
+    );
     expect(
-      (await owner.post('/app/team/role', { email: 'admin@roles.example', role: 'member' }))
-        .location,
+      (
+        await owner.post('/app/team/role', {
+          email: 'admin@roles.example',
+          role: 'member',
+          confirmed: 'yes',
+        })
+      ).location,
     ).toBe('/app/team?done=role');
     expect((await admin.get('/app/keys')).html).toContain('Only owners and admins manage API keys');
     const last = await owner.post('/app/team/role', {
       email: 'owner@roles.example',
       role: 'admin',
+      confirmed: 'yes',
     });
     expect(last.status).toBe(409);
     expect(last.html).toContain('Role: the account needs an owner');

@@ -220,3 +220,46 @@ describe('closing a story by hand', () => {
     expect(await status(admin, page)).toBe('new');
   });
 });
+
+describe('what the story page offers', () => {
+  it('no form that would be refused: a partner does not assign; an unverified brand publishes no note', async () => {
+    const page = await story();
+    const theirs = (await partner.get(page)).html;
+    expect(theirs).not.toContain(`action="${page}/assign-story"`);
+    expect(theirs).toContain("assigned by acme.example's own team");
+    expect(theirs).toContain(`action="${page}/note"`);
+    const own = (await admin.get(page)).html;
+    expect(own).toContain(`action="${page}/assign-story"`);
+    expect(own).toContain(`action="${page}/note"`);
+
+    const acme = await svc.app.db
+      .selectFrom('brands')
+      .select('account_id')
+      .where('host', '=', 'acme.example')
+      .executeTakeFirstOrThrow();
+    await addBrand(svc.app, {
+      accountId: acme.account_id,
+      host: 'acme-new.example',
+      name: 'Acme',
+      verified: false,
+    });
+    const brand = await requireBrandByHost(svc.app, 'acme-new.example');
+    const { event_uri } = await importStory(svc.app, {
+      brand,
+      article: {
+        url: `https://news.example.org/new/${++n}`,
+        title: 'Acme opens a shop',
+        publisher: 'Example News',
+        published_at: '2026-11-20',
+        text: 'Acme opens a shop in the old town, the company said on Monday morning.',
+      },
+      actor: 'operator',
+    });
+    const unverified = `/app/stories/acme-new.example/${encodeURIComponent(event_uri)}`;
+    const html = (await admin.get(unverified)).html;
+    expect(html).not.toContain(`action="${unverified}/note"`);
+    expect(html).toContain('needs acme-new.example verified first');
+    // And refused if posted anyway, as the form is not there.
+    expect((await admin.post(`${unverified}/note`, { text: 'Hello.' })).status).toBe(403);
+  });
+});

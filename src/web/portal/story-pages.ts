@@ -379,9 +379,13 @@ async function storyPage(
     return html`<span class="cite"><a href="#source-${id}" aria-describedby="${tip}">[${id}]</a><span class="tip" role="tooltip" id="${tip}">${source.title} · ${source.publisher}</span></span>`;
   };
 
+  // What this reader may do here, so no form is shown that would be refused: a partner
+  // does not assign on a client's brand; an own brand publishes notes once verified.
+  const access = await brandFor(app, actorOf(v.session), brand);
+  const mayAssign = access.relation === 'own';
+  const mayPublish = access.relation === 'delegated' || access.brand.verified === 1;
   let unlock: Html | '' = '';
   if (a.locked) {
-    const access = await brandFor(app, actorOf(v.session), brand);
     const left = await includedUnitsLeft(app, access.brand.id);
     const price = (UNIT_PRICE_CENTS / 100).toFixed(2);
     // Past the included units, a subscription is metered (asked first, owners and admins);
@@ -483,8 +487,12 @@ ${
 <p class="small">${p.assignee ? html`Assigned to ${p.assignee}` : 'Not assigned'}${p.done_by ? html` · done by ${doers.get(p.done_by) ?? p.done_by} ${when(p.done_at)}` : ''}${p.comment ? html` · “${p.comment}”` : ''}</p>
 ${
   p.status === 'open'
-    ? html`${assignForm('assign-phase', `phase-${p.phase}`, p.assignee ? `Reassign phase ${p.phase}` : `Assign phase ${p.phase}`, html`<input type="hidden" name="phase" value="${p.phase}">`)}
-${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}
+    ? html`${
+        mayAssign
+          ? html`${assignForm('assign-phase', `phase-${p.phase}`, p.assignee ? `Reassign phase ${p.phase}` : `Assign phase ${p.phase}`, html`<input type="hidden" name="phase" value="${p.phase}">`)}
+${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}`
+          : ''
+      }
 ${
   // Only its assignee marks a phase done (complete_phase's rule for people).
   p.assignee === v.session.email
@@ -526,16 +534,27 @@ ${share && !share.suspended_at ? html`<p class="small notice">This story is shar
 <dt>Detected</dt><dd>${when(story.detected_at)}</dd>
 <dt>Status</dt><dd>${statusText(story.status, entries)} ${statusActions}</dd>
 <dt>Assignee</dt><dd>${story.assignee ?? html`<span class="muted">nobody</span>`}
-${story.assignee ? form('unassign-story', '', 'Unassign', 'secondary') : ''}</dd>
+${story.assignee && mayAssign ? form('unassign-story', '', 'Unassign', 'secondary') : ''}</dd>
 </dl>
-${assignForm('assign-story', 'story', story.assignee ? 'Reassign the story' : 'Assign the story', '')}</div>
+${
+  mayAssign
+    ? assignForm(
+        'assign-story',
+        'story',
+        story.assignee ? 'Reassign the story' : 'Assign the story',
+        '',
+      )
+    : html`<p class="small muted">The story and its phases are assigned by ${brand}'s own team; as their partner you follow the plan, add context and share it here.</p>`
+}</div>
 <h2>Brand Note</h2>
 <div class="card">${
       story.brand_note
         ? html`<blockquote>${story.brand_note.text}</blockquote><p class="small muted">Published ${when(story.brand_note.published_at)}</p>${form('delete-note', '', 'Delete the note', 'danger')}`
-        : html`<form method="post" action="${path}/note">${csrfField(v.csrf)}
+        : mayPublish
+          ? html`<form method="post" action="${path}/note">${csrfField(v.csrf)}
 <label for="note">The brand's official statement</label><textarea id="note" name="text" required maxlength="600"></textarea>
 <p><button type="submit">Publish</button></p></form>`
+          : html`<p class="muted small">A Brand Note is the brand's official statement, so it needs ${brand} verified first: an owner or admin verifies it on <a href="/app/brands">the Brands page</a>.</p>`
     }</div>
 <h2>Share</h2>
 <div class="card">

@@ -16,6 +16,16 @@ import { portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { actorOf } from './session.js';
 
+/** What each role may do, as the question before a role change says it. */
+const ROLE_MEANS: Record<string, string> = {
+  owner:
+    'An owner does everything an admin does, and also changes roles, removes owners, deletes brands and applies proposed updates.',
+  admin:
+    'An admin manages brands, feeds, API keys, webhooks, invitations and billing, besides working on stories.',
+  member:
+    'A member works on stories (assigns, marks phases done, adds context, shares), and no longer manages the team, keys, webhooks or billing.',
+};
+
 /** The team: members, roles, pending invitations, and the seat cap, shown and enforced. */
 export function mountTeamPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'team');
@@ -67,6 +77,15 @@ ${
 
   routes.get('/app/team', async (req, _reply, v) => teamPage(v, { done: req.query.done }));
   routes.post('/app/team/role', async (req, reply, v) => {
+    const email = formField(req, 'email');
+    const role = formField(req, 'role');
+    const asked = confirmationPage(req, v, setMemberRole, ['email', 'role'], {
+      title: `Make ${email} ${role === 'admin' || role === 'owner' ? 'an' : 'a'} ${role}?`,
+      consequence: html`${ROLE_MEANS[role] ?? ''} It takes effect at their next request.`,
+      confirm: `Make them ${role}`,
+      back: '/app/team',
+    });
+    if (asked) return asked;
     try {
       await run(app, v, setMemberRole, {
         email: formField(req, 'email'),
