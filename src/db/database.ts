@@ -25,6 +25,7 @@ import * as meteringReservations from './migrations/0012-metering-reservations.j
 import * as connectedApps from './migrations/0013-connected-apps.js';
 import * as retention from './migrations/0014-retention.js';
 import * as profile from './migrations/0015-profile.js';
+import * as storyRequests from './migrations/0016-story-requests.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -135,6 +136,7 @@ export function migrator(db: Db): Migrator {
         '0013-connected-apps': connectedApps,
         '0014-retention': retention,
         '0015-profile': profile,
+        '0016-story-requests': storyRequests,
       }),
     },
   });

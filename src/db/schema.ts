@@ -392,6 +392,16 @@ export interface WebhookAttemptsTable {
   duration_ms: number;
 }
 
+/** A story asked for from an article URL: its job, brand and URL (migration 0016). */
+export interface StoryRequestsTable {
+  job_id: string;
+  brand_id: string;
+  url: string;
+  /** The actor label of who asked. */
+  requested_by: string;
+  created_at: string;
+}
+
 export interface OutgoingEmailsTable {
   id: string;
   account_id: string | null;
@@ -467,6 +477,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   outgoing_emails: OutgoingEmailsTable;
+  story_requests: StoryRequestsTable;
   oauth_records: OauthRecordsTable;
   settings: SettingsTable;
   brand_kits: BrandKitsTable;

@@ -66,6 +66,7 @@ export async function deleteBrand(
     await trx.deleteFrom('stories').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('feed_items').where('feed_id', 'in', feeds).execute();
     await trx.deleteFrom('brand_feeds').where('brand_id', '=', brand.id).execute();
+    await trx.deleteFrom('story_requests').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('delegations').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('brands').where('id', '=', brand.id).execute();
     const summary = { host: brand.host, stories: Number(count), partners: partners.length };

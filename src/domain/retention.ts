@@ -25,6 +25,15 @@ export async function pruneFinished(app: AppContext) {
       .limit(BATCH)
       .execute();
     if (ids.length === 0) break;
+    // A story-from-URL request goes with its job.
+    await app.db
+      .deleteFrom('story_requests')
+      .where(
+        'job_id',
+        'in',
+        ids.map((r) => r.id),
+      )
+      .execute();
     const gone = await app.db
       .deleteFrom('jobs')
       .where(

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { AppError, invalid, notFound } from '../errors.js';
 import { decodePayload, STORY_FROM_URL } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
@@ -34,13 +34,67 @@ export async function requestStoryFromUrl(
   }
   const existing = await storyHolding(app.db, access.brand.id, [url]);
   if (existing) return { ok: true, status: 'exists', event_uri: existing };
-  const job = await enqueue(
-    app.db,
-    STORY_FROM_URL,
-    { brand: access.brand.id, url, actor },
-    { now: app.clock.now().toISOString(), maxAttempts: 3 },
-  );
+  const now = app.clock.now().toISOString();
+  const job = await inTransaction(app, async (app) => {
+    const id = await enqueue(
+      app.db,
+      STORY_FROM_URL,
+      { brand: access.brand.id, url, actor },
+      { now, maxAttempts: 3 },
+    );
+    await app.db
+      .insertInto('story_requests')
+      .values({ job_id: id, brand_id: access.brand.id, url, requested_by: actor, created_at: now })
+      .execute();
+    return id;
+  });
   return { ok: true, status: 'queued', job };
+}
+
+export interface StoryRequest {
+  job: string;
+  url: string;
+  brand: string;
+  requested_at: string;
+  state: 'queued' | 'running' | 'failed';
+  /** Why no story was made (failed only). */
+  reason: string | null;
+}
+
+/** How long the stories list shows a request that made no story. */
+const FAILED_SHOWN_MS = 24 * 3_600_000;
+
+/**
+ * The stories being made from URLs for these brands, and those that could not be made in
+ * the last day with why (brands by host): what the stories list shows above the stories.
+ */
+export async function recentRequests(app: AppContext, hosts: readonly string[]) {
+  if (hosts.length === 0) return [];
+  const since = new Date(app.clock.now().getTime() - FAILED_SHOWN_MS).toISOString();
+  const rows = await app.db
+    .selectFrom('story_requests as r')
+    .innerJoin('jobs as j', 'j.id', 'r.job_id')
+    .innerJoin('brands as b', 'b.id', 'r.brand_id')
+    .select(['r.job_id', 'r.url', 'r.created_at', 'b.host', 'j.status', 'j.result'])
+    .where('b.host', 'in', hosts)
+    .where('r.created_at', '>', since)
+    .orderBy('r.created_at', 'desc')
+    .limit(20)
+    .execute();
+  return rows.flatMap((r): StoryRequest[] => {
+    const base = { job: r.job_id, url: r.url, brand: r.host, requested_at: r.created_at };
+    if (r.status === 'queued' || r.status === 'running')
+      return [{ ...base, state: r.status, reason: null }];
+    const outcome = r.result ? (JSON.parse(r.result) as FromUrlOutcome) : null;
+    if (outcome?.status === 'done') return [];
+    return [
+      {
+        ...base,
+        state: 'failed' as const,
+        reason: outcome?.status === 'failed' ? outcome.reason : 'the page could not be processed',
+      },
+    ];
+  });
 }
 
 export type FromUrlOutcome =

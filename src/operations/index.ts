@@ -66,6 +66,7 @@ import { getStory } from './stories/get-story.js';
 import { getStoryFromUrlJob } from './stories/get-story-from-url-job.js';
 import { listRecentStories } from './stories/list-recent-stories.js';
 import { listStories } from './stories/list-stories.js';
+import { listStoryRequests } from './stories/list-story-requests.js';
 import { assignPhase } from './teamwork/assign-phase.js';
 import { assignStory } from './teamwork/assign-story.js';
 import { completePhase } from './teamwork/complete-phase.js';
@@ -102,6 +103,7 @@ export const operations: readonly Operation[] = [
   createApiKey,
   // Spec 4.3's people's story list, and what the spec does "in the app".
   listRecentStories,
+  listStoryRequests,
   listActivity,
   unlockOnSubscription,
   listApiKeys,

@@ -105,6 +105,19 @@ it('prunes finished jobs and deliveries past their retention, and nothing else',
   await delivery('retdlv_old_failed', 'failed', 31);
   await delivery('retdlv_new_delivered', 'delivered', 29);
   await delivery('retdlv_old_pending', 'pending', 45);
+  // A story-from-URL request goes with its job, and only then.
+  for (const id of ['retjob_old_done', 'retjob_new_done']) {
+    await svc.app.db
+      .insertInto('story_requests')
+      .values({
+        job_id: id,
+        brand_id: 'brd_any',
+        url: `https://news.example.org/${id}`,
+        requested_by: 'operator',
+        created_at: ago(8),
+      })
+      .execute();
+  }
 
   expect(await pruneFinished(svc.app)).toEqual({ jobs: 2, deliveries: 2 });
   const jobs = await svc.app.db
@@ -117,6 +130,12 @@ it('prunes finished jobs and deliveries past their retention, and nothing else',
     'retjob_old_queued',
     'retjob_old_running',
   ]);
+  const requests = await svc.app.db
+    .selectFrom('story_requests')
+    .select('job_id')
+    .where('job_id', 'like', 'retjob_%')
+    .execute();
+  expect(requests).toEqual([{ job_id: 'retjob_new_done' }]);
   const deliveries = await svc.app.db
     .selectFrom('webhook_deliveries')
     .select('id')

@@ -244,7 +244,18 @@ describe('story from URL', () => {
       return JSON.parse(r.html);
     };
     expect(await status()).toEqual({ status: 'queued', state: 'Waiting for its turn…' });
+    // The stories list shows it while it waits, leading to its page.
+    const requestRow = async () => {
+      const list = (await c.get('/app')).html;
+      const at = list.indexOf(`<a href="${jobPage}" class="wrap">`);
+      return at < 0 ? null : list.slice(at, list.indexOf('</li>', at));
+    };
+    expect(await requestRow()).toContain('<span class="badge">waiting</span>');
     await svc.app.jobs.drain();
+    // Once failed, the list says why (for a day).
+    expect(await requestRow()).toContain(
+      '<span class="badge sev-high">no story</span> <span class="small">brand not mentioned</span>',
+    );
     const reason = 'No story was made from this article: brand not mentioned.';
     expect(await status()).toEqual({ status: 'failed', reason });
     const failed = await c.get(jobPage);
@@ -257,6 +268,8 @@ describe('story from URL', () => {
     await svc.app.jobs.drain();
     const opened = await c.get(working.location!);
     expect(opened.status).toBe(303);
+    // A request that made its story leaves the list: the story is there instead.
+    expect((await c.get('/app')).html).not.toContain(`<a href="${working.location}" class="wrap">`);
     expect(opened.location).toMatch(/^\/app\/stories\/live\.northwind\.example\//);
     const followed = JSON.parse((await c.get(`${working.location}/status`)).html);
     expect(followed).toEqual({ status: 'done', go: opened.location });

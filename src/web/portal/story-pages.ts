@@ -32,6 +32,7 @@ import { createStoryFromUrl } from '../../operations/stories/create-story-from-u
 import { getStory } from '../../operations/stories/get-story.js';
 import { getStoryFromUrlJob } from '../../operations/stories/get-story-from-url-job.js';
 import { listRecentStories } from '../../operations/stories/list-recent-stories.js';
+import { listStoryRequests } from '../../operations/stories/list-story-requests.js';
 import { assignPhase } from '../../operations/teamwork/assign-phase.js';
 import { assignStory } from '../../operations/teamwork/assign-story.js';
 import { completePhase } from '../../operations/teamwork/complete-phase.js';
@@ -68,6 +69,19 @@ const proposalNote = (state: 'generating' | 'ready' | undefined, path: string) =
     ? html`<div class="small"><a href="${path}#proposal">${state === 'ready' ? 'proposal to review' : 'proposal being prepared'}</a></div>`
     : '';
 
+/** Stories asked for from URLs: being made (linking to their page), or why none was. */
+function requestsCard(requests: Output<typeof listStoryRequests>['requests']) {
+  if (requests.length === 0) return '';
+  return html`<section class="card" aria-labelledby="requests"><h2 id="requests">From article URLs</h2><ul>${requests.map(
+    (r) =>
+      html`<li><a href="${fromUrlJobPath(r.brand, r.job)}" class="wrap">${r.url}</a> <span class="muted small">for ${r.brand}, ${when(r.requested_at)}</span> ${
+        r.state === 'failed'
+          ? html`<span class="badge sev-high">no story</span> <span class="small">${r.reason}</span>`
+          : html`<span class="badge">${r.state === 'queued' ? 'waiting' : 'reading'}</span>`
+      }</li>`,
+  )}</ul></section>`;
+}
+
 /** The stories list and the story page, with every action the spec gives a team. */
 export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
@@ -83,6 +97,7 @@ export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
       ...filter,
       ...(query.cursor && { cursor: query.cursor }),
     });
+    const { requests } = await run(app, v, listStoryRequests, {});
     const proposalOf = await proposalStates(
       app.db,
       stories.map((s) => ({ host: s.brand_id, eventUri: s.event_uri })),
@@ -104,6 +119,7 @@ ${select(
 ${select('status', 'Status', STATUSES, query.status)}
 ${select('severity', 'Severity', SEVERITIES, query.severity)}
 <button type="submit" class="secondary">Filter</button></form>
+${requestsCard(requests)}
 ${
   stories.length === 0
     ? html`<p class="card muted">No stories${Object.keys(filter).length ? ' match these filters' : ' yet: add a brand and its sources, or a story from a URL below'}.</p>`
