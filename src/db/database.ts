@@ -26,6 +26,7 @@ import * as connectedApps from './migrations/0013-connected-apps.js';
 import * as retention from './migrations/0014-retention.js';
 import * as profile from './migrations/0015-profile.js';
 import * as storyRequests from './migrations/0016-story-requests.js';
+import * as phaseDue from './migrations/0017-phase-due.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -137,6 +138,7 @@ export function migrator(db: Db): Migrator {
         '0014-retention': retention,
         '0015-profile': profile,
         '0016-story-requests': storyRequests,
+        '0017-phase-due': phaseDue,
       }),
     },
   });

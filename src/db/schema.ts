@@ -174,6 +174,8 @@ export interface PhasesTable {
   done_by: string | null;
   done_at: string | null;
   comment: string | null;
+  /** The day it is due, `YYYY-MM-DD` (UTC); null: no date (migration 0017). */
+  due_on: Generated<string | null>;
 }
 
 export interface BrandNotesTable {

@@ -3,7 +3,7 @@ import { type AppContext, inTransaction } from '../context.js';
 import type { Db } from '../db/database.js';
 import { decode } from '../db/json-columns.js';
 import { queueEmail } from '../email/outbox.js';
-import { AppError, conflict, notFound } from '../errors.js';
+import { AppError, conflict, invalid, notFound } from '../errors.js';
 import { actorLabel, type BrandAccess, type StoryAct } from '../policy.js';
 import { writeAudit } from './audit.js';
 import { lockStory } from './story-lock.js';
@@ -344,4 +344,69 @@ export async function completePhase(
     if (status === 'closed') await writeAudit(trx, { ...audit, action: 'story.closed' });
     return { done_by: doneBy, done_at: at, already_done: false, status };
   });
+}
+
+/** How far ahead a due date may be set. */
+const DUE_HORIZON_DAYS = 366;
+
+/**
+ * Sets the day a phase is due (`YYYY-MM-DD`, UTC), or clears it (null): the brand's own
+ * team, on an unlocked advisory, for a phase not done yet; from today to a year ahead.
+ */
+export async function setPhaseDue(
+  app: AppContext,
+  {
+    actor,
+    access,
+    eventUri,
+    phaseNumber,
+    due,
+  }: StoryAct & { phaseNumber: number; due: string | null },
+) {
+  requireOwnBrand(access);
+  const now = app.clock.now();
+  if (due !== null) {
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(due) ? new Date(`${due}T00:00:00Z`) : null;
+    if (!day || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== due) {
+      throw invalid('due: a date, YYYY-MM-DD');
+    }
+    const today = now.toISOString().slice(0, 10);
+    const last = new Date(now.getTime() + DUE_HORIZON_DAYS * 86_400_000).toISOString().slice(0, 10);
+    if (due < today || due > last) throw invalid('due: from today to a year ahead');
+  }
+  const at = now.toISOString();
+  return inTransaction(app, async (app) => {
+    const trx = app.db;
+    const story = await loadStory(trx, access.brand.id, eventUri, at);
+    requireUnlocked(story);
+    const phase = await loadPhase(trx, story.advisory_id, phaseNumber);
+    if (phase.status === 'done') throw conflict('the phase is done');
+    await trx.updateTable('phases').set({ due_on: due }).where('id', '=', phase.id).execute();
+    await writeAudit(trx, {
+      accountId: access.brand.account_id,
+      brandId: access.brand.id,
+      storyId: story.id,
+      actor: actorLabel(actor),
+      action: 'phase.due_set',
+      details: { phase: phaseNumber, due },
+      at,
+    });
+    return { phase: phaseNumber, due };
+  });
+}
+
+/** The due days of a story's live plan, by phase number. */
+export async function phaseDues(db: Db, brandId: string, eventUri: string) {
+  const rows = await db
+    .selectFrom('phases as p')
+    .innerJoin('advisories as a', (j) =>
+      j.onRef('a.id', '=', 'p.advisory_id').on('a.kind', '=', 'live'),
+    )
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select(['p.number', 'p.due_on'])
+    .where('s.brand_id', '=', brandId)
+    .where('s.event_uri', '=', eventUri)
+    .where('p.due_on', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [r.number, r.due_on!]));
 }

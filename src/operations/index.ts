@@ -34,6 +34,7 @@ import {
   revokeInviteInApp,
   revokePartner,
 } from './portal/partners.js';
+import { setPhaseDue } from './portal/phase-due.js';
 import { changePassword, readProfile, updateProfile } from './portal/profile.js';
 import {
   addGuest,
@@ -130,6 +131,7 @@ export const operations: readonly Operation[] = [
   listInvites,
   revokeInviteInApp,
   inviteLink,
+  setPhaseDue,
   closeStory,
   reopenStory,
   closingOptions,

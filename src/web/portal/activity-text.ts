@@ -52,6 +52,10 @@ const SENTENCES: Record<string, (d: Details) => string> = {
   'member.role_changed': (d) => `changed a teammate’s role from ${s(d.from)} to ${s(d.to)}`,
   'phase.assigned': (d) => `assigned phase ${s(d.phase)} to ${s(d.assignee)}`,
   'phase.unassigned': (d) => `took phase ${s(d.phase)} off its assignee`,
+  'phase.due_set': (d) =>
+    d.due
+      ? `set phase ${s(d.phase)} due on ${s(d.due)}`
+      : `cleared the due date of phase ${s(d.phase)}`,
   'phase.done': (d) => `marked phase ${s(d.phase)} done${d.comment ? `: “${s(d.comment)}”` : ''}`,
   'share.guest_added': (d) => `invited ${s(d.email)} to the share`,
   'share.guest_removed': (d) => `removed ${s(d.email)} from the share`,

@@ -88,6 +88,7 @@ export const NOTICES: Record<string, string> = {
   assigned: 'Assigned.',
   unassigned: 'Assignment removed.',
   done: 'Phase marked done.',
+  due: 'Due date saved.',
   context: 'Context added: a proposal is being prepared.',
   applied: 'The proposal is applied.',
   dismissed: 'The proposal is dismissed.',

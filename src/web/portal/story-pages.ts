@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
+import { phaseDues } from '../../domain/assignments.js';
 import { actorNames } from '../../domain/audit.js';
 import { proposalStates } from '../../domain/proposals.js';
 import { CLOSE_REASON_TEXT, CLOSE_REASONS, type CloseReason } from '../../domain/story-closing.js';
@@ -17,6 +18,7 @@ import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
 import type { Operation } from '../../operations/operation.js';
 import { listActivity } from '../../operations/portal/activity.js';
+import { setPhaseDue } from '../../operations/portal/phase-due.js';
 import {
   addGuest,
   reenableStoryShare,
@@ -246,6 +248,11 @@ ${
       input: (f) => ({ phase: f('phase') }),
       done: 'unassigned',
     },
+    'phase-due': {
+      op: setPhaseDue,
+      input: (f) => ({ phase: f('phase'), due: f('due') }),
+      done: 'due',
+    },
     'phase-done': {
       op: completePhase,
       input: (f) => ({ phase: Number(f('phase')), ...(f('comment') && { comment: f('comment') }) }),
@@ -348,6 +355,14 @@ ${
   });
 }
 
+/** When an open phase is due, and whether that day has passed (UTC). */
+function dueBadge(status: string, due: string | undefined, today: string) {
+  if (!due || status === 'done') return '';
+  return due < today
+    ? html` <span class="badge sev-critical">overdue since ${due}</span>`
+    : html` <span class="badge${due === today ? ' sev-medium' : ''}">due ${due === today ? 'today' : due}</span>`;
+}
+
 /** The story's status, and why it was closed when a person closed it. */
 function statusText(status: string, entries: Entry[]) {
   const closed = status === 'closed' ? entries.find((e) => e.action === 'story.closed') : undefined;
@@ -399,6 +414,10 @@ async function storyPage(
   // does not assign on a client's brand; an own brand publishes notes once verified.
   const access = await brandFor(app, actorOf(v.session), brand);
   const mayAssign = access.relation === 'own';
+  const dues = a.phases
+    ? await phaseDues(app.db, access.brand.id, event)
+    : new Map<number, string>();
+  const today = app.clock.now().toISOString().slice(0, 10);
   const mayPublish = access.relation === 'delegated' || access.brand.verified === 1;
   let unlock: Html | '' = '';
   if (a.locked) {
@@ -498,7 +517,7 @@ ${
     ? html`<h2>Response plan</h2><ol class="plan">${a.phases.map(
         (
           p,
-        ) => html`<li class="card"><strong>Phase ${p.phase}: ${p.title}</strong> <span class="badge">${p.status === 'done' ? 'done' : p.assignee ? 'assigned' : 'open'}</span>
+        ) => html`<li class="card"><strong>Phase ${p.phase}: ${p.title}</strong> <span class="badge">${p.status === 'done' ? 'done' : p.assignee ? 'assigned' : 'open'}</span>${dueBadge(p.status, dues.get(p.phase), today)}
 <ul>${p.actions.map((x) => html`<li>${x}</li>`)}</ul>
 <p class="small">${p.assignee ? html`Assigned to ${p.assignee}` : 'Not assigned'}${p.done_by ? html` · done by ${doers.get(p.done_by) ?? p.done_by} ${when(p.done_at)}` : ''}${p.comment ? html` · “${p.comment}”` : ''}</p>
 ${
@@ -506,7 +525,10 @@ ${
     ? html`${
         mayAssign
           ? html`${assignForm('assign-phase', `phase-${p.phase}`, p.assignee ? `Reassign phase ${p.phase}` : `Assign phase ${p.phase}`, html`<input type="hidden" name="phase" value="${p.phase}">`)}
-${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}`
+${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}
+<details class="act"><summary>${dues.has(p.phase) ? 'Change the due date' : 'Set a due date'}</summary><form class="row" method="post" action="${path}/phase-due">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
+<div><label for="due-${p.phase}">Due on (empty: none)</label><input id="due-${p.phase}" name="due" type="date" value="${dues.get(p.phase) ?? ''}"></div>
+<button type="submit" class="secondary">Save</button></form></details>`
           : ''
       }
 ${
