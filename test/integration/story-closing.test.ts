@@ -90,6 +90,7 @@ describe('closing a story by hand', () => {
 
     const r = await admin.post(`${page}/close`, {
       reason: 'not_about_us',
+      teach: 'on',
       exclude_phrase: 'Acme Road',
     });
     expect(r.location).toBe(`${page}?done=closed`);
@@ -114,7 +115,11 @@ describe('closing a story by hand', () => {
       story('Acme Road reopens', 'Acme Road reopens on Monday, the council said after the works.'),
     ).rejects.toThrow('brand not mentioned');
     const again = await story();
-    await admin.post(`${again}/close`, { reason: 'not_about_us', exclude_phrase: 'acme road' });
+    await admin.post(`${again}/close`, {
+      reason: 'not_about_us',
+      teach: 'on',
+      exclude_phrase: 'acme road',
+    });
     expect((await acmeTerms()).match?.exclude).toEqual(['Acme Road']);
   });
 
@@ -126,24 +131,40 @@ describe('closing a story by hand', () => {
     const before = (await acmeTerms()).match?.exclude;
     const everything = await admin.post(`${page}/close`, {
       reason: 'not_about_us',
+      teach: 'on',
       exclude_phrase: 'Acme',
     });
     expect(everything.status).toBe(400);
     expect(everything.html).toContain('is the brand&#39;s name itself');
     const nothing = await admin.post(`${page}/close`, {
       reason: 'not_about_us',
+      teach: 'on',
       exclude_phrase: 'kettle recall',
     });
     expect(nothing.status).toBe(400);
     expect(nothing.html).toContain('does not name Acme, so it would exclude nothing');
-    const wrongReason = await admin.post(`${page}/close`, {
-      reason: 'handled',
-      exclude_phrase: 'Acme kettles',
-    });
-    expect(wrongReason.status).toBe(400);
     const badReason = await admin.post(`${page}/close`, { reason: 'bored' });
     expect(badReason.status).toBe(400);
     expect(await status(admin, page)).toBe('new');
+    expect((await acmeTerms()).match?.exclude).toEqual(before);
+    // Another reason, with the phrase the form fills in and even the box ticked, teaches
+    // nothing: the phrase goes only with "not about us".
+    const handled = await admin.post(`${page}/close`, {
+      reason: 'handled',
+      teach: 'on',
+      exclude_phrase: 'Acme kettles',
+    });
+    expect(handled.status).toBe(303);
+    expect(await status(admin, page)).toBe('closed');
+    expect((await acmeTerms()).match?.exclude).toEqual(before);
+    // Not about us, without the box ticked, teaches nothing either.
+    const other = await story(
+      'Acme recalls toasters',
+      'Acme recalls its toasters after reports of fires, the company said.',
+    );
+    await admin.get(other);
+    await admin.post(`${other}/close`, { reason: 'not_about_us', exclude_phrase: 'Acme toasters' });
+    expect(await status(admin, other)).toBe('closed');
     expect((await acmeTerms()).match?.exclude).toEqual(before);
   });
 
@@ -157,6 +178,7 @@ describe('closing a story by hand', () => {
     expect(html).not.toContain('name="exclude_phrase"');
     const taught = await member.post(`${page}/close`, {
       reason: 'not_about_us',
+      teach: 'on',
       exclude_phrase: 'Acme Lane works',
     });
     expect(taught.status).toBe(403);
@@ -167,6 +189,7 @@ describe('closing a story by hand', () => {
       (
         await partner.post(`${page}/close`, {
           reason: 'not_about_us',
+          teach: 'on',
           exclude_phrase: 'Acme Lane works',
         })
       ).status,

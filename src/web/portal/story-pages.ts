@@ -280,7 +280,11 @@ ${
       op: closeStory,
       input: (f) => ({
         reason: f('reason'),
-        ...(f('exclude_phrase').trim() && { exclude_phrase: f('exclude_phrase') }),
+        // The phrase goes only with "not about us", and only when asked for: the form
+        // offers one filled in, which choosing another reason must not send.
+        ...(f('reason') === 'not_about_us' &&
+          f('teach') === 'on' &&
+          f('exclude_phrase').trim() && { exclude_phrase: f('exclude_phrase') }),
       }),
       done: 'closed',
     },
@@ -482,9 +486,10 @@ ${
         )}</fieldset>
 ${
   closing.may_exclude
-    ? html`<label for="exclude-phrase">If it is not about us: a phrase detection should ignore from now on (optional)</label>
+    ? html`<p><label><input type="checkbox" name="teach"> If it is not about us: ignore this phrase in new articles from now on</label></p>
+<label for="exclude-phrase" class="visually-hidden">The phrase to ignore</label>
 <input id="exclude-phrase" name="exclude_phrase" maxlength="100" value="${closing.suggested_phrase ?? ''}">
-<p class="small muted">It must name the brand with the words around it (“Acme Road”, not “Acme”); it joins the brand's excluded phrases on the Brands page. Leave it empty to teach nothing.</p>`
+<p class="small muted">It must name the brand with the words around it (“Acme Road”, not “Acme”); it joins the brand's excluded phrases on the Brands page.</p>`
     : ''
 }
 <p class="small muted">No new article joins a closed story; reopen it any time.</p>
