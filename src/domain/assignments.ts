@@ -370,7 +370,8 @@ export async function setPhaseDue(
     if (!day || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== due) {
       throw invalid('due: a date, YYYY-MM-DD');
     }
-    const today = now.toISOString().slice(0, 10);
+    // A day of slack: "today" west of UTC can still be yesterday in UTC.
+    const today = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
     const last = new Date(now.getTime() + DUE_HORIZON_DAYS * 86_400_000).toISOString().slice(0, 10);
     if (due < today || due > last) throw invalid('due: from today to a year ahead');
   }

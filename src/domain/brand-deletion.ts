@@ -1,6 +1,8 @@
 import { type AppContext, inTransaction } from '../context.js';
-import { lockRow } from '../db/locks.js';
+import { lockRow, lockRows } from '../db/locks.js';
 import { conflict } from '../errors.js';
+import { CLIENT_BRANDS } from '../jobs/kinds.js';
+import { enqueue } from '../jobs/queue.js';
 import { writeAudit } from './audit.js';
 
 /**
@@ -20,6 +22,9 @@ export async function deleteBrand(
   const at = app.clock.now().toISOString();
   return inTransaction(app, async (app) => {
     const trx = app.db;
+    // Stories before their brand: the order an unlock takes them (story, then brand), so
+    // the two wait for each other instead of deadlocking.
+    await lockRows(trx, 'stories', { brand_id: brand.id });
     await lockRow(trx, 'brands', { id: brand.id });
     const stories = trx.selectFrom('stories').select('id').where('brand_id', '=', brand.id);
     const paying = await trx
@@ -55,6 +60,19 @@ export async function deleteBrand(
       .where('brand_id', '=', brand.id)
       .where('status', '=', 'active')
       .execute();
+    // Each partner loses the brand as if the client had revoked it: audited, and its
+    // client-brand billing recalculated (delegations.ts does the same on a revoke).
+    for (const p of partners) {
+      await writeAudit(trx, {
+        accountId: brand.account_id,
+        brandId: brand.id,
+        actor,
+        action: 'delegation.revoked',
+        details: { partner: p.partner_account_id, reason: 'brand deleted' },
+        at,
+      });
+      await enqueue(trx, CLIENT_BRANDS, { account: p.partner_account_id }, { now: at });
+    }
     // Children first: the foreign keys hold at every step.
     await trx.deleteFrom('share_guests').where('share_id', 'in', shares).execute();
     await trx.deleteFrom('shares').where('story_id', 'in', stories).execute();

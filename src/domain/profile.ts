@@ -1,12 +1,24 @@
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
 import { endAllSessions } from '../auth/sessions.js';
 import { type AppContext, inTransaction } from '../context.js';
-import { invalid } from '../errors.js';
+import { AppError, invalid } from '../errors.js';
 import { writeAudit } from './audit.js';
 
-/** The zones a profile may choose: the runtime's IANA list. */
-export const TIME_ZONES: readonly string[] = Intl.supportedValuesOf('timeZone');
-const ZONES = new Set(TIME_ZONES);
+/** The zones the profile offers: UTC, then the runtime's canonical IANA list. */
+export const TIME_ZONES: readonly string[] = ['UTC', ...Intl.supportedValuesOf('timeZone')];
+
+/**
+ * Whether the runtime knows the zone: any IANA name, canonical or an alias the offered
+ * list leaves out (Asia/Kolkata, Europe/Kyiv), as the browser's script will use it.
+ */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export async function getProfile(app: AppContext, userId: string) {
   return app.db
@@ -29,8 +41,10 @@ export async function saveProfile(
   if (name.length > 80) throw invalid('name: at most 80 characters');
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point.
   if (/[\u0000-\u001f\u007f]/.test(name)) throw invalid('name: no control characters');
+  // The activity shows the name for who did what: it may not pass for an address.
+  if (name.includes('@')) throw invalid('name: a name, not an email address');
   const timeZone = input.timeZone.trim();
-  if (timeZone && !ZONES.has(timeZone)) {
+  if (timeZone && !isTimeZone(timeZone)) {
     throw invalid('time_zone: not a time zone (an IANA name such as Europe/Paris)');
   }
   await app.db
@@ -54,6 +68,9 @@ export async function changePassword(
     next: string;
   },
 ) {
+  // Guesses from a session left open are counted, as sign-in counts them.
+  const tries = await app.limiter.hit(`password-change:${opts.userId}`, 60_000);
+  if (tries.count > 5) throw new AppError('rate_limited', undefined, { 'retry-after': '60' });
   const user = await app.db
     .selectFrom('users')
     .select('password_hash')

@@ -175,19 +175,23 @@ export async function generateProposalJob(
 ) {
   const target = await waitingProposal(app.db, payload.advisory);
   if (!target) return { skipped: true };
-  const input = await proposalInput(app.db, target);
-  let generated: Awaited<ReturnType<typeof app.advisor.propose>>;
   try {
-    generated = await app.advisor.propose(input);
+    return await prepareProposal(app, target);
   } catch (e) {
     // On the last attempt the proposal is given up, said, and the story takes context again.
     if (job.attempts >= job.max_attempts) await giveUpProposal(app, target.id, e as Error);
     throw e;
   }
+}
+
+/** The advisor's proposal written beside the live advisory (see generateProposalJob). */
+async function prepareProposal(app: AppContext, target: AdvisoriesTable) {
+  const input = await proposalInput(app.db, target);
+  const generated = await app.advisor.propose(input);
   return inTransaction(app, async (app) => {
     const trx = app.db;
     await lockStory(trx, { id: target.story_id }, app.clock.now().toISOString());
-    const p = await waitingProposal(trx, payload.advisory);
+    const p = await waitingProposal(trx, target.id);
     if (!p) return { skipped: true };
     const live = await liveAdvisory(trx, p.story_id);
     // Phases may have been assigned or done while the advisor thought.

@@ -1,5 +1,6 @@
 import { type AppContext, inTransaction } from '../context.js';
 import { encode } from '../db/json-columns.js';
+import { lockRow } from '../db/locks.js';
 import type { StoryStatus } from '../db/schema.js';
 import { conflict, forbidden, invalid } from '../errors.js';
 import { BrandMatcher } from '../pipeline/brand-matcher.js';
@@ -72,6 +73,8 @@ export async function closeStory(
 
 /** Adds a phrase to the brand's excluded ones, in the caller's transaction. */
 async function excludeFromDetection(app: AppContext, brandId: string, phrase: string) {
+  // Read, add, write back: under the brand's lock, so two at once lose neither phrase.
+  await lockRow(app.db, 'brands', { id: brandId });
   const brand = await app.db
     .selectFrom('brands')
     .select(['host', 'name', 'aliases', 'match_policy'])

@@ -4,7 +4,7 @@ import { lockRow } from '../db/locks.js';
 import { forgetSubject } from '../db/oauth-store.js';
 import type { Role } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
-import { conflict, forbidden, notFound } from '../errors.js';
+import { AppError, conflict, forbidden, notFound } from '../errors.js';
 import { subjectOf } from '../oauth/subject.js';
 import { writeAudit } from './audit.js';
 import { passwordLink } from './sign-up.js';
@@ -162,7 +162,11 @@ export async function removeMember(
     if (member.role === 'owner' && opts.by.role !== 'owner') {
       throw forbidden('only an owner removes an owner');
     }
-    if (member.role === 'owner' && (await activeOwners(app, opts.accountId)) <= 1) {
+    if (
+      member.role === 'owner' &&
+      member.status === 'active' &&
+      (await activeOwners(app, opts.accountId)) <= 1
+    ) {
       throw conflict('email: the account needs an owner');
     }
     await trx
@@ -218,6 +222,12 @@ export async function resendInvitation(
   app: AppContext,
   opts: { accountId: string; email: string; invitedBy: string | null; actor: string },
 ) {
+  // A few a day per address: enough to reach someone, too few to flood their mailbox.
+  const sent = await app.limiter.hit(
+    `invite-resend:${opts.email.trim().toLowerCase()}`,
+    86_400_000,
+  );
+  if (sent.count > 3) throw new AppError('rate_limited', undefined, { 'retry-after': '86400' });
   const account = await accountOf(app, opts.accountId);
   const now = app.clock.now().toISOString();
   return inTransaction(app, async (app) => {

@@ -258,7 +258,7 @@ export async function completeCheckout(
   const at = app.clock.now();
   const c = await app.db
     .selectFrom('checkout_sessions as c')
-    .innerJoin('stories as s', 's.id', 'c.story_id')
+    .leftJoin('stories as s', 's.id', 'c.story_id')
     .select([
       'c.account_id',
       'c.story_id',
@@ -270,6 +270,8 @@ export async function completeCheckout(
     .where('c.id', '=', checkoutId)
     .executeTakeFirst();
   if (!c) return { completed: false };
+  if (c.brand_id === null) return storyGoneAtCheckout(app, checkoutId, c.account_id, actor, opts);
+  const brandId = c.brand_id;
   return inTransaction(app, async (app) => {
     const trx = app.db;
     await lockStory(trx, { id: c.story_id }, at.toISOString());
@@ -288,7 +290,7 @@ export async function completeCheckout(
       .execute();
     const audit = {
       accountId: c.account_id,
-      brandId: c.brand_id,
+      brandId,
       storyId: c.story_id,
       actor,
       at: at.toISOString(),
@@ -298,7 +300,7 @@ export async function completeCheckout(
       .values({
         id: newId('led'),
         account_id: c.account_id,
-        brand_id: c.brand_id,
+        brand_id: brandId,
         story_id: c.story_id,
         kind: 'purchase',
         amount_cents: c.amount_cents,
@@ -332,6 +334,38 @@ export async function completeCheckout(
         details: { unit: 'purchase' },
       });
     }
+    return { completed: true };
+  });
+}
+
+/**
+ * A checkout paid for a story deleted meanwhile (its brand was deleted while the payer
+ * was at checkout): there is nothing to unlock, so the payment is flagged for a refund.
+ */
+async function storyGoneAtCheckout(
+  app: AppContext,
+  checkoutId: string,
+  accountId: string,
+  actor: string,
+  opts: { paidAtProvider: boolean },
+): Promise<{ completed: boolean }> {
+  const at = app.clock.now().toISOString();
+  const from = opts.paidAtProvider ? ['open', 'canceled'] : ['open'];
+  return inTransaction(app, async (app) => {
+    const r = await app.db
+      .updateTable('checkout_sessions')
+      .set({ status: 'refund_due', completed_at: at })
+      .where('id', '=', checkoutId)
+      .where('status', 'in', from as ('open' | 'canceled')[])
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return { completed: false };
+    await writeAudit(app.db, {
+      accountId,
+      actor,
+      action: 'billing.refund_due',
+      details: { checkout: checkoutId, reason: 'the story was deleted' },
+      at,
+    });
     return { completed: true };
   });
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import { type AppContext, inTransaction } from '../context.js';
 import { decode, encode } from '../db/json-columns.js';
+import { lockRow, lockRows } from '../db/locks.js';
 import { requireAccount } from '../domain/accounts.js';
 import { writeAudit } from '../domain/audit.js';
 import { AppError, conflict, invalid, notFound } from '../errors.js';
@@ -225,19 +226,30 @@ export async function setEndpointPaused(
   return { id: ep.id, paused: opts.paused };
 }
 
-/** Deletes an endpoint with its deliveries and their attempts; queued jobs find nothing. */
+/**
+ * Deletes an endpoint with its deliveries and their attempts; queued jobs find nothing.
+ * It is paused first, in a commit of its own, so no new delivery is queued for it; then,
+ * holding the endpoint and its deliveries, what an event or an attempt in flight added
+ * meanwhile is seen and deleted with the rest.
+ */
 export async function deleteEndpoint(
   app: AppContext,
   opts: { accountId?: string; id: string; actor: string },
 ) {
   const ep = await endpointOf(app, opts.accountId, opts.id);
   const at = app.clock.now().toISOString();
-  await app.db.transaction().execute(async (trx) => {
-    const deliveries = trx
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('endpoint_id', '=', ep.id);
-    await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+  await app.db
+    .updateTable('webhook_endpoints')
+    .set({ disabled_at: ep.disabled_at ?? at })
+    .where('id', '=', ep.id)
+    .execute();
+  await inTransaction(app, async (app) => {
+    const trx = app.db;
+    await lockRow(trx, 'webhook_endpoints', { id: ep.id });
+    const deliveries = await lockRows(trx, 'webhook_deliveries', { endpoint_id: ep.id });
+    if (deliveries.length > 0) {
+      await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+    }
     await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', ep.id).execute();
     await trx.deleteFrom('webhook_endpoints').where('id', '=', ep.id).execute();
     await writeAudit(trx, {

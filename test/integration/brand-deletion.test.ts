@@ -3,6 +3,7 @@ import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
 import { grantDelegation } from '../../src/domain/delegations.js';
 import { importStory } from '../../src/domain/import-story.js';
+import { completeCheckout } from '../../src/domain/unlock.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
 import { article } from '../support/world.js';
@@ -122,6 +123,22 @@ describe('deleting a brand', () => {
     expect(
       await svc.app.db.selectFrom('brands').select('id').where('id', '=', brand.id).execute(),
     ).toEqual([]);
+    // The partner lost it as on a revoke: audited, and its client-brand billing recalculated.
+    const recalc = await svc.app.db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('name', '=', 'billing.client_brands')
+      .where('status', '=', 'queued')
+      .execute();
+    expect(recalc.map((j) => JSON.parse(j.payload).account)).toContain(agency);
+    expect(
+      await svc.app.db
+        .selectFrom('audit_log')
+        .select('action')
+        .where('brand_id', '=', brand.id)
+        .where('action', '=', 'delegation.revoked')
+        .execute(),
+    ).toHaveLength(1);
     for (const table of ['articles', 'advisories', 'shares', 'brand_notes'] as const) {
       const left = await svc.app.db
         .selectFrom(table)
@@ -213,5 +230,52 @@ describe('deleting a brand', () => {
     expect(held.html).toContain('a payment for one of its stories is under way');
     expect(await count('stories', brand.id)).toBe(2);
     expect(await count('delegations', brand.id)).toBe(1);
+  });
+
+  it('a payment completed for a story deleted meanwhile is flagged for a refund, not lost', async () => {
+    const { brand, events } = await monitoredBrand('acme-three.example');
+    const story = await svc.app.db
+      .selectFrom('stories')
+      .select('id')
+      .where('event_uri', '=', events[0]!)
+      .executeTakeFirstOrThrow();
+    const owner = await signedIn('owner@acme.example');
+    await owner.get('/app/brands');
+    await owner.post('/app/brands/delete', { brand: 'acme-three.example', confirmed: 'yes' });
+    expect(await count('stories', brand.id)).toBe(0);
+    // The checkout opened in the race: after the deletion's check, before its commit.
+    await svc.app.db
+      .insertInto('checkout_sessions')
+      .values({
+        id: 'chk_raced',
+        account_id: client,
+        story_id: story.id,
+        amount_cents: 1500,
+        currency: 'EUR',
+        status: 'open',
+        external_id: null,
+        url: 'https://checkout.example/2',
+        created_at: new Date().toISOString(),
+        completed_at: null,
+      })
+      .execute();
+    expect(
+      await completeCheckout(svc.app, 'chk_raced', 'checkout:chk_raced', { paidAtProvider: true }),
+    ).toEqual({
+      completed: true,
+    });
+    const row = await svc.app.db
+      .selectFrom('checkout_sessions')
+      .select('status')
+      .where('id', '=', 'chk_raced')
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('refund_due');
+    const audit = await svc.app.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'billing.refund_due')
+      .where('account_id', '=', client)
+      .execute();
+    expect(audit.map((a) => JSON.parse(a.details).checkout)).toContain('chk_raced');
   });
 });

@@ -41,6 +41,18 @@ describe('profile', () => {
     expect(bad.html).toContain('Time_zone: not a time zone');
     const control = await mia.post('/app/profile', { name: 'Mia\u0007', time_zone: '' });
     expect(control.status).toBe(400);
+    // A name may not pass for an address in the activity.
+    expect(
+      (await mia.post('/app/profile', { name: 'owner@acme.example', time_zone: '' })).status,
+    ).toBe(400);
+    // UTC and the aliases the offered list leaves out are zones too.
+    for (const zone of ['UTC', 'Asia/Kolkata', 'Europe/Kyiv']) {
+      await mia.get('/app/profile');
+      expect((await mia.post('/app/profile', { name: 'Mia', time_zone: zone })).status, zone).toBe(
+        303,
+      );
+      expect((await mia.get('/app/profile')).html).toContain(`<option value="${zone}" selected>`);
+    }
     // Cleared: the email again, and the browser's zone.
     await mia.get('/app/profile');
     await mia.post('/app/profile', { name: '', time_zone: '' });
@@ -81,5 +93,20 @@ describe('profile', () => {
     const old = new PortalClient(svc.url);
     expect((await old.signIn('max@acme.example', 'correct horse battery')).status).not.toBe(303);
     expect((await old.signIn('max@acme.example', 'a brand new password')).status).toBe(303);
+
+    // Guessing the current password from an open session is limited, as sign-in is.
+    await here.get('/app/profile');
+    const answers = [];
+    for (let i = 0; i < 6; i++) {
+      answers.push(
+        (
+          await here.post('/app/profile/password', {
+            current_password: `guess number ${i}`,
+            new_password: 'whatever it is',
+          })
+        ).status,
+      );
+    }
+    expect(answers.at(-1)).toBe(429);
   });
 });

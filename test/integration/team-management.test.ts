@@ -160,6 +160,28 @@ describe('removing a teammate', () => {
 });
 
 describe('invitations', () => {
+  it('an invitation given the owner role can be cancelled while one owner is active', async () => {
+    const solo = await createAccount(svc.app, 'Solo', 'partner');
+    await addUser(svc.app, {
+      accountId: solo,
+      email: 'one@solo.example',
+      password: PASSWORD,
+      role: 'owner',
+    });
+    const c = new PortalClient(svc.url);
+    await c.signIn('one@solo.example', PASSWORD);
+    await c.get('/app/team');
+    await c.post('/app/team/invite', { email: 'two@solo.example' });
+    await c.post('/app/team/role', { email: 'two@solo.example', role: 'owner', confirmed: 'yes' });
+    expect(
+      (await c.post('/app/team/remove', { email: 'two@solo.example', confirmed: 'yes' })).location,
+    ).toBe('/app/team?done=invite-cancelled');
+    // The one active owner stays.
+    expect(
+      (await c.post('/app/team/remove', { email: 'one@solo.example', confirmed: 'yes' })).status,
+    ).toBe(409);
+  });
+
   it('sends one again, or cancels it: the seat is free and its link joins nothing', async () => {
     const owner = await person('boss@acme.example', 'owner');
     await owner.post('/app/team/invite', { email: 'newbie@acme.example' });
@@ -178,6 +200,13 @@ describe('invitations', () => {
       '/app/team?done=invite-resent',
     );
     expect(await links()).toHaveLength(2);
+    // A few a day per address, then refused: no flooding someone's mailbox.
+    await owner.post('/app/team/resend', { email: 'newbie@acme.example' });
+    await owner.post('/app/team/resend', { email: 'newbie@acme.example' });
+    expect((await owner.post('/app/team/resend', { email: 'newbie@acme.example' })).status).toBe(
+      429,
+    );
+    expect(await links()).toHaveLength(4);
     // An active member is not invited again.
     expect((await owner.post('/app/team/resend', { email: 'boss@acme.example' })).status).toBe(409);
 

@@ -4,6 +4,17 @@ import { CLOSE_REASON_TEXT, type CloseReason } from '../../domain/story-closing.
 type Details = Record<string, unknown>;
 
 const s = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+/**
+ * A webhook URL's host only: the activity is every member's to read, and a URL's path or
+ * query often carries the receiver's token.
+ */
+function hostOf(url: unknown): string {
+  try {
+    return new URL(s(url)).host;
+  } catch {
+    return 'an unknown host';
+  }
+}
 const count = (n: unknown, one: string, many: string) => `${s(n)} ${n === 1 ? one : many}`;
 const units = (n: unknown) => count(n, 'change', 'changes');
 
@@ -25,6 +36,7 @@ const SENTENCES: Record<string, (d: Details) => string> = {
   'api_key.created': (d) => `created an API key (${s(d.role)})`,
   'api_key.revoked': () => 'revoked an API key',
   'billing.charged': () => 'charged an advisory unit',
+  'billing.purchased': () => 'completed the purchase of an advisory unit',
   'billing.refund_due': () => 'marked a payment for refund',
   'billing.subscribed': () => 'subscribed the account',
   'brand.added': () => 'added the brand',
@@ -78,10 +90,10 @@ const SENTENCES: Record<string, (d: Details) => string> = {
       : 'closed the story, every phase done',
   'story.reopened': () => 'reopened the story',
   'user.password_changed': () => 'changed their password',
-  'webhook.added': (d) => `added the webhook endpoint ${s(d.url)}`,
-  'webhook.paused': (d) => `paused the webhook endpoint ${s(d.url)}`,
-  'webhook.resumed': (d) => `resumed the webhook endpoint ${s(d.url)}`,
-  'webhook.deleted': (d) => `deleted the webhook endpoint ${s(d.url)}`,
+  'webhook.added': (d) => `added a webhook endpoint on ${hostOf(d.url)}`,
+  'webhook.paused': (d) => `paused a webhook endpoint on ${hostOf(d.url)}`,
+  'webhook.resumed': (d) => `resumed a webhook endpoint on ${hostOf(d.url)}`,
+  'webhook.deleted': (d) => `deleted a webhook endpoint on ${hostOf(d.url)}`,
 };
 
 /** The entry as a sentence: "<who> <did what>". */

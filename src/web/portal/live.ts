@@ -23,7 +23,14 @@ import { actorOf } from './session.js';
  */
 export const LIVE_SCRIPT = `'use strict';
 const chosen = document.querySelector('meta[name="time-zone"]')?.content || undefined;
-const zone = { timeZone: chosen };
+/** The profile's zone, if this browser knows it; else the browser's own. */
+const zone = (() => {
+  try {
+    return { timeZone: new Intl.DateTimeFormat(undefined, { timeZone: chosen }).resolvedOptions().timeZone };
+  } catch {
+    return {};
+  }
+})();
 const zoned = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', ...zone });
 const full = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long', ...zone });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });

@@ -9,6 +9,10 @@ import { portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem } from './layout.js';
 import { startSession } from './session.js';
 
+/** The zones offered, with the one chosen when the list leaves it out (an alias). */
+const zonesWith = (chosen: string | null) =>
+  chosen && !TIME_ZONES.includes(chosen) ? [chosen, ...TIME_ZONES] : TIME_ZONES;
+
 /** Your profile: your name, the time zone times are shown in, and your password. */
 export function mountProfilePages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, null);
@@ -24,7 +28,7 @@ export function mountProfilePages(fastify: FastifyInstance, app: AppContext) {
 <label for="profile-name">Your name</label><input id="profile-name" name="name" type="text" maxlength="80" value="${me.name ?? ''}" autocomplete="name">
 <p class="small muted">Your team sees it in the activity and on what is assigned to you, instead of your email.</p>
 <label for="profile-zone">Time zone</label><select id="profile-zone" name="time_zone">
-<option value="" data-browser-zone>Your browser's</option>${TIME_ZONES.map(
+<option value="" data-browser-zone>Your browser's</option>${zonesWith(me.time_zone).map(
         (z) =>
           html`<option value="${z}"${z === me.time_zone ? html` selected` : ''}>${z.replaceAll('_', ' ')}</option>`,
       )}</select>

@@ -74,7 +74,7 @@ const proposalNote = (state: 'generating' | 'ready' | undefined, path: string) =
 /** Stories asked for from URLs: being made (linking to their page), or why none was. */
 function requestsCard(requests: Output<typeof listStoryRequests>['requests']) {
   if (requests.length === 0) return '';
-  return html`<section class="card" aria-labelledby="requests"><h2 id="requests">From article URLs</h2><ul>${requests.map(
+  return html`<section class="card" aria-labelledby="requests"><h2 id="requests">Stories asked for by URL</h2><ul>${requests.map(
     (r) =>
       html`<li><a href="${fromUrlJobPath(r.brand, r.job)}" class="wrap">${r.url}</a> <span class="muted small">for ${r.brand}, ${when(r.requested_at)}</span> ${
         r.state === 'failed'
