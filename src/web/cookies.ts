@@ -1,12 +1,9 @@
+import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
 
 /** The value of one cookie of the request, or undefined. */
 export function readCookie(req: FastifyRequest, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const c = part.trim();
-    if (c.startsWith(`${name}=`)) return c.slice(name.length + 1);
-  }
-  return undefined;
+  return req.headers.cookie ? parseCookie(req.headers.cookie)[name] : undefined;
 }
 
 /**
@@ -18,12 +15,13 @@ export function cookieHeader(
   value: string,
   opts: { path: string; maxAgeSeconds: number; secure: boolean },
 ): string {
-  return [
-    `${name}=${value}`,
-    `Path=${opts.path}`,
-    `Max-Age=${opts.maxAgeSeconds}`,
-    'HttpOnly',
-    'SameSite=Lax',
-    ...(opts.secure ? ['Secure'] : []),
-  ].join('; ');
+  return stringifySetCookie({
+    name,
+    value,
+    path: opts.path,
+    maxAge: opts.maxAgeSeconds,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: opts.secure,
+  });
 }

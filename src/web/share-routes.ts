@@ -6,6 +6,7 @@ import { isShareGuest, listedShares, type ShareMode, shareByToken } from '../dom
 import { loadStoryDetail, type SourceNote, sourceNotes } from '../domain/story-view.js';
 import { queueEmail } from '../email/outbox.js';
 import type { StoryDetail } from '../operations/shapes.js';
+import { cookieHeader, readCookie } from './cookies.js';
 import { formField, mountFormPages } from './forms.js';
 import { html, languageTag, PAGE_HEADERS, page, safeHref, shell } from './html.js';
 
@@ -107,14 +108,11 @@ ${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
           { s: share.id, e: data.e },
           GUEST_SESSION_TTL_MS,
         );
-        const cookie = [
-          `${GUEST_COOKIE}=${session}`,
-          `Path=/s/${share.token}`,
-          `Max-Age=${GUEST_SESSION_TTL_MS / 1000}`,
-          'HttpOnly',
-          'SameSite=Lax',
-          ...(secure ? ['Secure'] : []),
-        ].join('; ');
+        const cookie = cookieHeader(GUEST_COOKIE, session, {
+          path: `/s/${share.token}`,
+          maxAgeSeconds: GUEST_SESSION_TTL_MS / 1000,
+          secure,
+        });
         return reply.header('set-cookie', cookie).redirect(`/s/${share.token}`, 303);
       },
     );
@@ -123,12 +121,7 @@ ${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
 
 /** The signed-in guest of this share, still on its guest list, or null. */
 async function guestOf(app: AppContext, req: FastifyRequest, shareId: string) {
-  const cookies = req.headers.cookie ?? '';
-  const value = cookies
-    .split(';')
-    .map((c) => c.trim())
-    .find((c) => c.startsWith(`${GUEST_COOKIE}=`))
-    ?.slice(GUEST_COOKIE.length + 1);
+  const value = readCookie(req, GUEST_COOKIE);
   if (!value) return null;
   const data = await verifyLink(app, 'share-guest', value);
   if (!data || data.s !== shareId || typeof data.e !== 'string') return null;
