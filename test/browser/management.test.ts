@@ -78,7 +78,7 @@ describe('management in a browser', () => {
     expect(await page.locator('header.top a.profile').textContent()).toBe('Nadia Owner');
   });
 
-  it('on a 390-px phone: through the menu to a story; assign a phase from the picker, close and reopen it', async () => {
+  it('on a 390-px phone: through the menu to a story; assign from the picker, close and reopen, apply a proposal, share and stop', async () => {
     const event = await w.story(BRAND, 77);
     const unlocked = await svc.request('POST', '/v1/advisory', {
       key: w.keys.owner,
@@ -118,6 +118,26 @@ describe('management in a browser', () => {
     expect(await page.locator('dd > span.status').textContent()).toBe('closed');
     await page.getByRole('button', { name: 'Reopen' }).click();
     expect(await page.locator('dd > span.status').textContent()).toBe('in progress');
+    expect(
+      await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
+    ).toBeLessThanOrEqual(0);
+
+    // Context, then its proposal read in words and applied.
+    await page.getByLabel('Add what the coverage does not say').fill('The recall ended on Monday.');
+    await page.getByRole('button', { name: 'Add context' }).click();
+    await svc.app.jobs.drain();
+    await page.getByRole('heading', { name: 'Proposed update of the advisory' }).waitFor();
+    expect(await page.locator('#proposal').textContent()).toContain('New phase');
+    await page.getByRole('button', { name: 'Apply the proposal' }).click();
+    expect(await status(page)).toBe('The proposal is applied.');
+
+    // Shared, then stopped through its question.
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    expect(await status(page)).toBe('Share settings saved.');
+    await page.getByRole('button', { name: 'Stop sharing' }).click();
+    await page.getByRole('heading', { name: 'Stop sharing this story?' }).waitFor();
+    await page.getByRole('button', { name: 'Stop sharing' }).click();
+    expect(await status(page)).toMatch(/^The story is no longer shared/);
     expect(
       await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
     ).toBeLessThanOrEqual(0);
