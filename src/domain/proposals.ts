@@ -230,20 +230,9 @@ async function prepareProposal(app: AppContext, target: AdvisoriesTable) {
       .where('id', '=', p.id)
       .execute();
     await trx.insertInto('phases').values(phases).execute();
-    const story = await trx
-      .selectFrom('stories as s')
-      .innerJoin('brands as b', 'b.id', 's.brand_id')
-      .select(['s.brand_id', 'b.account_id'])
-      .where('s.id', '=', p.story_id)
-      .executeTakeFirstOrThrow();
-    await writeAudit(trx, {
-      accountId: story.account_id,
-      brandId: story.brand_id,
-      storyId: p.story_id,
-      actor: 'system',
-      action: 'advisory.proposal_ready',
-      details: { changes: diff.length, generator: generated.generator },
-      at: app.clock.now().toISOString(),
+    await auditProposal(app, p.story_id, 'advisory.proposal_ready', {
+      changes: diff.length,
+      generator: generated.generator,
     });
     return { ready: true, changes: diff.length };
   });
@@ -263,21 +252,34 @@ async function giveUpProposal(app: AppContext, id: string, error: Error) {
     const p = await waitingProposal(trx, id);
     if (!p) return;
     await trx.updateTable('advisories').set({ kind: 'dismissed' }).where('id', '=', p.id).execute();
-    const story = await trx
-      .selectFrom('stories as s')
-      .innerJoin('brands as b', 'b.id', 's.brand_id')
-      .select(['s.brand_id', 'b.account_id'])
-      .where('s.id', '=', p.story_id)
-      .executeTakeFirstOrThrow();
-    await writeAudit(trx, {
-      accountId: story.account_id,
-      brandId: story.brand_id,
-      storyId: p.story_id,
-      actor: 'system',
-      action: 'advisory.proposal_failed',
-      details: { context: p.context, reason: error.message.slice(0, 200) },
-      at: app.clock.now().toISOString(),
+    await auditProposal(app, p.story_id, 'advisory.proposal_failed', {
+      context: p.context,
+      reason: error.message.slice(0, 200),
     });
+  });
+}
+
+/** What the background advisor did to a story's proposal, in its audit trail. */
+async function auditProposal(
+  app: AppContext,
+  storyId: string,
+  action: string,
+  details: Record<string, unknown>,
+) {
+  const story = await app.db
+    .selectFrom('stories as s')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .select(['s.brand_id', 'b.account_id'])
+    .where('s.id', '=', storyId)
+    .executeTakeFirstOrThrow();
+  await writeAudit(app.db, {
+    accountId: story.account_id,
+    brandId: story.brand_id,
+    storyId,
+    actor: 'system',
+    action,
+    details,
+    at: app.clock.now().toISOString(),
   });
 }
 

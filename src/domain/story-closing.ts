@@ -45,16 +45,7 @@ export async function closeStory(
   }
   return inTransaction(app, async (app) => {
     const trx = app.db;
-    const storyId = await lockStory(
-      trx,
-      { brandId: act.access.brand.id, eventUri: act.eventUri },
-      at,
-    );
-    const story = await trx
-      .selectFrom('stories')
-      .select('status')
-      .where('id', '=', storyId)
-      .executeTakeFirstOrThrow();
+    const { id: storyId, ...story } = await lockedStory(app, act, at);
     if (story.status === 'closed') throw conflict('the story is already closed');
     if (phrase) await excludeFromDetection(app, act.access.brand.id, phrase);
     await trx.updateTable('stories').set({ status: 'closed' }).where('id', '=', storyId).execute();
@@ -69,6 +60,16 @@ export async function closeStory(
     });
     return { status: 'closed' as const, excluded: phrase };
   });
+}
+
+/** The story locked (lockStory) with what closing and reopening read of it. */
+async function lockedStory(app: AppContext, act: StoryAct, at: string) {
+  const id = await lockStory(app.db, { brandId: act.access.brand.id, eventUri: act.eventUri }, at);
+  return app.db
+    .selectFrom('stories')
+    .select(['id', 'status', 'assignee_user_id'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 /** Adds a phrase to the brand's excluded ones, in the caller's transaction. */
@@ -116,16 +117,7 @@ export async function reopenStory(
   const at = app.clock.now().toISOString();
   return inTransaction(app, async (app) => {
     const trx = app.db;
-    const storyId = await lockStory(
-      trx,
-      { brandId: act.access.brand.id, eventUri: act.eventUri },
-      at,
-    );
-    const story = await trx
-      .selectFrom('stories')
-      .select(['status', 'assignee_user_id'])
-      .where('id', '=', storyId)
-      .executeTakeFirstOrThrow();
+    const { id: storyId, ...story } = await lockedStory(app, act, at);
     if (story.status !== 'closed') throw conflict('the story is not closed');
     const worked = await trx
       .selectFrom('phases as p')

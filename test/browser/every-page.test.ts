@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, signIn } from '../support/browser.js';
 import { freePort, startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -26,10 +27,7 @@ beforeAll(async () => {
   closedPort = await freePort();
   svc = await startService({ FETCH_ALLOW_HOSTS: `127.0.0.1:${closedPort}` }, { runJobs: true });
   w = await seedWorld(svc.app);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   const event = w.stories.northwind;
   storyPath = `/app/stories/${BRAND}/${encodeURIComponent(event)}`;
   const owner = { key: w.keys.owner };
@@ -53,14 +51,6 @@ afterAll(async () => {
   await browser?.close();
   await svc?.close();
 });
-
-async function signIn(page: Page) {
-  await page.goto(`${svc.url}/signin`);
-  await page.getByLabel('Email').fill('owner@northwind.example');
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/app/);
-}
 
 /** Serious and critical axe violations of the loaded page, with where they are. */
 async function violations(page: Page) {
@@ -139,7 +129,7 @@ describe('every page', () => {
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      await signIn(page);
+      await signIn(page, svc.url);
       const report: Record<string, unknown> = {};
       for (const path of await pages(page)) {
         await page.goto(`${svc.url}${path}`);
@@ -190,7 +180,7 @@ describe('every page', () => {
   it('on a phone the sections fold behind Menu, and tables read as labelled cards', async () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, svc.url);
     await page.goto(`${svc.url}/app/team`);
     const menu = page.getByRole('button', { name: 'Menu' });
     await menu.waitFor();

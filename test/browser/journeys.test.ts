@@ -2,19 +2,14 @@ import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  type Locator,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { createKey } from '../../src/domain/api-key-admin.js';
 import { addBrand } from '../../src/domain/brands.js';
 import { grantDelegation } from '../../src/domain/delegations.js';
 import { listOutbox } from '../../src/email/outbox.js';
+import { launchChromium } from '../support/browser.js';
 import { startService, type TestService } from '../support/harness.js';
 
 /**
@@ -53,10 +48,7 @@ beforeAll(async () => {
     { FETCH_ALLOW_HOSTS: new URL(siteBase).host, JOB_POLL_MS: '50' },
     { runJobs: true },
   );
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {

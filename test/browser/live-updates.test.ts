@@ -1,5 +1,6 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, signIn } from '../support/browser.js';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -16,23 +17,12 @@ const BRAND = 'northwind.example';
 beforeAll(async () => {
   svc = await startService({}, { runJobs: false });
   w = await seedWorld(svc.app);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
   await svc?.close();
 });
-
-/** Signs in as Northwind's owner. */
-async function signIn(page: Page) {
-  await page.goto(`${svc.url}/signin`);
-  await page.getByLabel('Email').fill('owner@northwind.example');
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
 
 /** Marks the loaded document; a page loaded again has lost the mark. */
 const mark = (page: Page) =>
@@ -46,7 +36,7 @@ describe('live updates in the portal', () => {
   it('shows recent moments relative to now and older ones as dates, in the browser’s zone or the profile’s', async () => {
     const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, svc.url);
     // An entry of ten days ago, beside the seed's entries of just now.
     const old = new Date(Date.now() - 10 * 86_400_000).toISOString();
     await svc.app.db
@@ -115,7 +105,7 @@ describe('live updates in the portal', () => {
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());
     });
-    await signIn(page);
+    await signIn(page, svc.url);
     await page.goto(`${svc.url}/app/stories/${BRAND}/${encodeURIComponent(event)}`);
     await page.getByLabel('Add what the coverage does not say').fill('The recall ended on Monday.');
     await page.getByRole('button', { name: 'Add context' }).click();

@@ -1,5 +1,6 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, signIn } from '../support/browser.js';
 import { freePort, startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -17,23 +18,12 @@ beforeAll(async () => {
   closedPort = await freePort();
   svc = await startService({ FETCH_ALLOW_HOSTS: `127.0.0.1:${closedPort}` }, { runJobs: false });
   w = await seedWorld(svc.app);
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
   await svc?.close();
 });
-
-async function signIn(page: Page) {
-  await page.goto(`${svc.url}/signin`);
-  await page.getByLabel('Email').fill('owner@northwind.example');
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/app/);
-}
 
 const status = async (page: Page) => (await page.getByRole('status').first().textContent())?.trim();
 
@@ -42,7 +32,7 @@ describe('management in a browser', () => {
     const page = await (
       await browser.newContext({ viewport: { width: 1280, height: 900 } })
     ).newPage();
-    await signIn(page);
+    await signIn(page, svc.url);
 
     await page.goto(`${svc.url}/app/team`);
     await page.getByLabel('Email').fill('newcomer@northwind.example');
@@ -88,7 +78,7 @@ describe('management in a browser', () => {
     const page = await (
       await browser.newContext({ viewport: { width: 390, height: 844 } })
     ).newPage();
-    await signIn(page);
+    await signIn(page, svc.url);
     await page.getByRole('button', { name: 'Menu' }).click();
     await page
       .getByRole('navigation', { name: 'Sections' })
