@@ -7,7 +7,7 @@ import type { AdvisoriesTable, PhasesTable, StoryStatus } from '../db/schema.js'
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { ADVISORY_PROPOSE } from '../jobs/kinds.js';
-import { enqueue, type JobRow } from '../jobs/queue.js';
+import { enqueue } from '../jobs/queue.js';
 import { type LivePlan, type ProposalInput, withStartedPhases } from '../pipeline/rethink.js';
 import { actorLabel, type BrandAccess, type StoryAct } from '../policy.js';
 import { writeAudit } from './audit.js';
@@ -168,20 +168,10 @@ export function diffAdvisories(
  * a minute); the write then checks the proposal is still waiting and keeps the phases
  * started meanwhile verbatim. Running it again, or after a dismissal, changes nothing.
  */
-export async function generateProposalJob(
-  app: AppContext,
-  payload: { advisory: string },
-  job: Pick<JobRow, 'attempts' | 'max_attempts'>,
-) {
+export async function generateProposalJob(app: AppContext, payload: { advisory: string }) {
   const target = await waitingProposal(app.db, payload.advisory);
   if (!target) return { skipped: true };
-  try {
-    return await prepareProposal(app, target);
-  } catch (e) {
-    // On the last attempt the proposal is given up, said, and the story takes context again.
-    if (job.attempts >= job.max_attempts) await giveUpProposal(app, target.id, e as Error);
-    throw e;
-  }
+  return prepareProposal(app, target);
 }
 
 /** The advisor's proposal written beside the live advisory (see generateProposalJob). */
@@ -239,11 +229,17 @@ async function prepareProposal(app: AppContext, target: AdvisoriesTable) {
 }
 
 /**
- * A proposal the advisor could not prepare, after every attempt: it leaves the story
+ * The `advisory.propose` job's give-up (queue.ts `onGiveUp`): a proposal the advisor could
+ * not prepare after every attempt, or whose last attempt's process died, leaves the story
  * (kept as dismissed, so context can be added again) and the audit trail says why, which
  * the story page shows in its place.
  */
-async function giveUpProposal(app: AppContext, id: string, error: Error) {
+export async function giveUpProposalJob(
+  app: AppContext,
+  payload: { advisory: string },
+  reason: string,
+) {
+  const id = payload.advisory;
   await inTransaction(app, async (app) => {
     const trx = app.db;
     const target = await waitingProposal(trx, id);
@@ -254,7 +250,7 @@ async function giveUpProposal(app: AppContext, id: string, error: Error) {
     await trx.updateTable('advisories').set({ kind: 'dismissed' }).where('id', '=', p.id).execute();
     await auditProposal(app, p.story_id, 'advisory.proposal_failed', {
       context: p.context,
-      reason: error.message.slice(0, 200),
+      reason: reason.slice(0, 200),
     });
   });
 }

@@ -1,7 +1,7 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
 import { pollFeedJob } from '../domain/feeds.js';
 import { settleReservationJob } from '../domain/metering.js';
-import { generateProposalJob } from '../domain/proposals.js';
+import { generateProposalJob, giveUpProposalJob } from '../domain/proposals.js';
 import { storyFromUrlJob } from '../domain/story-from-url.js';
 import { sendEmailJob } from '../email/outbox.js';
 import { deliverWebhookJob } from '../webhooks/deliver.js';
@@ -19,7 +19,7 @@ import { defineJob } from './queue.js';
 /** Every kind of background job with the handler that runs it. */
 export const jobDefinitions = [
   defineJob(EMAIL_SEND, sendEmailJob),
-  defineJob(ADVISORY_PROPOSE, generateProposalJob),
+  defineJob(ADVISORY_PROPOSE, generateProposalJob, giveUpProposalJob),
   defineJob(CLIENT_BRANDS, recalculateClientBrands),
   defineJob(WEBHOOK_DELIVER, deliverWebhookJob),
   defineJob(STORY_FROM_URL, storyFromUrlJob),

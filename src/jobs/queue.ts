@@ -23,13 +23,22 @@ export type JobRow = JobsTable;
 export interface JobDefinition<P = never> {
   kind: JobKind<P>;
   handler: (app: AppContext, payload: P, job: JobRow) => Promise<unknown>;
+  /**
+   * Runs once a job of this kind has failed for good: its last attempt threw, or the
+   * process running its last attempt died (its lease ran out). What the job left waiting
+   * is settled here, so nothing waits for a job that will never run again.
+   */
+  onGiveUp?: (app: AppContext, payload: P, reason: string) => Promise<void>;
 }
 
 /** A handler for a kind of job; its payload's type is the kind's. */
 export const defineJob = <P>(
   kind: JobKind<P>,
   handler: (app: AppContext, payload: P, job: JobRow) => Promise<unknown>,
-): JobDefinition<P> => ({ kind, handler });
+  onGiveUp?: (app: AppContext, payload: P, reason: string) => Promise<void>,
+): JobDefinition<P> => ({ kind, handler, ...(onGiveUp && { onGiveUp }) });
+
+const LEASE_EXPIRED = 'lease expired on the last attempt';
 
 /** A payload a handler cannot take fails its job at once: running it again changes nothing. */
 class UnreadablePayload extends Error {}
@@ -101,6 +110,7 @@ async function claim(
   app: AppContext,
   worker: string,
   kinds: readonly string[],
+  abandoned: Pick<JobRow, 'id' | 'name' | 'payload'>[],
 ): Promise<JobRow | undefined> {
   if (kinds.length === 0) return undefined;
   const now = app.clock.now();
@@ -116,19 +126,24 @@ async function claim(
     .limit(1)
     .executeTakeFirst();
   if (!any) return undefined;
-  // A job whose process died on its last attempt is not run again: it failed.
-  await app.db
-    .updateTable('jobs')
-    .set({
-      status: 'failed',
-      last_error: 'lease expired on the last attempt',
-      locked_by: null,
-      updated_at: at,
-    })
-    .where('status', '=', 'running')
-    .where('locked_until', '<', at)
-    .whereRef('attempts', '>=', 'max_attempts')
-    .execute();
+  // A job whose process died on its last attempt is not run again: it failed (and its
+  // kind's onGiveUp settles what it left, `abandoned`).
+  abandoned.push(
+    ...(await app.db
+      .updateTable('jobs')
+      .set({
+        status: 'failed',
+        last_error: LEASE_EXPIRED,
+        locked_by: null,
+        updated_at: at,
+      })
+      .where('status', '=', 'running')
+      .where('locked_until', '<', at)
+      .whereRef('attempts', '>=', 'max_attempts')
+      .where('name', 'in', kinds)
+      .returning(['id', 'name', 'payload'])
+      .execute()),
+  );
   const postgres = app.config.database.dialect === 'postgres';
   let next = app.db
     .selectFrom('jobs')
@@ -152,11 +167,12 @@ async function claim(
     .executeTakeFirst();
 }
 
+/** Stores a job's outcome; answers whether the job has failed for good. */
 async function finish(
   app: AppContext,
   job: JobRow,
   outcome: { result?: unknown; error?: Error; final?: boolean },
-) {
+): Promise<boolean> {
   const now = app.clock.now();
   const base = { locked_by: null, locked_until: null, updated_at: now.toISOString() };
   let update: Partial<JobRow>;
@@ -182,6 +198,7 @@ async function finish(
     .where('id', '=', job.id)
     .where('locked_by', '=', job.locked_by)
     .execute();
+  return update.status === 'failed';
 }
 
 /**
@@ -258,7 +275,9 @@ export class JobRunner implements JobQueue {
     let ran = 0;
     for (;;) {
       if (this.stopped) return ran;
-      const job = await claim(this.app, this.worker, [...this.handlers.keys()]);
+      const abandoned: Pick<JobRow, 'id' | 'name' | 'payload'>[] = [];
+      const job = await claim(this.app, this.worker, [...this.handlers.keys()], abandoned);
+      for (const gone of abandoned) await this.giveUp(gone, LEASE_EXPIRED);
       if (!job) return ran;
       ran++;
       const definition = this.handlers.get(job.name);
@@ -279,8 +298,24 @@ export class JobRunner implements JobQueue {
         await finish(this.app, job, { result });
       } catch (e) {
         this.app.log?.warn({ job: job.id, name: job.name, err: e }, 'job failed');
-        await finish(this.app, job, { error: e as Error, final: e instanceof UnreadablePayload });
+        const final = e instanceof UnreadablePayload;
+        if (await finish(this.app, job, { error: e as Error, final })) {
+          await this.giveUp(job, (e as Error).message);
+        }
       }
+    }
+  }
+
+  /** Runs the kind's onGiveUp for a job failed for good; its own failure is only logged. */
+  private async giveUp(job: Pick<JobRow, 'id' | 'name' | 'payload'>, reason: string) {
+    const definition = this.handlers.get(job.name);
+    if (!definition?.onGiveUp) return;
+    const payload = decodePayload(definition.kind, job.payload);
+    if (!payload.success) return;
+    try {
+      await definition.onGiveUp(this.app, payload.data, reason);
+    } catch (e) {
+      this.app.log?.error({ job: job.id, name: job.name, err: e }, 'job give-up failed');
     }
   }
 

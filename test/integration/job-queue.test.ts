@@ -236,6 +236,58 @@ describe('job queue', () => {
     expect(calls).toBe(3);
   });
 
+  it('gives a job up once, whether its last attempt threw or its process died on it', async () => {
+    const clock = manualClock();
+    const app = await open({ JOB_RETRY_BASE_MS: '1000' }, clock);
+    const givenUp: [unknown, string][] = [];
+    const r = new JobRunner(app, [
+      defineJob(
+        kind('test.doomed'),
+        async () => {
+          throw new Error('the model is down');
+        },
+        async (_app, payload, reason) => {
+          givenUp.push([payload, reason]);
+        },
+      ),
+    ]);
+    runners.push(r);
+    const now = () => at(clock.now().getTime());
+    await enqueue(main.db, kind('test.doomed'), { n: 1 }, { now: now(), maxAttempts: 2 });
+    expect(await r.drain()).toBe(1);
+    expect(givenUp).toEqual([]);
+    clock.advance(60_000);
+    expect(await r.drain()).toBe(1);
+    expect(givenUp).toEqual([[{ n: 1 }, 'the model is down']]);
+
+    // The last attempt's process died: its lease runs out, and the job is given up.
+    const dead = await enqueue(
+      main.db,
+      kind('test.doomed'),
+      { n: 2 },
+      { now: now(), maxAttempts: 1 },
+    );
+    await main.db
+      .updateTable('jobs')
+      .set({
+        status: 'running',
+        attempts: 1,
+        locked_by: 'wrk_dead',
+        locked_until: at(clock.now().getTime() - 1000),
+      })
+      .where('id', '=', dead)
+      .execute();
+    await r.drain();
+    expect(givenUp).toEqual([
+      [{ n: 1 }, 'the model is down'],
+      [{ n: 2 }, 'lease expired on the last attempt'],
+    ]);
+    expect(await row(dead)).toMatchObject({ status: 'failed' });
+    clock.advance(3600_000);
+    await r.drain();
+    expect(givenUp).toHaveLength(2);
+  });
+
   it('leaves a job to its worker while the lease holds, and claims it again once it lapsed', async () => {
     const app = await open();
     let calls = 0;

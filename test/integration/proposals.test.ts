@@ -226,6 +226,25 @@ describe('context and proposals', () => {
     expect((await c.get(page)).html).not.toContain('could not be prepared');
   });
 
+  it('a proposal whose last attempt died with its process is given up too', async () => {
+    const e = await unlockedStory();
+    await post('/v1/story/context', { event_uri: e, context: 'The plant reopened.' });
+    await svc.app.db
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: 'running',
+        attempts: eb.ref('max_attempts'),
+        locked_by: 'wrk_dead',
+        locked_until: '2000-01-01T00:00:00.000Z',
+      }))
+      .where('name', '=', 'advisory.propose')
+      .where('status', '=', 'queued')
+      .execute();
+    await svc.app.jobs.drain();
+    expect((await detail(e)).advisory_pending).toBeUndefined();
+    expect((await post('/v1/story/context', { event_uri: e, context: 'Again.' })).status).toBe(202);
+  });
+
   it('dismiss drops the proposal and leaves the live advisory byte-identical', async () => {
     const e = await unlockedStory();
     const read = () =>
