@@ -8,6 +8,7 @@ import { mountAuthPages } from './auth-pages.js';
 import { mountBillingPages } from './billing-pages.js';
 import { mountBrandPages } from './brand-pages.js';
 import { mountConnectedAppPages } from './connected-app-pages.js';
+import { mountExports } from './export.js';
 import { mountKeyPages } from './key-pages.js';
 import { mountLive } from './live.js';
 import { mountPartnerPages } from './partner-pages.js';
@@ -31,6 +32,7 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     'referrer-policy': 'same-origin',
   };
   mountLive(fastify, app);
+  mountExports(fastify, app);
   mountFormPages(fastify, headers, (pages) => {
     pages.get('/', async (_req, reply) => reply.redirect('/app', 303));
     mountAuthPages(pages, app);

@@ -55,6 +55,14 @@ const proposalNote = (state: 'generating' | 'ready' | undefined, path: string) =
     ? html`<div class="small"><a href="${path}#proposal">${state === 'ready' ? 'proposal to review' : 'proposal being prepared'}</a></div>`
     : '';
 
+/** The list's filters as the export's query string. */
+function exportQuery(query: Query): string {
+  const params = new URLSearchParams();
+  for (const k of ['brand', 'status', 'severity']) if (query[k]) params.set(k, query[k]);
+  const q = params.toString();
+  return q ? `?${q}` : '';
+}
+
 /** Stories asked for from URLs: being made (linking to their page), or why none was. */
 function requestsCard(requests: Output<typeof listStoryRequests>['requests']) {
   if (requests.length === 0) return '';
@@ -104,7 +112,8 @@ ${select(
 )}
 ${select('status', 'Status', STATUSES, query.status)}
 ${select('severity', 'Severity', SEVERITIES, query.severity)}
-<button type="submit" class="secondary">Filter</button></form>
+<button type="submit" class="secondary">Filter</button>
+<a class="small" href="/app/stories.csv${exportQuery(query)}" download>Download these stories as CSV</a></form>
 ${requestsCard(requests)}
 ${
   stories.length === 0

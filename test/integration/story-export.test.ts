@@ -1,0 +1,108 @@
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
+import { importStory } from '../../src/domain/import-story.js';
+import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
+import { article } from '../support/world.js';
+
+/** The stories list as CSV: every story the reader may see, streamed page by page. */
+let svc: TestService;
+let c: PortalClient;
+const STORIES = 205;
+
+beforeAll(async () => {
+  svc = await startService({}, { runJobs: false });
+  const acme = await createAccount(svc.app, 'Acme', 'pro');
+  const other = await createAccount(svc.app, 'Other', 'pro');
+  await addUser(svc.app, {
+    accountId: acme,
+    email: 'member@acme.example',
+    password: 'correct horse battery',
+    role: 'member',
+  });
+  await addBrand(svc.app, { accountId: acme, host: 'acme.example', name: 'Acme', verified: true });
+  await addBrand(svc.app, {
+    accountId: other,
+    host: 'other.example',
+    name: 'Other',
+    verified: true,
+  });
+  const brand = await requireBrandByHost(svc.app, 'acme.example');
+  for (let n = 1; n < STORIES; n++) {
+    await importStory(svc.app, { brand, article: article('Acme', n), actor: 'operator' });
+  }
+  // A title a spreadsheet would run as a formula.
+  await importStory(svc.app, {
+    brand,
+    article: { ...article('Acme', 999), title: '=HYPERLINK("http://evil.example","Acme")' },
+    actor: 'operator',
+  });
+  const theirs = await requireBrandByHost(svc.app, 'other.example');
+  await importStory(svc.app, { brand: theirs, article: article('Other', 1), actor: 'operator' });
+  c = new PortalClient(svc.url);
+  await c.signIn('member@acme.example', 'correct horse battery');
+}, 120_000);
+afterAll(() => svc.close());
+
+const csv = async (query = '') => {
+  const res = await fetch(`${svc.url}/app/stories.csv${query}`, {
+    headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+  });
+  const text = await res.text();
+  const isCsv = res.headers.get('content-type')?.startsWith('text/csv');
+  return {
+    res,
+    text,
+    rows: (isCsv ? parse(text, { columns: true }) : []) as Record<string, string>[],
+  };
+};
+
+describe('stories as CSV', () => {
+  it('every story of the reader, across pages, newest first, as an attachment', async () => {
+    const { res, rows } = await csv();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="stories-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
+    expect(rows).toHaveLength(STORIES);
+    expect(Object.keys(rows[0]!)).toEqual([
+      'detected_at',
+      'brand',
+      'title',
+      'severity',
+      'status',
+      'assignee',
+      'advisory',
+      'assessment',
+      'spread',
+      'last_activity_at',
+      'link',
+    ]);
+    expect(new Set(rows.map((r) => r.brand))).toEqual(new Set(['acme.example']));
+    const times = rows.map((r) => r.detected_at!);
+    expect([...times].sort().reverse()).toEqual(times);
+    expect(rows[0]!.link).toMatch(new RegExp(`^${svc.url}/app/stories/acme\\.example/evt_`));
+    // The formula is written as text.
+    expect(rows.find((r) => r.title!.includes('HYPERLINK'))!.title).toBe(
+      `'=HYPERLINK("http://evil.example","Acme")`,
+    );
+  });
+
+  it('takes the list’s filters; a foreign brand is not found; without a session, sign in', async () => {
+    const { rows } = await csv('?brand=acme.example&status=closed');
+    expect(rows).toEqual([]);
+    const severities = new Set((await csv('?severity=high')).rows.map((r) => r.severity));
+    expect([...severities].every((s) => s === 'high')).toBe(true);
+    const foreign = await csv('?brand=other.example');
+    expect(foreign.res.status).toBe(404);
+    expect(JSON.parse(foreign.text)).toEqual({ error: 'not found' });
+    expect((await csv('?severity=enormous')).res.status).toBe(400);
+    const anonymous = await fetch(`${svc.url}/app/stories.csv`, { redirect: 'manual' });
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get('location')).toBe('/signin?next=%2Fapp%2Fstories.csv');
+    expect((await c.get('/app')).html).toContain('href="/app/stories.csv" download');
+  });
+});
