@@ -166,6 +166,29 @@ describe('every page', () => {
     }, 120_000);
   }
 
+  it('a story prints as a briefing: the shared page and the story page without bar, menu or forms', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, svc.url);
+    for (const path of [sharePath, storyPath]) {
+      await page.goto(`${svc.url}${path}`);
+      await page.emulateMedia({ media: 'print' });
+      const shown = await page.evaluate(`(() => {
+        const visible = (sel) => [...document.querySelectorAll(sel)].some((e) => e.getClientRects().length > 0);
+        return {
+          bar: visible('header.top'),
+          forms: visible('main form, main details.act, main button'),
+          title: visible('h1'),
+        };
+      })()`);
+      expect(shown, path).toEqual({ bar: false, forms: false, title: true });
+      const pdf = await page.pdf({ format: 'A4' });
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      await page.emulateMedia({ media: 'screen' });
+    }
+    await context.close();
+  });
+
   it('the check itself finds what it must', async () => {
     const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
     const page = await context.newPage();
