@@ -5,6 +5,7 @@ import {
   DEFAULT_MIGRATION_TABLE,
   Kysely,
   Migrator,
+  PostgresAdapter,
   PostgresDialect,
   SqliteDialect,
   sql,
@@ -164,7 +165,7 @@ export async function migrate(db: Db): Promise<{ ahead: string[] }> {
     }
     return { ahead };
   }
-  const { error } = await m.migrateToLatest();
+  const { error } = await migrateYielding(db);
   if (error) {
     // A newer release may have migrated between the read above and the migrator's lock.
     const now = await executedMigrations(db);
@@ -173,6 +174,38 @@ export async function migrate(db: Db): Promise<{ ahead: string[] }> {
     throw error;
   }
   return { ahead: [] };
+}
+
+/**
+ * How long a migration waits for a table's lock on PostgreSQL before it gives way. Serving
+ * instances read the tables it alters; one waiting on its first table while it waits on
+ * the next would be a deadlock, which PostgreSQL breaks (after `deadlock_timeout`, 1 s) by
+ * failing one side: the reader, a 500. Giving way first, well within that second, the
+ * migration is the side that fails, and it simply runs again.
+ */
+const MIGRATION_LOCK_TIMEOUT = '200ms';
+const MIGRATION_TRIES = 50;
+
+/**
+ * Runs the pending migrations (one transaction, as Kysely's migrator does); on PostgreSQL
+ * with a short lock timeout, from the start again, after a pause, when a lock was not had
+ * in time (SQLSTATE 55P03). Its transaction rolled back, so nothing is half done.
+ */
+async function migrateYielding(db: Db) {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return migrator(db).migrateToLatest();
+  for (let attempt = 1; ; attempt++) {
+    const result = await db.connection().execute(async (conn) => {
+      await sql`set lock_timeout = ${sql.lit(MIGRATION_LOCK_TIMEOUT)}`.execute(conn);
+      try {
+        return await migrator(conn).migrateToLatest();
+      } finally {
+        await sql`reset lock_timeout`.execute(conn);
+      }
+    });
+    const code = (result.error as { code?: string } | undefined)?.code;
+    if (code !== '55P03' || attempt >= MIGRATION_TRIES) return result;
+    await new Promise((r) => setTimeout(r, 50 * Math.min(attempt, 10)));
+  }
 }
 
 /** The names of the migrations the database has run (none before its first). */

@@ -30,7 +30,8 @@ export interface PhaseChange {
 }
 
 export interface AdvisoryChanges {
-  fields: { field: 'assessment' | 'urgency' | 'spread'; before: string; after: string }[];
+  /** `before` null: the live advisory had none (a spread first estimated). */
+  fields: { field: 'assessment' | 'urgency' | 'spread'; before: string | null; after: string }[];
   summary: Change<string>[];
   plan: PhaseChange[];
 }
@@ -40,6 +41,8 @@ const words = (text: string) =>
     text
       .toLowerCase()
       .normalize('NFKD')
+      // Accents decomposed and dropped, so "résumé" is one word, "resume".
+      .replace(/\p{M}/gu, '')
       .split(/[^\p{L}\p{N}]+/u)
       .filter((w) => w.length > 2),
   );
@@ -110,9 +113,8 @@ export function advisoryChanges(live: AdvisoryText, next: AdvisoryText): Advisor
   for (const field of ['assessment', 'urgency', 'spread'] as const) {
     const before = live[field];
     const after = next[field];
-    if (before !== undefined && after !== undefined && before !== after) {
-      fields.push({ field, before, after });
-    }
+    if (after !== undefined && before !== after)
+      fields.push({ field, before: before ?? null, after });
   }
 
   const a = live.executive_summary.map((i) => i.text);

@@ -27,6 +27,9 @@ export async function resolveTeammate(
   const trx = app.db;
   const normalized = email.trim().toLowerCase();
   const now = app.clock.now().toISOString();
+  // Membership changes of one account run one after another (removeMember takes the same
+  // lock), so nobody is assigned in the moment they are taken out of the team.
+  await lockRow(trx, 'accounts', { id: account.id });
   const user = await trx
     .selectFrom('users')
     .select('id')
@@ -46,8 +49,7 @@ export async function resolveTeammate(
   }
   if (!invite) throw new AppError('unknown_teammate');
 
-  // Concurrent invites into one account count seats one after another.
-  await lockRow(trx, 'accounts', { id: account.id });
+  // Seats are counted under the account's lock taken above.
   const { seats } = await trx
     .selectFrom('memberships')
     .select((eb) => eb.fn.countAll<number | string>().as('seats'))

@@ -105,6 +105,17 @@ describe('advisory changes', () => {
     ]);
   });
 
+  it('accented words match as themselves; a spread first estimated is shown as new', () => {
+    expect(
+      likeness('Rückruf der Wasserkocher', 'Der Rückruf der Wasserkocher endet'),
+    ).toBeGreaterThan(0.5);
+    expect(likeness('résumé publié', 'resume publie')).toBe(1);
+    const { spread: _, ...noSpread } = live;
+    expect(advisoryChanges(noSpread, live).fields).toEqual([
+      { field: 'spread', before: null, after: 'contained' },
+    ]);
+  });
+
   it('nothing changed reads as unchanged', () => {
     expect(isUnchanged(advisoryChanges(live, live))).toBe(true);
   });

@@ -39,9 +39,10 @@ function changesList(c: AdvisoryChanges): Html {
       : '';
   return html`${
     c.fields.length
-      ? html`<ul>${c.fields.map(
-          (f) =>
-            html`<li>${FIELD_NAMES[f.field]}: <del>${f.before}</del> → <ins>${f.after}</ins></li>`,
+      ? html`<ul>${c.fields.map((f) =>
+          f.before === null
+            ? html`<li>${FIELD_NAMES[f.field]}: <ins>${f.after}</ins> (new)</li>`
+            : html`<li>${FIELD_NAMES[f.field]}: <del>${f.before}</del> → <ins>${f.after}</ins></li>`,
         )}</ul>`
       : ''
   }${
