@@ -135,15 +135,7 @@ async function decide(
   }
 
   // A subscription is metered only by the provider it was made with.
-  const sub = d.allowMetering
-    ? await trx
-        .selectFrom('billing_subscriptions')
-        .select('external_id')
-        .where('account_id', '=', d.payer)
-        .where('status', '=', 'active')
-        .where('provider', '=', app.billing.provider)
-        .executeTakeFirst()
-    : undefined;
+  const sub = d.allowMetering ? await meteredSubscription(app, d.payer) : undefined;
   if (!sub) return { checkout: storyId };
 
   const open = await openReservation(trx, storyId);
@@ -397,15 +389,18 @@ export async function includedUnitsOf(app: AppContext, brandId: string) {
  * asked first, instead of a one-off checkout.
  */
 export async function hasMeteredSubscription(app: AppContext, payer: string): Promise<boolean> {
-  const sub = await app.db
+  return (await meteredSubscription(app, payer)) !== undefined;
+}
+
+/** The payer's active subscription with the billing provider in use: what is metered. */
+const meteredSubscription = (app: AppContext, payer: string) =>
+  app.db
     .selectFrom('billing_subscriptions')
-    .select('account_id')
+    .select('external_id')
     .where('account_id', '=', payer)
     .where('status', '=', 'active')
     .where('provider', '=', app.billing.provider)
     .executeTakeFirst();
-  return sub !== undefined;
-}
 
 /** A checkout as its page shows it: the story and brand it unlocks, its price and state. */
 export async function checkoutSummary(app: AppContext, id: string) {

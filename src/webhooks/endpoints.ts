@@ -84,15 +84,7 @@ export async function rotateSecret(
   endpointId: string,
   opts: { accountId?: string } = {},
 ) {
-  const ep = await app.db
-    .selectFrom('webhook_endpoints')
-    .select(['secret', 'account_id'])
-    .where('id', '=', endpointId)
-    .executeTakeFirst();
-  // With `accountId`, another account's endpoint is as unknown as a made-up id.
-  if (!ep || (opts.accountId !== undefined && ep.account_id !== opts.accountId)) {
-    throw new AppError('not_found', `endpoint ${endpointId}: not found`);
-  }
+  const ep = await endpointOf(app, opts.accountId, endpointId);
   const secret = newSecret();
   const expires = new Date(app.clock.now().getTime() + PREVIOUS_SECRET_TTL_MS).toISOString();
   await app.db
@@ -185,11 +177,14 @@ export async function retryDelivery(app: AppContext, accountId: string, id: stri
   });
 }
 
-/** The account's endpoint, or the same `not found` as a made-up id. */
+/**
+ * The endpoint; with `accountId`, only that account's: another account's endpoint is as
+ * unknown as a made-up id (the same `not found`).
+ */
 async function endpointOf(app: AppContext, accountId: string | undefined, id: string) {
   const ep = await app.db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'account_id', 'url', 'disabled_at'])
+    .select(['id', 'account_id', 'url', 'disabled_at', 'secret'])
     .where('id', '=', id)
     .executeTakeFirst();
   if (!ep || (accountId !== undefined && ep.account_id !== accountId)) {
