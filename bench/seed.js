@@ -68,7 +68,7 @@ function articleFor(brand, n, detectedAt) {
   };
 }
 
-const BULK_TABLES = ['stories', 'articles', 'advisories', 'phases', 'audit_log'];
+const BULK_TABLES = ['stories', 'articles', 'advisories', 'phases', 'story_documents', 'audit_log'];
 
 /**
  * Seeds `databaseUrl` (a fresh sqlite: file) and returns what the load generator needs:

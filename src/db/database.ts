@@ -28,11 +28,15 @@ import * as retention from './migrations/0014-retention.js';
 import * as profile from './migrations/0015-profile.js';
 import * as storyRequests from './migrations/0016-story-requests.js';
 import * as phaseDue from './migrations/0017-phase-due.js';
+import * as storySearch from './migrations/0018-story-search.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
 
 export type Db = Kysely<DB>;
+
+/** Whether `db` (a pool or a transaction) speaks to PostgreSQL rather than SQLite. */
+export const onPostgres = (db: Db) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 export function openDatabase(database: Database, timeouts: DatabaseTimeouts): Db {
   if (database.dialect === 'postgres') {
@@ -140,6 +144,7 @@ export function migrator(db: Db): Migrator {
         '0015-profile': profile,
         '0016-story-requests': storyRequests,
         '0017-phase-due': phaseDue,
+        '0018-story-search': storySearch,
       }),
     },
   });

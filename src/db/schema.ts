@@ -404,6 +404,31 @@ export interface StoryRequestsTable {
   created_at: string;
 }
 
+/** A story's words as full-text search reads them, and its filters by source (migration 0018). */
+export interface StoryDocumentsTable {
+  doc_id: Generated<number>;
+  story_id: string;
+  brand_id: string;
+  /** Folded text (src/domain/story-documents.ts): lowercase letters and digits, single spaces. */
+  body: string;
+  /** The sources' most frequent language, ISO 639-1; null when none is known. */
+  language: string | null;
+  /** The mean sentiment of the scored sources, −1 … 1; null when none is scored. */
+  sentiment: number | null;
+  updated_at: string;
+}
+
+/** A user's named search in the portal (migration 0018). */
+export interface SavedViewsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  name: string;
+  /** The search form's query string. */
+  query: string;
+  created_at: string;
+}
+
 export interface OutgoingEmailsTable {
   id: string;
   account_id: string | null;
@@ -480,6 +505,8 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   outgoing_emails: OutgoingEmailsTable;
   story_requests: StoryRequestsTable;
+  story_documents: StoryDocumentsTable;
+  saved_views: SavedViewsTable;
   oauth_records: OauthRecordsTable;
   settings: SettingsTable;
   brand_kits: BrandKitsTable;

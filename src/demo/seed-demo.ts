@@ -5,6 +5,7 @@ import { subscribe } from '../domain/billing-admin.js';
 import { addBrand, requireBrandByHost } from '../domain/brands.js';
 import { grantDelegation } from '../domain/delegations.js';
 import { importStory } from '../domain/import-story.js';
+import { refreshStoryDocument } from '../domain/story-documents.js';
 import { conflict } from '../errors.js';
 import { DEMO_ARTICLES } from './demo-articles.js';
 
@@ -84,11 +85,13 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
     const { event_uri } = await importStory(app, { brand, article, actor: 'operator', detectedAt });
     if (!unlocked && host === 'acme.com') {
       // One story shows the full advisory out of the box.
-      await app.db
+      const { id } = await app.db
         .updateTable('stories')
         .set({ unlocked_at: detectedAt })
         .where('event_uri', '=', event_uri)
-        .execute();
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await refreshStoryDocument(app.db, id, detectedAt);
       unlocked = true;
     }
   }

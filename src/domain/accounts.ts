@@ -1,5 +1,6 @@
 import { hashPassword } from '../auth/passwords.js';
 import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
 import type { Plan, Role } from '../db/schema.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
@@ -121,4 +122,14 @@ export async function hasAccounts(app: AppContext): Promise<boolean> {
   return (
     (await app.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined
   );
+}
+
+/** The id of the user with this email (as stored: trimmed, lowercase), if there is one. */
+export async function userIdByEmail(db: Db, email: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email.trim().toLowerCase())
+    .executeTakeFirst();
+  return row?.id;
 }

@@ -81,6 +81,7 @@ export async function deleteBrand(
     await trx.deleteFrom('articles').where('story_id', 'in', stories).execute();
     await trx.deleteFrom('brand_notes').where('story_id', 'in', stories).execute();
     await trx.deleteFrom('metering_reservations').where('story_id', 'in', stories).execute();
+    await trx.deleteFrom('story_documents').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('stories').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('feed_items').where('feed_id', 'in', feeds).execute();
     await trx.deleteFrom('brand_feeds').where('brand_id', '=', brand.id).execute();

@@ -14,12 +14,13 @@ import { queueEvent } from '../webhooks/events.js';
 import { type AuditEntry, auditRow } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { storyHolding } from './stories.js';
+import { newStoryDocument } from './story-documents.js';
 
 type BrandRef = { id: string; account_id: string };
 
 /**
  * Every row one imported article becomes: the story, its article (source s1), its live
- * advisory, the phases of the plan and the audit entry. Exported so bulk loaders (the
+ * advisory, the phases of the plan, its search document and the audit entry. Exported so bulk loaders (the
  * benchmark's seed) write exactly what an import writes.
  */
 export function buildStoryRows({
@@ -113,7 +114,25 @@ export function buildStoryRows({
     details: { event_uri: eventUri, url: article.url },
     at: now,
   };
-  return { eventUri, stories, articles, advisories, phases, audit, audit_log: auditRow(audit) };
+  const story_documents = newStoryDocument({
+    storyId,
+    brandId: brand.id,
+    title: article.title,
+    summary: g.executiveSummary,
+    language: articles.language ?? null,
+    sentiment: articles.sentiment ?? null,
+    at: now,
+  });
+  return {
+    eventUri,
+    stories,
+    articles,
+    advisories,
+    phases,
+    story_documents,
+    audit,
+    audit_log: auditRow(audit),
+  };
 }
 
 /**
@@ -172,6 +191,7 @@ export async function importStory(
     await trx.insertInto('articles').values(rows.articles).execute();
     await trx.insertInto('advisories').values(rows.advisories).execute();
     await trx.insertInto('phases').values(rows.phases).execute();
+    await trx.insertInto('story_documents').values(rows.story_documents).execute();
     await trx.insertInto('audit_log').values(rows.audit_log).execute();
     await queueEvent(trx, rows.audit);
     return { event_uri: rows.eventUri };

@@ -25,6 +25,7 @@ import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { importStory } from './import-story.js';
 import { storyHolding, storySources } from './stories.js';
+import { refreshStoryDocument } from './story-documents.js';
 import { lockStory } from './story-lock.js';
 
 export type BrandRow = { id: string; account_id: string; host: string; name: string } & {
@@ -239,6 +240,7 @@ async function joinStory(
       await enqueue(trx, ADVISORY_PROPOSE, { advisory: pending.id }, { now: at });
     }
 
+    await refreshStoryDocument(trx, storyId, at);
     const entry = {
       accountId: brand.account_id,
       brandId: brand.id,

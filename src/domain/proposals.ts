@@ -13,6 +13,7 @@ import { actorLabel, type BrandAccess, type StoryAct } from '../policy.js';
 import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { storySources } from './stories.js';
+import { refreshStoryDocument } from './story-documents.js';
 import { lockStory } from './story-lock.js';
 
 /**
@@ -402,6 +403,7 @@ export async function applyProposal(app: AppContext, { actor, access, eventUri }
       .set({ status, last_activity_at: at })
       .where('id', '=', s.id)
       .execute();
+    await refreshStoryDocument(trx, s.id, at);
     await writeAudit(trx, {
       accountId: access.brand.account_id,
       brandId: access.brand.id,

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import { prepared } from '../db/prepared.js';
 import type { Severity, StoryStatus } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
+import { matchingDocuments, type SentimentBand } from './story-search.js';
 
 export interface StoryPage {
   rows: { event_uri: string; title: string; severity: Severity; detected_at: string }[];
@@ -128,15 +129,34 @@ export async function storyWorkingState(db: Db, brandId: string, eventUris: stri
   );
 }
 
+/** What a story list may be narrowed to (the portal's list, search_stories). */
+export interface StoryFilter {
+  status?: StoryStatus[];
+  severity?: Severity[];
+  /** Words the story's document holds, each as a word or the start of one. */
+  text?: string;
+  /** Detected on or after this day (UTC, YYYY-MM-DD). */
+  from?: string;
+  /** Detected on or before this day (UTC, YYYY-MM-DD). */
+  to?: string;
+  topic?: string;
+  sentiment?: SentimentBand;
+  language?: string;
+  /** A user id, or null for stories nobody is assigned. */
+  assignee?: string | null;
+}
+
 /**
  * The newest stories of several brands with their working state (the MCP user session's
- * list_stories, the portal's list): one statement a page, keyset-paginated like
- * listStoryPage, with the cursor of the next page or null on the last.
+ * list_stories, search_stories, the portal's list): one statement a page,
+ * keyset-paginated like listStoryPage, with the cursor of the next page or null on the
+ * last. Newest first also when searching: the order is the same on both databases, and
+ * a page's cursor holds whatever is stored meanwhile.
  */
 export async function listRecentStories(
   db: Db,
   brandIds: string[],
-  filter: { status?: StoryStatus; severity?: Severity },
+  filter: StoryFilter,
   limit: number,
   cursor?: string,
 ) {
@@ -163,8 +183,16 @@ export async function listRecentStories(
       's.id',
     ])
     .where('s.brand_id', 'in', brandIds);
-  if (filter.status) q = q.where('s.status', '=', filter.status);
-  if (filter.severity) q = q.where('s.severity', '=', filter.severity);
+  if (filter.status?.length) q = q.where('s.status', 'in', filter.status);
+  if (filter.severity?.length) q = q.where('s.severity', 'in', filter.severity);
+  if (filter.from) q = q.where('s.detected_at', '>=', `${filter.from}T00:00:00.000Z`);
+  if (filter.to) q = q.where('s.detected_at', '<', `${nextDay(filter.to)}T00:00:00.000Z`);
+  // Topics are tags from the taxonomy (checked by the caller): no LIKE wildcard in them.
+  if (filter.topic) q = q.where('s.topics', 'like', `%"${filter.topic}"%`);
+  if (filter.assignee === null) q = q.where('s.assignee_user_id', 'is', null);
+  else if (filter.assignee) q = q.where('s.assignee_user_id', '=', filter.assignee);
+  const documents = matchingDocuments(db, filter);
+  if (documents) q = q.where('s.id', 'in', documents);
   if (cursor) {
     const [before, beforeId] = decodeCursor(cursor);
     q = q.where((eb) => eb(eb.refTuple('s.detected_at', 's.id'), '<', eb.tuple(before, beforeId)));
@@ -184,21 +212,32 @@ export async function listRecentStories(
   };
 }
 
-/** Ids of the brands an account reads: its own and those actively delegated to it. */
-export async function readableBrandIds(db: Db, accountId: string): Promise<string[]> {
+const nextDay = (day: string) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * Ids of the brands an account reads: its own and those actively delegated to it; of
+ * those, a brand-scoped key's hosts only.
+ */
+export async function readableBrandIds(
+  db: Db,
+  accountId: string,
+  scope: readonly string[] | null = null,
+): Promise<string[]> {
   const rows = await db
     .selectFrom('brands')
-    .select('id')
+    .select(['id', 'host'])
     .where('account_id', '=', accountId)
     .union(
       db
-        .selectFrom('delegations')
-        .select('brand_id as id')
-        .where('partner_account_id', '=', accountId)
-        .where('status', '=', 'active'),
+        .selectFrom('delegations as d')
+        .innerJoin('brands as b', 'b.id', 'd.brand_id')
+        .select(['b.id', 'b.host'])
+        .where('d.partner_account_id', '=', accountId)
+        .where('d.status', '=', 'active'),
     )
     .execute();
-  return rows.map((r) => r.id);
+  return rows.filter((r) => scope === null || scope.includes(r.host)).map((r) => r.id);
 }
 
 /** The story of this brand that already holds an article at one of these URLs. */

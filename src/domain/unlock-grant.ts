@@ -2,6 +2,7 @@ import { CURRENCY } from '../billing/billing.js';
 import type { Db } from '../db/database.js';
 import { newId } from '../ids.js';
 import { writeAudit } from './audit.js';
+import { refreshStoryDocument } from './story-documents.js';
 
 /** The advisory trigger result of spec 2.10. */
 export interface UnlockResult {
@@ -42,6 +43,8 @@ export async function grantUnlock(
 ): Promise<void> {
   const at = u.at.toISOString();
   await trx.updateTable('stories').set({ unlocked_at: at }).where('id', '=', u.storyId).execute();
+  // Its sources' words become searchable with them.
+  await refreshStoryDocument(trx, u.storyId, at);
   await trx
     .insertInto('billing_ledger')
     .values({

@@ -12,6 +12,7 @@ import {
   type Reservation,
   reserveMetering,
 } from './metering.js';
+import { refreshStoryDocument } from './story-documents.js';
 import { lockStory } from './story-lock.js';
 import { ALREADY_UNLOCKED, grantUnlock, period, type UnlockResult } from './unlock-grant.js';
 
@@ -314,6 +315,7 @@ export async function completeCheckout(
         .where('id', '=', c.story_id)
         .where('unlocked_at', 'is', null)
         .execute();
+      await refreshStoryDocument(trx, c.story_id, at.toISOString());
       await trx
         .updateTable('checkout_sessions')
         .set({ status: 'canceled' })

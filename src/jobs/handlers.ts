@@ -2,6 +2,7 @@ import { recalculateClientBrands } from '../billing/client-brands.js';
 import { pollFeedJob } from '../domain/feeds.js';
 import { settleReservationJob } from '../domain/metering.js';
 import { generateProposalJob, giveUpProposalJob } from '../domain/proposals.js';
+import { backfillSearchJob } from '../domain/story-documents.js';
 import { storyFromUrlJob } from '../domain/story-from-url.js';
 import { sendEmailJob } from '../email/outbox.js';
 import { deliverWebhookJob } from '../webhooks/deliver.js';
@@ -11,6 +12,7 @@ import {
   EMAIL_SEND,
   FEED_POLL,
   METERING_SETTLE,
+  SEARCH_BACKFILL,
   STORY_FROM_URL,
   WEBHOOK_DELIVER,
 } from './kinds.js';
@@ -25,4 +27,5 @@ export const jobDefinitions = [
   defineJob(STORY_FROM_URL, storyFromUrlJob),
   defineJob(FEED_POLL, pollFeedJob),
   defineJob(METERING_SETTLE, settleReservationJob),
+  defineJob(SEARCH_BACKFILL, backfillSearchJob),
 ];

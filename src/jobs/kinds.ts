@@ -35,3 +35,9 @@ export const STORY_FROM_URL = kind(
     actor: z.string().min(1).max(300),
   }),
 );
+
+/** Documents for the stories stored before search existed (migration 0018), a batch a job. */
+export const SEARCH_BACKFILL = kind(
+  'search.backfill',
+  z.strictObject({ after: z.string().max(100).optional() }),
+);

@@ -68,6 +68,7 @@ import { getStoryFromUrlJob } from './stories/get-story-from-url-job.js';
 import { listRecentStories } from './stories/list-recent-stories.js';
 import { listStories } from './stories/list-stories.js';
 import { listStoryRequests } from './stories/list-story-requests.js';
+import { searchStories } from './stories/search-stories.js';
 import { assignPhase } from './teamwork/assign-phase.js';
 import { assignStory } from './teamwork/assign-story.js';
 import { completePhase } from './teamwork/complete-phase.js';
@@ -104,6 +105,7 @@ export const operations: readonly Operation[] = [
   createApiKey,
   // Spec 4.3's people's story list, and what the spec does "in the app".
   listRecentStories,
+  searchStories,
   listStoryRequests,
   listActivity,
   unlockOnSubscription,

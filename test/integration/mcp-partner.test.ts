@@ -87,6 +87,12 @@ async function prepare(op: RestOperation): Promise<Record<string, unknown>> {
   const inputs: Record<string, Record<string, unknown>> = {
     list_brands: {},
     list_stories: { brand: BRAND, limit: 5 },
+    search_stories: {
+      brand: BRAND,
+      q: 'northwind',
+      severity: 'low,medium,high,critical',
+      limit: 5,
+    },
     get_story: story,
     post_brand_note: { ...story, text: 'Our statement' },
     delete_brand_note: story,

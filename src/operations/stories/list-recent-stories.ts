@@ -42,7 +42,10 @@ export const listRecentStories = defineOperation({
     const { rows, nextCursor } = await listRecent(
       app.db,
       ids,
-      { status: input.status, severity: input.severity },
+      {
+        ...(input.status && { status: [input.status] }),
+        ...(input.severity && { severity: [input.severity] }),
+      },
       input.limit,
       input.cursor,
     );

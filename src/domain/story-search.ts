@@ -1,0 +1,52 @@
+import { sql } from 'kysely';
+import { type Db, onPostgres } from '../db/database.js';
+import { foldText } from './story-documents.js';
+
+/** Sentiment as the search filters it: its mean over the scored sources, in three bands. */
+export const SENTIMENT_BANDS = ['negative', 'neutral', 'positive'] as const;
+export type SentimentBand = (typeof SENTIMENT_BANDS)[number];
+
+/** Where the bands meet: a mean below −0.2 is negative, above 0.2 positive. */
+const BAND_EDGE = 0.2;
+
+/** At most this many words are looked for; the rest of a long query is dropped. */
+const MAX_TERMS = 12;
+
+/** The words of a search, folded as documents are (each matches a word or its start). */
+export const searchTerms = (text: string) =>
+  foldText(text).split(' ').filter(Boolean).slice(0, MAX_TERMS);
+
+/**
+ * The stories whose document matches the filter's words, language and sentiment, as a
+ * subquery of story ids; undefined when the filter asks nothing of documents. The same
+ * folded terms go to FTS5 on SQLite and to PostgreSQL's full-text search, so both find the
+ * same stories (test/integration/story-search.test.ts runs on both).
+ */
+export function matchingDocuments(
+  db: Db,
+  filter: { text?: string; language?: string; sentiment?: SentimentBand },
+) {
+  const terms = filter.text ? searchTerms(filter.text) : [];
+  if (terms.length === 0 && !filter.language && !filter.sentiment) return undefined;
+  let q = db.selectFrom('story_documents as d').select('d.story_id');
+  if (terms.length > 0) {
+    if (onPostgres(db)) {
+      const query = terms.map((t) => `${t}:*`).join(' & ');
+      q = q.where(sql<boolean>`to_tsvector('simple', d.body) @@ to_tsquery('simple', ${query})`);
+    } else {
+      const query = terms.map((t) => `"${t}"*`).join(' ');
+      q = q.where(
+        'd.doc_id',
+        'in',
+        sql<number>`(select rowid from story_fts where story_fts match ${query})`,
+      );
+    }
+  }
+  if (filter.language) q = q.where('d.language', '=', filter.language);
+  if (filter.sentiment === 'negative') q = q.where('d.sentiment', '<', -BAND_EDGE);
+  if (filter.sentiment === 'positive') q = q.where('d.sentiment', '>', BAND_EDGE);
+  if (filter.sentiment === 'neutral') {
+    q = q.where('d.sentiment', '>=', -BAND_EDGE).where('d.sentiment', '<=', BAND_EDGE);
+  }
+  return q;
+}
