@@ -36,6 +36,7 @@ import {
 } from './portal/partners.js';
 import { setPhaseDue } from './portal/phase-due.js';
 import { changePassword, readProfile, updateProfile } from './portal/profile.js';
+import { deleteSearch, listViews, saveSearch } from './portal/saved-views.js';
 import {
   addGuest,
   reenableStoryShare,
@@ -106,6 +107,9 @@ export const operations: readonly Operation[] = [
   // Spec 4.3's people's story list, and what the spec does "in the app".
   listRecentStories,
   searchStories,
+  listViews,
+  saveSearch,
+  deleteSearch,
   listStoryRequests,
   listActivity,
   unlockOnSubscription,

@@ -291,7 +291,7 @@ describe('search_stories', () => {
       const r = (await client.callTool({
         name: 'v1_search_stories',
         arguments: { q: 'kettle', severity: 'low,medium,high,critical' },
-      })) as { structuredContent: { stories: { event_uri: string }[] } };
+      })) as unknown as { structuredContent: { stories: { event_uri: string }[] } };
       expect(r.structuredContent.stories.map((s) => s.event_uri)).toEqual(named('shop', 'kettle'));
     } finally {
       await client.close();

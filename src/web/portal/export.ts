@@ -2,9 +2,10 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { listRecentStories } from '../../operations/stories/list-recent-stories.js';
+import { searchStories } from '../../operations/stories/search-stories.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
 import { storyPath } from './paths.js';
+import { searchInput } from './story-list.js';
 
 /** The columns of the stories export, in order. */
 const COLUMNS = [
@@ -34,20 +35,16 @@ const cell = (v: unknown) => {
 };
 
 /**
- * The stories list as CSV, with the list's filters (brand, status, severity): every story
- * the reader may see, newest first, streamed a page at a time through the same operation
+ * The stories list as CSV, with the list's search and filters: every story the reader
+ * may see that matches, newest first, streamed a page at a time through the same operation
  * the list runs, so an export of any size holds one page in memory.
  */
 export function mountExports(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
   routes.get('/app/stories.csv', async (req, reply, v) => {
-    const filter = {
-      ...(req.query.brand && { brand_id: req.query.brand }),
-      ...(req.query.status && { status: req.query.status }),
-      ...(req.query.severity && { severity: req.query.severity }),
-    };
+    const filter = searchInput(req.query);
     // The first page is read before answering, so a bad filter is a 4xx, not a cut stream.
-    const first = await run(app, v, listRecentStories, { ...filter, limit: PAGE });
+    const first = await run(app, v, searchStories, { ...filter, limit: PAGE });
     const day = app.clock.now().toISOString().slice(0, 10);
     const csv = stringify({ header: true, columns: [...COLUMNS], cast: { string: cell } });
     Readable.from(rows(app, v, filter, first)).pipe(csv);
@@ -64,14 +61,14 @@ async function* rows(
   app: AppContext,
   v: View,
   filter: object,
-  first: Output<typeof listRecentStories>,
+  first: Output<typeof searchStories>,
 ) {
   let page = first;
   for (;;) {
     for (const s of page.stories) {
       yield {
         detected_at: s.detected_at,
-        brand: s.brand_id,
+        brand: s.brand,
         title: s.title,
         severity: s.severity,
         status: s.status,
@@ -80,11 +77,11 @@ async function* rows(
         assessment: s.assessment ?? '',
         spread: s.spread ?? '',
         last_activity_at: s.last_activity_at,
-        link: `${app.config.baseUrl}${storyPath(s.brand_id, s.event_uri)}`,
+        link: `${app.config.baseUrl}${storyPath(s.brand, s.event_uri)}`,
       };
     }
     if (!page.next_cursor) return;
-    page = await run(app, v, listRecentStories, {
+    page = await run(app, v, searchStories, {
       ...filter,
       limit: PAGE,
       cursor: page.next_cursor,

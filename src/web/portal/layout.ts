@@ -127,6 +127,8 @@ export const NOTICES: Record<string, string> = {
   'invite-revoked': 'The invitation is revoked.',
   'brand-kit': 'Brand kit saved: your invitations show it now.',
   switched: 'Switched account.',
+  'view-saved': 'Search saved: it is under Saved searches.',
+  'view-deleted': 'Saved search deleted.',
   profile: 'Profile saved.',
   password: 'Password changed: every other browser and device signed in as you is signed out.',
 };

@@ -13,6 +13,7 @@ import { mountKeyPages } from './key-pages.js';
 import { mountLive } from './live.js';
 import { mountPartnerPages } from './partner-pages.js';
 import { mountProfilePages } from './profile-pages.js';
+import { mountStoryList } from './story-list.js';
 import { mountStoryPages } from './story-pages.js';
 import { mountTeamPages } from './team-pages.js';
 import { mountWebhookPages } from './webhook-pages.js';
@@ -37,6 +38,7 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     pages.get('/', async (_req, reply) => reply.redirect('/app', 303));
     mountAuthPages(pages, app);
     mountActionPages(pages, app);
+    mountStoryList(pages, app);
     mountStoryPages(pages, app);
     mountBrandPages(pages, app);
     mountTeamPages(pages, app);

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { UNIT_PRICE_CENTS } from '../../billing/billing.js';
 import type { AppContext } from '../../context.js';
-import { proposalStates } from '../../domain/proposals.js';
 import { pageError } from '../../errors.js';
 import { addStoryContext } from '../../operations/advisory/add-story-context.js';
 import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-proposal.js';
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
 import { triggerAdvisory } from '../../operations/advisory/trigger-advisory.js';
-import { listBrands } from '../../operations/brands/list-brands.js';
 import { deleteBrandNote } from '../../operations/notes/delete-brand-note.js';
 import { postBrandNote } from '../../operations/notes/post-brand-note.js';
 import type { Operation } from '../../operations/operation.js';
@@ -21,10 +19,7 @@ import {
 import { closeStory, reopenStory } from '../../operations/portal/story-status.js';
 import { unlockOnSubscription } from '../../operations/portal/unlock-metered.js';
 import { createShare } from '../../operations/shares/create-share.js';
-import { createStoryFromUrl } from '../../operations/stories/create-story-from-url.js';
 import { getStoryFromUrlJob } from '../../operations/stories/get-story-from-url-job.js';
-import { listRecentStories } from '../../operations/stories/list-recent-stories.js';
-import { listStoryRequests } from '../../operations/stories/list-story-requests.js';
 import { assignPhase } from '../../operations/teamwork/assign-phase.js';
 import { assignStory } from '../../operations/teamwork/assign-story.js';
 import { completePhase } from '../../operations/teamwork/complete-phase.js';
@@ -33,128 +28,15 @@ import { unassignStory } from '../../operations/teamwork/unassign-story.js';
 import { formField } from '../forms.js';
 import { html } from '../html.js';
 import { type Confirmation, confirmationPage } from './confirm.js';
-import { type Output, portalRoutes, run, type View } from './guard.js';
-import { appPage, csrfField, notice, problem, when } from './layout.js';
+import { type Output, portalRoutes, run } from './guard.js';
+import { appPage, problem } from './layout.js';
 import { jobOutcome } from './live.js';
-import { fromUrlJobPath, storyPath } from './paths.js';
-import { sevBadge, storyPage } from './story-page.js';
+import { fromUrlJobPath, STORIES_PATH, storyPath } from './paths.js';
+import { storyPage } from './story-page.js';
 
-type Query = Record<string, string>;
-const SEVERITIES = ['low', 'medium', 'high', 'critical'];
-const STATUSES = ['new', 'assigned', 'in_progress', 'closed'];
-
-const select = (name: string, label: string, options: string[], value: string | undefined) =>
-  html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}">
-<option value="">All</option>${options.map(
-    (o) => html`<option value="${o}"${o === value ? html` selected` : ''}>${o}</option>`,
-  )}</select></div>`;
-
-/** On the list, a story's waiting proposal: being prepared, or ready for review. */
-const proposalNote = (state: 'generating' | 'ready' | undefined, path: string) =>
-  state
-    ? html`<div class="small"><a href="${path}#proposal">${state === 'ready' ? 'proposal to review' : 'proposal being prepared'}</a></div>`
-    : '';
-
-/** The list's filters as the export's query string. */
-function exportQuery(query: Query): string {
-  const params = new URLSearchParams();
-  for (const k of ['brand', 'status', 'severity']) if (query[k]) params.set(k, query[k]);
-  const q = params.toString();
-  return q ? `?${q}` : '';
-}
-
-/** Stories asked for from URLs: being made (linking to their page), or why none was. */
-function requestsCard(requests: Output<typeof listStoryRequests>['requests']) {
-  if (requests.length === 0) return '';
-  return html`<section class="card" aria-labelledby="requests"><h2 id="requests">Stories asked for by URL</h2><ul>${requests.map(
-    (r) =>
-      html`<li><a href="${fromUrlJobPath(r.brand, r.job)}" class="wrap">${r.url}</a> <span class="muted small">for ${r.brand}, ${when(r.requested_at)}</span> ${
-        r.state === 'failed'
-          ? html`<span class="badge sev-high">no story</span> <span class="small">${r.reason}</span>`
-          : html`<span class="badge">${r.state === 'queued' ? 'waiting' : 'reading'}</span>`
-      }</li>`,
-  )}</ul></section>`;
-}
-
-/** The stories list and the story page, with every action the spec gives a team. */
+/** The story page, with every action the spec gives a team, and a story-from-URL job's page. */
 export function mountStoryPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
-
-  async function listPage(v: View, query: Query, error?: string): Promise<string> {
-    const { brands } = await run(app, v, listBrands, {});
-    const filter = {
-      ...(query.brand && { brand_id: query.brand }),
-      ...(STATUSES.includes(query.status ?? '') && { status: query.status }),
-      ...(SEVERITIES.includes(query.severity ?? '') && { severity: query.severity }),
-    };
-    const { stories, next_cursor } = await run(app, v, listRecentStories, {
-      ...filter,
-      ...(query.cursor && { cursor: query.cursor }),
-    });
-    const { requests } = await run(app, v, listStoryRequests, {});
-    const proposalOf = await proposalStates(
-      app.db,
-      stories.map((s) => ({ host: s.brand_id, eventUri: s.event_uri })),
-    );
-    const older =
-      next_cursor &&
-      `/app?${new URLSearchParams({ ...(query.brand && { brand: query.brand }), ...(filter.status && { status: filter.status }), ...(filter.severity && { severity: filter.severity }), cursor: next_cursor })}`;
-    return appPage(
-      v,
-      'Stories',
-      html`<h1>Stories</h1>${notice(query.done)}${problem(error)}
-<form class="row filters card" method="get" action="/app" aria-label="Filter stories">
-${select(
-  'brand',
-  'Brand',
-  brands.map((b) => b.brand),
-  query.brand,
-)}
-${select('status', 'Status', STATUSES, query.status)}
-${select('severity', 'Severity', SEVERITIES, query.severity)}
-<button type="submit" class="secondary">Filter</button>
-<a class="small" href="/app/stories.csv${exportQuery(query)}" download>Download these stories as CSV</a></form>
-${requestsCard(requests)}
-${
-  stories.length === 0
-    ? html`<p class="card muted">No stories${Object.keys(filter).length ? ' match these filters' : ' yet: add a brand and its sources, or a story from a URL below'}.</p>`
-    : html`<table><thead><tr><th scope="col">Story</th><th scope="col">Severity</th><th scope="col">Assessment</th><th scope="col">Spread</th><th scope="col">Status</th><th scope="col">Advisory</th><th scope="col">Last activity</th></tr></thead><tbody>
-${stories.map(
-  (
-    s,
-  ) => html`<tr><td><a href="${storyPath(s.brand_id, s.event_uri)}">${s.title}</a><div class="small muted">${s.brand_id}</div></td>
-<td>${sevBadge(s.severity)}</td><td>${s.assessment ?? ''}</td><td>${s.spread ?? ''}</td>
-<td>${s.status.replace('_', ' ')}${s.assignee ? html`<div class="small muted">${s.assignee}</div>` : ''}</td>
-<td>${s.unlocked ? 'unlocked' : html`<span class="muted">locked</span>`}${proposalNote(proposalOf(s.brand_id, s.event_uri), storyPath(s.brand_id, s.event_uri))}</td><td class="small">${when(s.last_activity_at)}</td></tr>`,
-)}</tbody></table>${older ? html`<p><a href="${older}">Older stories</a></p>` : ''}`
-}
-<h2>Add a story from an article URL</h2>
-<form class="row card" method="post" action="/app/stories/from-url">${csrfField(v.csrf)}
-<div><label for="fu-brand">Brand</label><select id="fu-brand" name="brand">${brands.map(
-        (b) => html`<option value="${b.brand}">${b.name} (${b.brand})</option>`,
-      )}</select></div>
-<div style="flex:1"><label for="fu-url">Article URL</label><input id="fu-url" name="url" type="url" required placeholder="https://news.example.org/article"></div>
-<button type="submit">Add</button></form>`,
-    );
-  }
-
-  routes.get('/app', async (req, _reply, v) => listPage(v, req.query));
-  routes.post('/app/stories/from-url', async (req, reply, v) => {
-    try {
-      const r = await run(app, v, createStoryFromUrl, {
-        brand: formField(req, 'brand'),
-        url: formField(req, 'url'),
-      });
-      const brand = formField(req, 'brand');
-      return reply.redirect(
-        r.status === 'exists' ? storyPath(brand, r.event_uri) : fromUrlJobPath(brand, r.job),
-        303,
-      );
-    } catch (e) {
-      const { status, text } = pageError(e, reply.log);
-      return reply.code(status).send(await listPage(v, {}, text));
-    }
-  });
 
   // A story-from-URL job while it runs, then its outcome: the story, or why there is none.
   routes.get('/app/stories/from-url/:brand/:job', async (req, reply, v) => {
@@ -176,11 +58,19 @@ ${
 <p><span data-live-state>${outcome.state}</span></p>
 <p class="small muted">This page follows the article until its story is ready (about a minute at most), then opens it. <a href="${live}">Check again</a></p></div>`
 }
-<p><a href="/app">Back to the stories</a></p>`,
+<p><a href="${STORIES_PATH}">Back to the stories</a></p>`,
       );
     } catch (e) {
       const { status, text } = pageError(e, reply.log);
-      return reply.code(status).send(await listPage(v, {}, text));
+      return reply
+        .code(status)
+        .send(
+          appPage(
+            v,
+            'Adding a story',
+            html`<h1>Adding a story from an article</h1>${problem(text)}<p><a href="${STORIES_PATH}">Back to the stories</a></p>`,
+          ),
+        );
     }
   });
 
