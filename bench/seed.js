@@ -14,6 +14,7 @@ import { migrate } from '../dist/db/database.js';
 import { createAccount } from '../dist/domain/accounts.js';
 import { createKey } from '../dist/domain/api-key-admin.js';
 import { addBrand, brandTermsOf } from '../dist/domain/brands.js';
+import { sumCoverage } from '../dist/domain/coverage.js';
 import { buildStoryRows } from '../dist/domain/import-story.js';
 import { firstSource } from '../dist/pipeline/builtin-advisor.js';
 import { withJudgement } from '../dist/pipeline/judgement.js';
@@ -124,6 +125,7 @@ export async function seed(
     const BRANDS_PER_BATCH = 50;
     for (let first = 0; first < brandList.length; first += BRANDS_PER_BATCH) {
       const bulk = Object.fromEntries(BULK_TABLES.map((table) => [table, []]));
+      const coverage = [];
       for (const [i, brand] of brandList.slice(first, first + BRANDS_PER_BATCH).entries()) {
         const b = first + i;
         stories[brand.host] = [];
@@ -156,12 +158,15 @@ export async function seed(
           // Every other story is unlocked, so get_story serves both the teaser and the full plan.
           if (n % 2 === 1) rows.stories.unlocked_at = detectedAt;
           for (const table of BULK_TABLES) bulk[table].push(...[rows[table]].flat());
+          coverage.push(...rows.coverage);
           stories[brand.host].push(rows.eventUri);
         }
       }
+      // The overview's counts of the batch's brands, summed as addCoverage would have.
+      bulk.coverage_days = sumCoverage(coverage);
       // 500 rows a statement: well under SQLite's bound-variable limit.
       await app.db.transaction().execute(async (trx) => {
-        for (const table of BULK_TABLES) {
+        for (const table of [...BULK_TABLES, 'coverage_days']) {
           for (let i = 0; i < bulk[table].length; i += 500) {
             await trx
               .insertInto(table)

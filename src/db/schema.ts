@@ -418,6 +418,26 @@ export interface StoryDocumentsTable {
   updated_at: string;
 }
 
+/** Mentions of a brand on a UTC day by one facet's value (migration 0019, domain/coverage.ts). */
+export interface CoverageDaysTable {
+  brand_id: string;
+  facet: 'severity' | 'publisher' | 'topic';
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  value: string;
+  mentions: number;
+  /** Sum and count of the mentions' sentiment scores (those scored). */
+  sentiment_sum: number;
+  sentiment_n: number;
+}
+
+/** Stories per brand and status, kept by triggers on stories (migration 0019). */
+export interface StoryStatusCountsTable {
+  brand_id: string;
+  status: StoryStatus;
+  stories: number;
+}
+
 /** A user's named search in the portal (migration 0018). */
 export interface SavedViewsTable {
   id: string;
@@ -507,6 +527,8 @@ export interface DB {
   story_requests: StoryRequestsTable;
   story_documents: StoryDocumentsTable;
   saved_views: SavedViewsTable;
+  coverage_days: CoverageDaysTable;
+  story_status_counts: StoryStatusCountsTable;
   oauth_records: OauthRecordsTable;
   settings: SettingsTable;
   brand_kits: BrandKitsTable;

@@ -83,6 +83,9 @@ export async function deleteBrand(
     await trx.deleteFrom('metering_reservations').where('story_id', 'in', stories).execute();
     await trx.deleteFrom('story_documents').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('stories').where('brand_id', '=', brand.id).execute();
+    // After the stories: their triggers count each one out first.
+    await trx.deleteFrom('story_status_counts').where('brand_id', '=', brand.id).execute();
+    await trx.deleteFrom('coverage_days').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('feed_items').where('feed_id', 'in', feeds).execute();
     await trx.deleteFrom('brand_feeds').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('story_requests').where('brand_id', '=', brand.id).execute();

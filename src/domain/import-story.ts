@@ -13,6 +13,7 @@ import { languageOf } from '../pipeline/language.js';
 import { queueEvent } from '../webhooks/events.js';
 import { type AuditEntry, auditRow } from './audit.js';
 import { brandTermsOf } from './brands.js';
+import { addCoverage, coverageRows } from './coverage.js';
 import { storyHolding } from './stories.js';
 import { newStoryDocument } from './story-documents.js';
 
@@ -20,7 +21,8 @@ type BrandRef = { id: string; account_id: string };
 
 /**
  * Every row one imported article becomes: the story, its article (source s1), its live
- * advisory, the phases of the plan, its search document and the audit entry. Exported so bulk loaders (the
+ * advisory, the phases of the plan, its search document, what it adds to the overview's
+ * counts and the audit entry. Exported so bulk loaders (the
  * benchmark's seed) write exactly what an import writes.
  */
 export function buildStoryRows({
@@ -123,6 +125,14 @@ export function buildStoryRows({
     sentiment: articles.sentiment ?? null,
     at: now,
   });
+  const coverage = coverageRows({
+    brandId: brand.id,
+    at: detectedAt,
+    severity: g.severity,
+    topics: g.topics,
+    publisher: article.publisher,
+    sentiment: articles.sentiment ?? null,
+  });
   return {
     eventUri,
     stories,
@@ -130,6 +140,7 @@ export function buildStoryRows({
     advisories,
     phases,
     story_documents,
+    coverage,
     audit,
     audit_log: auditRow(audit),
   };
@@ -192,6 +203,7 @@ export async function importStory(
     await trx.insertInto('advisories').values(rows.advisories).execute();
     await trx.insertInto('phases').values(rows.phases).execute();
     await trx.insertInto('story_documents').values(rows.story_documents).execute();
+    await addCoverage(trx, rows.coverage);
     await trx.insertInto('audit_log').values(rows.audit_log).execute();
     await queueEvent(trx, rows.audit);
     return { event_uri: rows.eventUri };

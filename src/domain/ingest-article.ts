@@ -23,6 +23,7 @@ import { withJudgement } from '../pipeline/judgement.js';
 import { mentionOf } from '../pipeline/mentions.js';
 import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
+import { addCoverage, coverageRows } from './coverage.js';
 import { importStory } from './import-story.js';
 import { storyHolding, storySources } from './stories.js';
 import { refreshStoryDocument } from './story-documents.js';
@@ -241,6 +242,17 @@ async function joinStory(
     }
 
     await refreshStoryDocument(trx, storyId, at);
+    await addCoverage(
+      trx,
+      coverageRows({
+        brandId: brand.id,
+        at,
+        severity: scores.severity,
+        topics: scores.topics,
+        publisher: article.publisher,
+        sentiment: article.sentiment ?? null,
+      }),
+    );
     const entry = {
       accountId: brand.account_id,
       brandId: brand.id,

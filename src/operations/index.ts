@@ -27,6 +27,7 @@ import {
   verifyBrandByEmail,
 } from './portal/brands.js';
 import { listConnectedApps, revokeConnectedApp } from './portal/connected-apps.js';
+import { overview } from './portal/overview.js';
 import {
   inviteLink,
   listInvites,
@@ -107,6 +108,7 @@ export const operations: readonly Operation[] = [
   // Spec 4.3's people's story list, and what the spec does "in the app".
   listRecentStories,
   searchStories,
+  overview,
   listViews,
   saveSearch,
   deleteSearch,

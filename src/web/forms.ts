@@ -50,7 +50,7 @@ export function mountFormPages(
         .send(
           page(
             r.status >= 500 ? 'Something went wrong' : 'Not possible',
-            html`<h1>${r.text}</h1><p><a href="/app">Back to Stories</a></p>`,
+            html`<h1>${r.text}</h1><p><a href="/app">Back to the overview</a></p>`,
           ),
         );
     });

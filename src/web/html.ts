@@ -99,8 +99,19 @@ input[type=text],input[type=email],input[type=password],input[type=url],select,t
 textarea{min-height:6rem}
 button{font:inherit;padding:.45rem 1rem;border-radius:6px;border:0;background:#1f4fd1;color:#fff;cursor:pointer}
 button.secondary{background:#e8ebf2;color:#1d2433}button.danger{background:#b42318}
-form.inline{display:inline}form.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
-form.row label{margin:0}.filters{margin:0 0 1rem}
+form.inline{display:inline}form.row,div.row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
+form.row label,div.row label{margin:0}.filters{margin:0 0 1rem}.filters div.row+div.row,.filters details{margin-top:.6rem}
+input:not([type]),input[type=search],input[type=date]{font:inherit;max-width:32rem;padding:.45rem .6rem;border:1px solid #b9c1cf;border-radius:6px;background:#fff}
+input[type=search]{width:100%}
+button.link{background:none;color:#1f4fd1;padding:0;text-decoration:underline}
+ul.views{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;list-style:none;padding:0;margin:0 0 .5rem}
+.chart{margin:0}.chart figcaption{font-weight:600;margin:0 0 .4rem}.chart-svg{width:100%;height:auto;display:block}
+.tick{font-size:11px;fill:#5b6577}svg.defs{position:absolute;width:0;height:0;overflow:hidden}
+ul.legend{display:flex;flex-wrap:wrap;gap:.4rem 1rem;list-style:none;padding:0;margin:.4rem 0;font-size:.85rem}ul.legend li{display:flex;gap:.3rem;align-items:center}
+ol.ranks{list-style:none;padding:0;margin:0}ol.ranks li{display:grid;grid-template-columns:minmax(0,1fr) auto;gap:.15rem .5rem;margin:0 0 .5rem}
+.rank-label{overflow-wrap:anywhere}.rank-n{font-weight:600}.meter{grid-column:1/-1;height:6px;background:#eef1f6;border-radius:3px}.meter>span{display:block;height:100%;background:#1f4fd1;border-radius:3px}
+dl.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(7rem,1fr));gap:.75rem;margin:0}dl.stats dt{font-size:.8rem;color:#5b6577}dl.stats dd{margin:0;font-size:1.5rem;font-weight:700}
+details.numbers{margin:.4rem 0 0;font-size:.85rem}details.numbers>summary{cursor:pointer;color:#1f4fd1}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}dl.facts dt{font-weight:600}
 ol.plan>li{margin:0 0 .75rem}
 code.secret{display:block;padding:.6rem;background:#101828;color:#9ff3b5;border-radius:6px;word-break:break-all}

@@ -63,7 +63,16 @@ async function monitoredBrand(host: string) {
   return { brand, events };
 }
 
-const count = async (table: 'stories' | 'brand_feeds' | 'delegations', brandId: string) =>
+const count = async (
+  table:
+    | 'stories'
+    | 'brand_feeds'
+    | 'delegations'
+    | 'story_documents'
+    | 'coverage_days'
+    | 'story_status_counts',
+  brandId: string,
+) =>
   (await svc.app.db.selectFrom(table).select('brand_id').where('brand_id', '=', brandId).execute())
     .length;
 
@@ -112,12 +121,21 @@ describe('deleting a brand', () => {
     const asked = await owner.post('/app/brands/delete', { brand: 'acme.example' });
     expect(asked.html).toContain('<h1>Delete acme.example?</h1>');
     expect(await count('stories', brand.id)).toBe(2);
+    expect(await count('story_documents', brand.id)).toBe(2);
+    expect(await count('coverage_days', brand.id)).toBeGreaterThan(0);
 
     expect(
       (await owner.post('/app/brands/delete', { brand: 'acme.example', confirmed: 'yes' }))
         .location,
     ).toBe('/app/brands?done=brand-deleted');
-    for (const table of ['stories', 'brand_feeds', 'delegations'] as const) {
+    for (const table of [
+      'stories',
+      'brand_feeds',
+      'delegations',
+      'story_documents',
+      'coverage_days',
+      'story_status_counts',
+    ] as const) {
       expect(await count(table, brand.id)).toBe(0);
     }
     expect(
@@ -180,7 +198,7 @@ describe('deleting a brand', () => {
     expect((await owner.post('/app/brands', { host: 'acme.example', name: 'Acme' })).location).toBe(
       '/app/brands?done=brand',
     );
-    expect((await owner.get('/app?brand=acme.example')).html).toContain('No stories match');
+    expect((await owner.get('/app/stories?brand=acme.example')).html).toContain('No stories match');
   });
 
   it('only the brand’s own owners delete it; a payment under way holds it back', async () => {
@@ -200,6 +218,8 @@ describe('deleting a brand', () => {
         .status,
     ).toBe(403);
     expect(await count('stories', brand.id)).toBe(2);
+    expect(await count('story_documents', brand.id)).toBe(2);
+    expect(await count('coverage_days', brand.id)).toBeGreaterThan(0);
 
     const story = await svc.app.db
       .selectFrom('stories')

@@ -555,6 +555,7 @@ describe('tokens on /mcp', () => {
       'get_story',
       'list_brands',
       'list_stories',
+      'search_stories',
       'unlock_advisory',
       'validate_action',
     ]);

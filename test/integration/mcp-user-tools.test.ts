@@ -71,7 +71,7 @@ describe('user-session tools', () => {
   it('every tool is fully described (description, described parameters, output schema, all four hints)', async () => {
     const { tools } = await clients.owner.listTools();
     // The agency's users also get the v1_ tools (a plan with API access).
-    expect(tools.length).toBe(9 + restOperations.length);
+    expect(tools.length).toBe(10 + restOperations.length);
     expectFullyDescribed(tools);
     // Assigning again emails the assignee again: neither tool may say it is idempotent.
     for (const name of ['assign_action', 'v1_assign_phase']) {

@@ -142,7 +142,7 @@ describe('context and proposals', () => {
     // The list says so too, and leads to it.
     const note = `<a href="${page}#proposal">`;
     const onList = async () => {
-      const list = (await c.get('/app')).html;
+      const list = (await c.get('/app/stories')).html;
       const i = list.indexOf(note);
       return i < 0 ? null : list.slice(i + note.length, list.indexOf('</a>', i));
     };

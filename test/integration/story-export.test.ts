@@ -103,6 +103,14 @@ describe('stories as CSV', () => {
     const anonymous = await fetch(`${svc.url}/app/stories.csv`, { redirect: 'manual' });
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.get('location')).toBe('/signin?next=%2Fapp%2Fstories.csv');
-    expect((await c.get('/app')).html).toContain('href="/app/stories.csv" download');
+    expect((await c.get('/app/stories')).html).toContain('href="/app/stories.csv" download');
+  });
+
+  it('takes the list’s search: its words, and the link carries them', async () => {
+    const { rows } = await csv('?q=hyperlink');
+    expect(rows.map((r) => r.title)).toEqual([`'=HYPERLINK("http://evil.example","Acme")`]);
+    expect((await c.get('/app/stories?q=hyperlink&severity=')).html).toContain(
+      'href="/app/stories.csv?q=hyperlink" download',
+    );
   });
 });

@@ -215,7 +215,7 @@ describe('story from URL', () => {
   it('in the portal: the job has a page that follows it, then shows why it failed or opens its story', async () => {
     const c = new PortalClient(svc.url);
     expect((await c.signIn('owner@northwind.example', 'correct horse battery')).status).toBe(303);
-    await c.get('/app');
+    await c.get('/app/stories');
     const BRAND = 'live.northwind.example';
     await addBrand(svc.app, {
       accountId: w.accounts.agency,
@@ -246,7 +246,7 @@ describe('story from URL', () => {
     expect(await status()).toEqual({ status: 'queued', state: 'Waiting for its turn…' });
     // The stories list shows it while it waits, leading to its page.
     const requestRow = async () => {
-      const list = (await c.get('/app')).html;
+      const list = (await c.get('/app/stories')).html;
       const at = list.indexOf(`<a href="${jobPage}" class="wrap">`);
       return at < 0 ? null : list.slice(at, list.indexOf('</li>', at));
     };
@@ -269,7 +269,9 @@ describe('story from URL', () => {
     const opened = await c.get(working.location!);
     expect(opened.status).toBe(303);
     // A request that made its story leaves the list: the story is there instead.
-    expect((await c.get('/app')).html).not.toContain(`<a href="${working.location}" class="wrap">`);
+    expect((await c.get('/app/stories')).html).not.toContain(
+      `<a href="${working.location}" class="wrap">`,
+    );
     expect(opened.location).toMatch(/^\/app\/stories\/live\.northwind\.example\//);
     const followed = JSON.parse((await c.get(`${working.location}/status`)).html);
     expect(followed).toEqual({ status: 'done', go: opened.location });

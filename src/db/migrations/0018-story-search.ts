@@ -67,9 +67,9 @@ end`.execute(db);
     .addUniqueConstraint('saved_views_owner', ['account_id', 'user_id', 'name'])
     .execute();
 
+  // Queued only where there are stories to give documents to (not on a new database).
   const now = new Date().toISOString();
   await sql`insert into jobs (id, name, payload, status, attempts, max_attempts, run_at, locked_until, locked_by, last_error, result, created_at, updated_at)
-values ('job_searchbackfill0018', 'search.backfill', '{}', 'queued', 0, 8, ${now}, null, null, null, null, ${now}, ${now})`.execute(
-    db,
-  );
+select 'job_searchbackfill0018', 'search.backfill', '{}', 'queued', 0, 8, ${now}, null, null, null, null, ${now}, ${now}
+where exists (select 1 from stories)`.execute(db);
 }

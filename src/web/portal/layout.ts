@@ -3,7 +3,8 @@ import type { PortalSession } from './session.js';
 
 /** Sections of the portal, in the order of the top bar. */
 export const SECTIONS = [
-  ['stories', '/app', 'Stories'],
+  ['overview', '/app', 'Overview'],
+  ['stories', '/app/stories', 'Stories'],
   ['brands', '/app/brands', 'Brands'],
   ['team', '/app/team', 'Team'],
   ['keys', '/app/keys', 'API keys'],

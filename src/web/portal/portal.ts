@@ -11,6 +11,7 @@ import { mountConnectedAppPages } from './connected-app-pages.js';
 import { mountExports } from './export.js';
 import { mountKeyPages } from './key-pages.js';
 import { mountLive } from './live.js';
+import { mountOverviewPage } from './overview-page.js';
 import { mountPartnerPages } from './partner-pages.js';
 import { mountProfilePages } from './profile-pages.js';
 import { mountStoryList } from './story-list.js';
@@ -38,6 +39,7 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     pages.get('/', async (_req, reply) => reply.redirect('/app', 303));
     mountAuthPages(pages, app);
     mountActionPages(pages, app);
+    mountOverviewPage(pages, app);
     mountStoryList(pages, app);
     mountStoryPages(pages, app);
     mountBrandPages(pages, app);

@@ -29,7 +29,7 @@ type Query = Record<string, string>;
 export const sevBadge = (s: string) => html`<span class="badge sev-${s}">${s}</span>`;
 
 /** When an open phase is due, and whether that day has passed (UTC). */
-function dueBadge(status: string, due: string | undefined, today: string) {
+export function dueBadge(status: string, due: string | undefined, today: string) {
   if (!due || status === 'done') return '';
   return due < today
     ? html` <span class="badge sev-critical">overdue since ${due}</span>`
@@ -66,7 +66,7 @@ export async function storyPage(
     return appPage(
       v,
       'Not found',
-      html`<h1>${text}</h1><p><a href="/app">Back to the stories</a></p>`,
+      html`<h1>${text}</h1><p><a href="/app/stories">Back to the stories</a></p>`,
     );
   }
   const { story } = view;
@@ -171,7 +171,7 @@ ${
   return appPage(
     v,
     story.title,
-    html`<p class="small"><a href="/app">← Stories</a> · ${brand}</p>
+    html`<p class="small"><a href="/app/stories">← Stories</a> · ${brand}</p>
 <h1>${story.title}</h1>${notice(query.done)}${problem(error)}
 ${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session), live: a }) : failure ? failedProposalCard(failure) : ''}
 
