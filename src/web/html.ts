@@ -88,6 +88,7 @@ h1{font-size:1.5rem;margin:.2rem 0 1rem}h2{font-size:1.15rem;margin:1.5rem 0 .5r
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #e2e6ef;border-radius:10px;overflow:hidden}
 th,td{text-align:left;padding:.55rem .75rem;border-bottom:1px solid #eef1f6;vertical-align:top}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:#5b6577;background:#fafbfd}
+tbody th[scope=row]{font-size:inherit;text-transform:none;letter-spacing:0;color:inherit;background:none;font-weight:600}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;padding:.1rem .5rem;border-radius:99px;background:#eef1f6;color:#344054}
 .sev-low{background:#e7f6ec;color:#1a6b3a}.sev-medium{background:#fff4d6;color:#8a5a00}
 .sev-high{background:#ffe6d5;color:#a63f00}.sev-critical{background:#fde2e1;color:#a4161a}

@@ -146,6 +146,10 @@ describe('portal journeys in a browser', () => {
     const storyLink = page.getByRole('link', {
       name: 'Acme recalls 40,000 kettles over a fire risk',
     });
+    // The list searches: words of the story find it.
+    await page.getByLabel('Search', { exact: true }).fill('kettles FIRE');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await visible(storyLink);
     await shot(page, 'stories');
     await storyLink.click();
 
@@ -171,6 +175,15 @@ describe('portal journeys in a browser', () => {
       await hasText(page.getByRole('status'), 'Assigned.');
     }
     await shot(page, 'story');
+    // The home page says what moved and what is open.
+    await page
+      .getByRole('navigation', { name: 'Sections' })
+      .getByRole('link', { name: 'Overview' })
+      .click();
+    await visible(page.getByRole('heading', { name: 'Overview', level: 1 }));
+    await visible(page.getByRole('img', { name: /^Mentions per day from / }));
+    await shot(page, 'overview');
+    await page.goBack();
 
     // The assignee follows each emailed link, in a browser of their own, and marks it done.
     const assignee = await browser.newContext();

@@ -6,6 +6,7 @@ import { createKey } from '../../src/domain/api-key-admin.js';
 import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
 import { importStory } from '../../src/domain/import-story.js';
 import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
 
 /**
  * search_stories on the database under test: the same stories and expectations run on
@@ -51,12 +52,14 @@ beforeAll(async () => {
   svc = await startService({ RATE_LIMIT_PER_MINUTE: '2000' }, { runJobs: false });
   const acme = await createAccount(svc.app, 'Acme', 'partner');
   const other = await createAccount(svc.app, 'Other', 'partner');
-  await addUser(svc.app, {
-    accountId: acme,
-    email: 'ana@acme.example',
-    password: 'correct horse battery',
-    role: 'owner',
-  });
+  for (const email of ['ana@acme.example', 'bo@acme.example']) {
+    await addUser(svc.app, {
+      accountId: acme,
+      email,
+      password: 'correct horse battery',
+      role: 'owner',
+    });
+  }
   for (const host of ['acme.example', 'acme-shop.example']) {
     await addBrand(svc.app, { accountId: acme, host, name: 'Acme', verified: true });
   }
@@ -296,5 +299,54 @@ describe('search_stories', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('search in the portal', () => {
+  const signedIn = async (email: string) => {
+    const c = new PortalClient(svc.url);
+    await c.signIn(email, 'correct horse battery');
+    return c;
+  };
+
+  it('searches from the stories list, and says what is wrong with a filter', async () => {
+    const ana = await signedIn('ana@acme.example');
+    const page = await ana.get('/app/stories?q=kettle&severity=&status=');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('role="search"');
+    expect(page.html).toContain('value="kettle"');
+    expect(page.html).toContain('Acme shop kettles sold out');
+    expect(page.html).not.toContain('Acme wins design award');
+    const bad = await ana.get('/app/stories?from=2026-02-31');
+    expect(bad.status).toBe(200);
+    expect(bad.html).toMatch(/role="alert">From: must be a real date/);
+  });
+
+  it('saves a search per person, lists it, opens it, deletes it', async () => {
+    const ana = await signedIn('ana@acme.example');
+    const bo = await signedIn('bo@acme.example');
+    await ana.get('/app/stories?q=kettle');
+    const saved = await ana.post('/app/views', {
+      name: 'Kettles',
+      query: 'q=kettle&severity=&cursor=abc&evil=1',
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.location).toBe('/app/stories?q=kettle&done=view-saved');
+    const list = (await ana.get('/app/stories')).html;
+    expect(list).toContain('<a href="/app/stories?q=kettle">Kettles</a>');
+    expect((await bo.get('/app/stories')).html).not.toContain('Kettles');
+    // The same name again replaces the search.
+    await ana.post('/app/views', { name: 'Kettles', query: 'q=kettle&brand=acme.example' });
+    const again = (await ana.get('/app/stories')).html;
+    expect(again).toContain('<a href="/app/stories?brand=acme.example&amp;q=kettle">Kettles</a>');
+    const id = /action="\/app\/views\/(view_[a-z0-9]+)\/delete"/.exec(again)?.[1];
+    expect(id).toBeTruthy();
+    await bo.get('/app/stories');
+    expect((await bo.post(`/app/views/${id}/delete`)).status).toBe(404);
+    expect((await ana.post(`/app/views/${id}/delete`)).location).toBe(
+      '/app/stories?done=view-deleted',
+    );
+    expect((await ana.get('/app/stories')).html).not.toContain('>Kettles</a>');
+    expect((await ana.post('/app/views', { name: ' ', query: 'q=x' })).status).toBe(400);
   });
 });

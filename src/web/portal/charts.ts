@@ -96,7 +96,7 @@ export function sentimentChart(volume: DayVolume[]): Html {
   const summary =
     mean === null
       ? 'No mention of the period has a sentiment score (only English coverage is scored).'
-      : `Sentiment by day, from -1 (hostile) to +1 (glowing): ${scored.length} days scored, averaging ${mean}.`;
+      : `Sentiment by day, from -1 (hostile) to +1 (glowing): ${scored.length} day${scored.length === 1 ? '' : 's'} scored, averaging ${mean}.`;
   return html`<figure class="chart"><figcaption>Sentiment of the coverage</figcaption>
 <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary}" class="chart-svg">
 <line x1="${PAD.left}" y1="${y(0)}" x2="${W - PAD.right}" y2="${y(0)}" stroke="#98a2b3" stroke-dasharray="4 3"/>

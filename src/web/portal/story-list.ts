@@ -205,7 +205,7 @@ ${stories.map(
     }
   });
   routes.post('/app/views', async (req, reply, v) => {
-    const query = formField(req, 'query');
+    const query = viewQuery(Object.fromEntries(new URLSearchParams(formField(req, 'query'))));
     try {
       await run(app, v, saveSearch, { name: formField(req, 'name'), query });
       return reply.redirect(`${STORIES_PATH}?${query}${query ? '&' : ''}done=view-saved`, 303);
