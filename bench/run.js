@@ -15,10 +15,11 @@
  * BENCH_BRANDS=<n> seeds n brands of 100 stories each (default 100: 10,000 stories).
  * BENCH_POSTGRES_URL=<url> is a PostgreSQL server to make the benchmark's database on
  * (default postgres://postgres@127.0.0.1:5432/postgres); BENCH_DATABASES=sqlite skips it.
+ * BENCH_OVERVIEW=0 skips the overview page at 100,000 stories (bench/overview.js).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -27,6 +28,13 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../dist/config.js';
 import { randomId } from '../dist/ids.js';
+import {
+  loadOverview,
+  OVERVIEW_DATA,
+  OVERVIEW_TARGET_MS,
+  recomputedSeries,
+  seedOverview,
+} from './overview.js';
 import { checkPlans } from './plans.js';
 import { seed } from './seed.js';
 
@@ -397,6 +405,42 @@ async function measureService(backend, tmp, { mcp }) {
   }
 }
 
+/**
+ * The overview page on `backend` at 100,000 stories: seeded, served, loaded for each
+ * period and scope; beside it, the same series recomputed from the stories.
+ */
+async function measureOverview(backend, tmp) {
+  const db = await freshDatabase(backend, join(tmp, 'overview'));
+  try {
+    const t = performance.now();
+    const hosts = await seedOverview(db.url);
+    const stories = OVERVIEW_DATA.brands * OVERVIEW_DATA.storiesPerBrand;
+    console.log(
+      `${backend} overview: seeded ${stories} stories over ${hosts.length} client brands in ${sec(performance.now() - t)}`,
+    );
+    const { RATE_LIMIT_PER_MINUTE, REDIS_URL, HOST, ...env } = process.env;
+    const server = await startChild(['bin/brs.js', 'serve'], {
+      ...env,
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'warn',
+      WORKERS,
+    });
+    const rows = [];
+    for (const [label, path] of [
+      ['30 days, 10 brands', '/app?days=30'],
+      ['90 days, 10 brands', '/app?days=90'],
+      ['90 days, 1 brand', `/app?days=90&brand=${hosts[0]}`],
+    ]) {
+      rows.push({ label, ...(await loadOverview(server.port, path)) });
+    }
+    await stopChild(server);
+    const baseline = await recomputedSeries(db.url, hosts);
+    return { backend, rows, baseline };
+  } finally {
+    await db.drop();
+  }
+}
+
 async function main() {
   const cpu = cpus();
   console.log(
@@ -417,6 +461,11 @@ async function main() {
     const measured = {};
     for (const backend of DATABASES) {
       measured[backend] = await measureService(backend, tmp, { mcp: backend === 'sqlite' });
+    }
+    const overviews = [];
+    if (process.env.BENCH_OVERVIEW !== '0') {
+      mkdirSync(join(tmp, 'overview'));
+      for (const backend of DATABASES) overviews.push(await measureOverview(backend, tmp));
     }
     // The baseline gets the very same requests as list_stories, keys included, so the
     // client's own work is the same.
@@ -497,6 +546,18 @@ async function main() {
       console.log(
         `  ${r.name} >= ${TARGETS.mcp * 100}% of ${rest.name}: ${pctOf(r, rest)} ${mark(r.rps / rest.rps >= TARGETS.mcp)} (p50 ${fmtMs(r.p50)} against ${fmtMs(rest.p50)})`,
       );
+    }
+    for (const o of overviews) {
+      console.log(
+        `\nOverview page, ${o.backend}, ${OVERVIEW_DATA.brands * OVERVIEW_DATA.storiesPerBrand} stories (the 90-day series recomputed from the stories instead: p50 ${fmtMs(o.baseline.p50)}, worst ${fmtMs(o.baseline.max)}):`,
+      );
+      for (const r of o.rows) {
+        const ok = r.non2xx === 0 && r.errors === 0 && r.p99 < OVERVIEW_TARGET_MS;
+        console.log(
+          `  ${r.label.padEnd(20)} ${String(Math.round(r.rps)).padStart(5)} req/s  p50 ${fmtMs(r.p50)}  p99 ${fmtMs(r.p99)} < ${OVERVIEW_TARGET_MS} ms ${mark(ok)}${r.non2xx || r.errors ? ` (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`,
+        );
+        if (r.non2xx || r.errors) process.exitCode = 1;
+      }
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
