@@ -30,6 +30,7 @@ import * as storyRequests from './migrations/0016-story-requests.js';
 import * as phaseDue from './migrations/0017-phase-due.js';
 import * as storySearch from './migrations/0018-story-search.js';
 import * as coverage from './migrations/0019-coverage.js';
+import * as alerts from './migrations/0020-alerts.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -147,6 +148,7 @@ export function migrator(db: Db): Migrator {
         '0017-phase-due': phaseDue,
         '0018-story-search': storySearch,
         '0019-coverage': coverage,
+        '0020-alerts': alerts,
       }),
     },
   });

@@ -37,6 +37,14 @@ export interface UsersTable {
   created_at: string;
   /** The IANA time zone the portal shows times in; null: the browser's (migration 0015). */
   time_zone: Generated<string | null>;
+  /** Quiet hours, HH:MM in the user's time zone (UTC without one); null: none (0020). */
+  quiet_start: Generated<string | null>;
+  quiet_end: Generated<string | null>;
+  /** The digest email's rhythm, at `digest_hour` local time (migration 0020). */
+  digest: Generated<'off' | 'daily' | 'weekly'>;
+  digest_hour: Generated<number>;
+  /** When the next digest is due (UTC); null while digests are off. */
+  digest_next_at: Generated<string | null>;
 }
 
 export interface MembershipsTable {
@@ -438,6 +446,52 @@ export interface StoryStatusCountsTable {
   stories: number;
 }
 
+/** What a person wants to be alerted of, and where (migration 0020, domain/alerts.ts). */
+export interface AlertRulesTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  name: string;
+  /** JSON array of brand hosts; empty for every brand the account reads. */
+  brands: string;
+  min_severity: Severity;
+  /** JSON array of topic tags; empty for any topic. */
+  topics: string;
+  /** Only stories whose mean sentiment is below this (−1 … 1); null for any. */
+  sentiment_below: number | null;
+  /** 1: also when an existing story escalates to the minimum severity or above. */
+  on_escalation: number;
+  email: number;
+  slack_url: string | null;
+  teams_url: string | null;
+  /** 1: also as the `alert.triggered` event to the account's webhook endpoints. */
+  webhooks: number;
+  paused_at: string | null;
+  created_at: string;
+}
+
+/** One alert raised: at most one per rule and story (migration 0020). */
+export interface AlertsTable {
+  id: string;
+  rule_id: string;
+  account_id: string;
+  user_id: string;
+  story_id: string;
+  brand_id: string;
+  trigger: 'created' | 'escalated';
+  severity: Severity;
+  headline: string;
+  summary: string;
+  link: string;
+  /** held (quiet hours) → queued → sent, or failed once its channels gave up. */
+  status: 'held' | 'queued' | 'sent' | 'failed';
+  /** JSON: [{channel, status: 'pending' | 'sent' | 'failed', error?}]. */
+  channels: string;
+  due_at: string;
+  sent_at: string | null;
+  created_at: string;
+}
+
 /** A user's named search in the portal (migration 0018). */
 export interface SavedViewsTable {
   id: string;
@@ -458,6 +512,8 @@ export interface OutgoingEmailsTable {
   subject: string;
   text_body: string;
   html_body: string | null;
+  /** JSON object of extra headers (List-Unsubscribe), or null (migration 0020). */
+  headers: Generated<string | null>;
   status: string;
   error: string | null;
   created_at: string;
@@ -528,6 +584,8 @@ export interface DB {
   story_documents: StoryDocumentsTable;
   saved_views: SavedViewsTable;
   coverage_days: CoverageDaysTable;
+  alert_rules: AlertRulesTable;
+  alerts: AlertsTable;
   story_status_counts: StoryStatusCountsTable;
   oauth_records: OauthRecordsTable;
   settings: SettingsTable;

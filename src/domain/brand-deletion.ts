@@ -82,6 +82,7 @@ export async function deleteBrand(
     await trx.deleteFrom('brand_notes').where('story_id', 'in', stories).execute();
     await trx.deleteFrom('metering_reservations').where('story_id', 'in', stories).execute();
     await trx.deleteFrom('story_documents').where('brand_id', '=', brand.id).execute();
+    await trx.deleteFrom('alerts').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('stories').where('brand_id', '=', brand.id).execute();
     // After the stories: their triggers count each one out first.
     await trx.deleteFrom('story_status_counts').where('brand_id', '=', brand.id).execute();

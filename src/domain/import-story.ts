@@ -11,6 +11,7 @@ import { type ArticleInput, firstSource } from '../pipeline/builtin-advisor.js';
 import { withJudgement } from '../pipeline/judgement.js';
 import { languageOf } from '../pipeline/language.js';
 import { queueEvent } from '../webhooks/events.js';
+import { queueAlertCheck } from './alerts.js';
 import { type AuditEntry, auditRow } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { addCoverage, coverageRows } from './coverage.js';
@@ -204,6 +205,12 @@ export async function importStory(
     await trx.insertInto('phases').values(rows.phases).execute();
     await trx.insertInto('story_documents').values(rows.story_documents).execute();
     await addCoverage(trx, rows.coverage);
+    await queueAlertCheck(
+      trx,
+      { id: rows.stories.id, brandId: brand.id, accountId: brand.account_id },
+      'created',
+      rows.stories.created_at,
+    );
     await trx.insertInto('audit_log').values(rows.audit_log).execute();
     await queueEvent(trx, rows.audit);
     return { event_uri: rows.eventUri };

@@ -21,6 +21,7 @@ import {
 } from '../pipeline/cluster.js';
 import { withJudgement } from '../pipeline/judgement.js';
 import { mentionOf } from '../pipeline/mentions.js';
+import { queueAlertCheck, SEVERITY_RANK } from './alerts.js';
 import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { addCoverage, coverageRows } from './coverage.js';
@@ -137,7 +138,7 @@ async function joinStory(
     await lockStory(trx, { id: storyId }, at);
     const story = await trx
       .selectFrom('stories')
-      .select(['event_uri', 'status'])
+      .select(['event_uri', 'status', 'severity'])
       .where('id', '=', storyId)
       .executeTakeFirstOrThrow();
     // Closed since we looked: the article starts a story of its own.
@@ -242,6 +243,14 @@ async function joinStory(
     }
 
     await refreshStoryDocument(trx, storyId, at);
+    if (SEVERITY_RANK[scores.severity] > SEVERITY_RANK[story.severity]) {
+      await queueAlertCheck(
+        trx,
+        { id: storyId, brandId: brand.id, accountId: brand.account_id },
+        'escalated',
+        at,
+      );
+    }
     await addCoverage(
       trx,
       coverageRows({

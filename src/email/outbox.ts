@@ -8,9 +8,16 @@ import { enqueue } from '../jobs/queue.js';
 export interface Email {
   accountId: string | null;
   to: string;
-  kind: 'assignment' | 'invitation' | 'onboarding' | 'notice';
+  kind: 'assignment' | 'invitation' | 'onboarding' | 'notice' | 'alert' | 'digest';
   subject: string;
   text: string;
+  /** Extra headers, e.g. List-Unsubscribe on alerts and digests. */
+  headers?: Record<string, string>;
+  /**
+   * A stable id for an email that must go once (a digest): queued again, it is not
+   * queued twice.
+   */
+  id?: string;
 }
 
 /**
@@ -19,8 +26,8 @@ export interface Email {
  * never blocks or undoes that change.
  */
 export async function queueEmail(db: Db, email: Email, now: string): Promise<string> {
-  const id = newId('eml');
-  await db
+  const id = email.id ?? newId('eml');
+  const inserted = await db
     .insertInto('outgoing_emails')
     .values({
       id,
@@ -30,13 +37,17 @@ export async function queueEmail(db: Db, email: Email, now: string): Promise<str
       subject: email.subject,
       text_body: email.text,
       html_body: null,
+      headers: email.headers ? JSON.stringify(email.headers) : null,
       status: 'queued',
       error: null,
       created_at: now,
       sent_at: null,
     })
-    .execute();
-  await enqueue(db, EMAIL_SEND, { email: id }, { now });
+    .onConflict((oc) => oc.column('id').doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
+    await enqueue(db, EMAIL_SEND, { email: id }, { now });
+  }
   return id;
 }
 
@@ -81,6 +92,7 @@ export async function sendEmailJob(app: AppContext, payload: { email: string }) 
       to: email.to_address,
       subject: email.subject,
       text: email.text_body,
+      ...(email.headers && { headers: JSON.parse(email.headers) as Record<string, string> }),
     });
   } catch (e) {
     await app.db

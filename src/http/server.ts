@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { sweepExpiredOAuth } from '../db/oauth-store.js';
+import { startDigestScheduler } from '../domain/digests.js';
 import { startFeedScheduler } from '../domain/feeds.js';
 import { sweepExpiredIdempotency } from '../domain/idempotency.js';
 import { pruneFinished } from '../domain/retention.js';
@@ -160,8 +161,10 @@ export async function buildServer(
   if (opts.runJobs ?? true) {
     app.jobs.start();
     const stopFeeds = startFeedScheduler(app);
+    const stopDigests = startDigestScheduler(app);
     fastify.addHook('onClose', async () => {
       stopFeeds();
+      stopDigests();
       await app.jobs.stop();
     });
   }

@@ -1,4 +1,6 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
+import { deliverAlertJob, evaluateAlertsJob, giveUpAlert } from '../domain/alerts.js';
+import { sendDigestJob } from '../domain/digests.js';
 import { pollFeedJob } from '../domain/feeds.js';
 import { settleReservationJob } from '../domain/metering.js';
 import { generateProposalJob, giveUpProposalJob } from '../domain/proposals.js';
@@ -8,7 +10,10 @@ import { sendEmailJob } from '../email/outbox.js';
 import { deliverWebhookJob } from '../webhooks/deliver.js';
 import {
   ADVISORY_PROPOSE,
+  ALERT_DELIVER,
+  ALERTS_EVALUATE,
   CLIENT_BRANDS,
+  DIGEST_SEND,
   EMAIL_SEND,
   FEED_POLL,
   METERING_SETTLE,
@@ -28,4 +33,7 @@ export const jobDefinitions = [
   defineJob(FEED_POLL, pollFeedJob),
   defineJob(METERING_SETTLE, settleReservationJob),
   defineJob(SEARCH_BACKFILL, backfillSearchJob),
+  defineJob(ALERTS_EVALUATE, evaluateAlertsJob),
+  defineJob(ALERT_DELIVER, deliverAlertJob, giveUpAlert),
+  defineJob(DIGEST_SEND, sendDigestJob),
 ];

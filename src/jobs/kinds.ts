@@ -41,3 +41,16 @@ export const SEARCH_BACKFILL = kind(
   'search.backfill',
   z.strictObject({ after: z.string().max(100).optional() }),
 );
+
+/** The alert rules checked against a story just created or escalated (domain/alerts.ts). */
+export const ALERTS_EVALUATE = kind(
+  'alerts.evaluate',
+  z.strictObject({ story: Id, trigger: z.enum(['created', 'escalated']) }),
+);
+/** One alert sent on its channels. */
+export const ALERT_DELIVER = kind('alert.deliver', z.strictObject({ alert: Id }));
+/** One person's digest email for the period ending `until` (domain/digests.ts). */
+export const DIGEST_SEND = kind(
+  'digest.send',
+  z.strictObject({ user: Id, until: z.string().max(40) }),
+);

@@ -13,6 +13,17 @@ import { deleteBrandNote } from './notes/delete-brand-note.js';
 import { postBrandNote } from './notes/post-brand-note.js';
 import type { Operation, RestOperation } from './operation.js';
 import { listActivity } from './portal/activity.js';
+import {
+  alertSettings,
+  createAlertRuleOp,
+  deleteAlertRuleOp,
+  listAlertRulesOp,
+  listAlertsOp,
+  pauseAlertRule,
+  resumeAlertRule,
+  setDigestOp,
+  setQuietHours,
+} from './portal/alerts.js';
 import { createApiKeyInApp, listApiKeys, revokeApiKeyInApp } from './portal/api-keys.js';
 import { billingOverview } from './portal/billing.js';
 import { getBrandKit, saveBrandKit } from './portal/brand-kit.js';
@@ -109,6 +120,15 @@ export const operations: readonly Operation[] = [
   listRecentStories,
   searchStories,
   overview,
+  listAlertRulesOp,
+  createAlertRuleOp,
+  pauseAlertRule,
+  resumeAlertRule,
+  deleteAlertRuleOp,
+  listAlertsOp,
+  alertSettings,
+  setQuietHours,
+  setDigestOp,
   listViews,
   saveSearch,
   deleteSearch,

@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'delegation.activated',
   'delegation.revoked',
   'delegation.dropped',
+  'alert.triggered',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -94,6 +95,30 @@ export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
   } else {
     accounts = await brandAudience(db, { id: e.brandId, account_id: brand.account_id });
   }
+  await queueDeliveries(
+    db,
+    accounts,
+    type,
+    {
+      brand: brand.host,
+      ...(brand.event_uri && { event_uri: brand.event_uri }),
+      ...e.details,
+    },
+    e.at,
+  );
+}
+
+/**
+ * One delivery (and its first job) per subscribed, enabled endpoint of these accounts,
+ * inside the caller's transaction. An alert goes this way to its owner's account only.
+ */
+export async function queueDeliveries(
+  db: Db,
+  accounts: Set<string>,
+  type: EventType,
+  data: Record<string, unknown>,
+  at: string,
+): Promise<void> {
   const endpoints = await db
     .selectFrom('webhook_endpoints')
     .select(['id', 'event_types'])
@@ -106,15 +131,7 @@ export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
   });
   if (subscribed.length === 0) return;
   const eventId = newId('msg');
-  const payload = JSON.stringify({
-    type,
-    timestamp: e.at,
-    data: {
-      brand: brand.host,
-      ...(brand.event_uri && { event_uri: brand.event_uri }),
-      ...e.details,
-    },
-  });
+  const payload = JSON.stringify({ type, timestamp: at, data });
   for (const ep of subscribed) {
     const id = newId('dlv');
     await db
@@ -129,11 +146,11 @@ export async function queueEvent(db: Db, e: AuditEntry): Promise<void> {
         attempts: 0,
         last_status_code: null,
         last_error: null,
-        next_attempt_at: e.at,
-        created_at: e.at,
+        next_attempt_at: at,
+        created_at: at,
         delivered_at: null,
       })
       .execute();
-    await enqueue(db, WEBHOOK_DELIVER, { delivery: id }, { now: e.at });
+    await enqueue(db, WEBHOOK_DELIVER, { delivery: id }, { now: at });
   }
 }

@@ -4,6 +4,7 @@ import { mountFormPages } from '../forms.js';
 import { PAGE_HEADERS } from '../html.js';
 import { mountActionPages } from './action-pages.js';
 import { mountActivityPages } from './activity-pages.js';
+import { mountAlertPages, mountUnsubscribe } from './alert-pages.js';
 import { mountAuthPages } from './auth-pages.js';
 import { mountBillingPages } from './billing-pages.js';
 import { mountBrandPages } from './brand-pages.js';
@@ -41,6 +42,8 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     mountActionPages(pages, app);
     mountOverviewPage(pages, app);
     mountStoryList(pages, app);
+    mountAlertPages(pages, app);
+    mountUnsubscribe(pages, app);
     mountStoryPages(pages, app);
     mountBrandPages(pages, app);
     mountTeamPages(pages, app);

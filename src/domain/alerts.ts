@@ -1,0 +1,542 @@
+import { signLink } from '../auth/signed-links.js';
+import type { AppContext } from '../context.js';
+import { type Db, withTransaction } from '../db/database.js';
+import { decode } from '../db/json-columns.js';
+import type { Severity } from '../db/schema.js';
+import { queueEmail } from '../email/outbox.js';
+import { conflict, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { ALERT_DELIVER, ALERTS_EVALUATE } from '../jobs/kinds.js';
+import { enqueue } from '../jobs/queue.js';
+import { safePost } from '../net/safe-post.js';
+import { brandAudience, queueDeliveries } from '../webhooks/events.js';
+import { quietUntil } from './local-time.js';
+
+/**
+ * Alerts (docs/alerts.md): a person's rules say which stories they want to hear of and
+ * where. When a story is created or escalates, the transaction that stores it queues a
+ * check (`alerts.evaluate`) if anyone who reads the brand has a rule; the check raises at
+ * most one alert per rule and story (a unique key, so instances racing on the same story
+ * raise it once) and queues its delivery, at once or when the person's quiet hours end.
+ * Delivery (`alert.deliver`) sends each channel once, retrying the ones that failed.
+ */
+
+export const SEVERITY_RANK: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 };
+export const ALERT_CHANNELS = ['email', 'slack', 'teams', 'webhooks'] as const;
+export type AlertChannel = (typeof ALERT_CHANNELS)[number];
+export type AlertTrigger = 'created' | 'escalated';
+
+/** Rules a person keeps per account. */
+export const MAX_RULES = 20;
+/** How long an unsubscribe link works. */
+const UNSUBSCRIBE_TTL_MS = 365 * 86_400_000;
+/** A Slack or Teams receiver has this long to answer. */
+const POST_TIMEOUT_MS = 10_000;
+
+interface Owner {
+  accountId: string;
+  userId: string;
+}
+
+export interface RuleInput {
+  name: string;
+  brands: string[];
+  minSeverity: Severity;
+  topics: string[];
+  sentimentBelow: number | null;
+  onEscalation: boolean;
+  email: boolean;
+  slackUrl: string | null;
+  teamsUrl: string | null;
+  webhooks: boolean;
+}
+
+export async function createAlertRule(db: Db, owner: Owner, rule: RuleInput, at: string) {
+  const { count } = await db
+    .selectFrom('alert_rules')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', owner.accountId)
+    .where('user_id', '=', owner.userId)
+    .executeTakeFirstOrThrow();
+  if (Number(count) >= MAX_RULES)
+    throw conflict(`you have ${MAX_RULES} alert rules: delete one first`);
+  const id = newId('rule');
+  await db
+    .insertInto('alert_rules')
+    .values({
+      id,
+      account_id: owner.accountId,
+      user_id: owner.userId,
+      name: rule.name,
+      brands: JSON.stringify(rule.brands),
+      min_severity: rule.minSeverity,
+      topics: JSON.stringify(rule.topics),
+      sentiment_below: rule.sentimentBelow,
+      on_escalation: rule.onEscalation ? 1 : 0,
+      email: rule.email ? 1 : 0,
+      slack_url: rule.slackUrl,
+      teams_url: rule.teamsUrl,
+      webhooks: rule.webhooks ? 1 : 0,
+      paused_at: null,
+      created_at: at,
+    })
+    .execute();
+  return id;
+}
+
+export async function listAlertRules(db: Db, owner: Owner) {
+  const rows = await db
+    .selectFrom('alert_rules')
+    .selectAll()
+    .where('account_id', '=', owner.accountId)
+    .where('user_id', '=', owner.userId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    brands: JSON.parse(r.brands) as string[],
+    min_severity: r.min_severity,
+    topics: JSON.parse(r.topics) as string[],
+    sentiment_below: r.sentiment_below,
+    on_escalation: r.on_escalation === 1,
+    channels: channelsOf(r),
+    // A receiver's address is a secret of sorts: its host says where without the token.
+    slack_host: r.slack_url ? new URL(r.slack_url).host : null,
+    teams_host: r.teams_url ? new URL(r.teams_url).host : null,
+    paused: r.paused_at !== null,
+    created_at: r.created_at,
+  }));
+}
+
+/** Pauses or resumes one of the person's rules; someone else's is unknown. */
+export async function setRulePaused(db: Db, owner: Owner, id: string, paused: boolean, at: string) {
+  const r = await db
+    .updateTable('alert_rules')
+    .set({ paused_at: paused ? at : null })
+    .where('id', '=', id)
+    .where('account_id', '=', owner.accountId)
+    .where('user_id', '=', owner.userId)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0) throw notFound();
+}
+
+/** Deletes one of the person's rules; the alerts it raised stay in the record. */
+export async function deleteAlertRule(db: Db, owner: Owner, id: string) {
+  const r = await db
+    .deleteFrom('alert_rules')
+    .where('id', '=', id)
+    .where('account_id', '=', owner.accountId)
+    .where('user_id', '=', owner.userId)
+    .executeTakeFirst();
+  if (Number(r.numDeletedRows) === 0) throw notFound();
+}
+
+/** A person's quiet hours and digest, and the zone they are read in. */
+export function alertSettingsOf(db: Db, userId: string) {
+  return db
+    .selectFrom('users')
+    .select(['quiet_start', 'quiet_end', 'digest', 'digest_hour', 'digest_next_at', 'time_zone'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets a person's quiet hours (HH:MM on their clock), or clears them with nulls. */
+export async function setQuiet(
+  db: Db,
+  userId: string,
+  quiet: { start: string | null; end: string | null },
+) {
+  await db
+    .updateTable('users')
+    .set({ quiet_start: quiet.start, quiet_end: quiet.end })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** The person's newest alerts with each channel's outcome. */
+export async function recentAlerts(db: Db, owner: Owner, limit = 50) {
+  const rows = await db
+    .selectFrom('alerts as a')
+    .innerJoin('brands as b', 'b.id', 'a.brand_id')
+    .leftJoin('alert_rules as r', 'r.id', 'a.rule_id')
+    .select([
+      'a.id',
+      'b.host',
+      'a.headline',
+      'a.severity',
+      'a.trigger',
+      'a.status',
+      'a.channels',
+      'a.link',
+      'a.due_at',
+      'a.sent_at',
+      'a.created_at',
+      'r.name as rule',
+    ])
+    .where('a.account_id', '=', owner.accountId)
+    .where('a.user_id', '=', owner.userId)
+    .orderBy('a.created_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, channels: JSON.parse(r.channels) as ChannelOutcome[] }));
+}
+
+function channelsOf(r: {
+  email: number;
+  slack_url: string | null;
+  teams_url: string | null;
+  webhooks: number;
+}): AlertChannel[] {
+  return ALERT_CHANNELS.filter(
+    (c) =>
+      (c === 'email' && r.email === 1) ||
+      (c === 'slack' && r.slack_url) ||
+      (c === 'teams' && r.teams_url) ||
+      (c === 'webhooks' && r.webhooks === 1),
+  );
+}
+
+/**
+ * Inside the transaction that creates or escalates a story: queues the check of the
+ * alert rules when someone reading the brand has a rule that is not paused.
+ */
+export async function queueAlertCheck(
+  db: Db,
+  story: { id: string; brandId: string; accountId: string },
+  trigger: AlertTrigger,
+  at: string,
+): Promise<void> {
+  const audience = await brandAudience(db, { id: story.brandId, account_id: story.accountId });
+  const any = await db
+    .selectFrom('alert_rules')
+    .select('id')
+    .where('account_id', 'in', [...audience])
+    .where('paused_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (any) await enqueue(db, ALERTS_EVALUATE, { story: story.id, trigger }, { now: at });
+}
+
+/** The `alerts.evaluate` job: raises the alerts of every matching rule, once each. */
+export async function evaluateAlertsJob(
+  app: AppContext,
+  payload: { story: string; trigger: AlertTrigger },
+) {
+  const at = app.clock.now();
+  const story = await app.db
+    .selectFrom('stories as s')
+    .innerJoin('brands as b', 'b.id', 's.brand_id')
+    .innerJoin('advisories as a', (j) =>
+      j.onRef('a.story_id', '=', 's.id').on('a.kind', '=', 'live'),
+    )
+    .leftJoin('story_documents as d', 'd.story_id', 's.id')
+    .select([
+      's.id',
+      's.event_uri',
+      's.title',
+      's.severity',
+      's.topics',
+      's.brand_id',
+      'b.host',
+      'b.account_id',
+      'a.executive_summary',
+      'd.sentiment',
+    ])
+    .where('s.id', '=', payload.story)
+    .executeTakeFirst();
+  if (!story) return { raised: 0 };
+  const topics = decode('stories.topics', story.topics);
+  const audience = await brandAudience(app.db, {
+    id: story.brand_id,
+    account_id: story.account_id,
+  });
+  const rules = await app.db
+    .selectFrom('alert_rules as r')
+    .innerJoin('memberships as m', (j) =>
+      j.onRef('m.account_id', '=', 'r.account_id').onRef('m.user_id', '=', 'r.user_id'),
+    )
+    .innerJoin('users as u', 'u.id', 'r.user_id')
+    .selectAll('r')
+    .select(['u.time_zone', 'u.quiet_start', 'u.quiet_end'])
+    .where('r.account_id', 'in', [...audience])
+    .where('r.paused_at', 'is', null)
+    .where('m.status', '=', 'active')
+    .execute();
+  const matching = rules.filter((r) => {
+    const brands = JSON.parse(r.brands) as string[];
+    const wanted = JSON.parse(r.topics) as string[];
+    return (
+      (payload.trigger === 'created' || r.on_escalation === 1) &&
+      SEVERITY_RANK[story.severity] >= SEVERITY_RANK[r.min_severity] &&
+      (brands.length === 0 || brands.includes(story.host)) &&
+      (wanted.length === 0 || wanted.some((t) => topics.includes(t))) &&
+      (r.sentiment_below === null ||
+        (story.sentiment !== null && story.sentiment < r.sentiment_below))
+    );
+  });
+  const summary = decode('advisories.executive_summary', story.executive_summary)[0]?.text ?? '';
+  const link = `${app.config.baseUrl}/app/stories/${encodeURIComponent(story.host)}/${encodeURIComponent(story.event_uri)}`;
+  let raised = 0;
+  for (const r of matching) {
+    const quietEnd = quietUntil(
+      at,
+      { start: r.quiet_start, end: r.quiet_end },
+      r.time_zone ?? 'UTC',
+    );
+    const due = (quietEnd ?? at).toISOString();
+    const id = newId('alr');
+    await withTransaction(app.db, async (trx) => {
+      // The unique (rule, story) key: a second instance, or a later escalation, adds nothing.
+      const inserted = await trx
+        .insertInto('alerts')
+        .values({
+          id,
+          rule_id: r.id,
+          account_id: r.account_id,
+          user_id: r.user_id,
+          story_id: story.id,
+          brand_id: story.brand_id,
+          trigger: payload.trigger,
+          severity: story.severity,
+          headline: story.title,
+          summary,
+          link,
+          status: quietEnd ? 'held' : 'queued',
+          channels: JSON.stringify(
+            channelsOf(r).map((channel) => ({ channel, status: 'pending' })),
+          ),
+          due_at: due,
+          sent_at: null,
+          created_at: at.toISOString(),
+        })
+        .onConflict((oc) => oc.columns(['rule_id', 'story_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
+      raised++;
+      await enqueue(
+        trx,
+        ALERT_DELIVER,
+        { alert: id },
+        { now: at.toISOString(), runAt: due, maxAttempts: 5 },
+      );
+    });
+  }
+  return { raised };
+}
+
+export interface ChannelOutcome {
+  channel: AlertChannel;
+  status: 'pending' | 'sent' | 'failed';
+  error?: string;
+}
+
+/** The `alert.deliver` job: every channel not yet sent; a failure retries only those. */
+export async function deliverAlertJob(app: AppContext, payload: { alert: string }) {
+  const alert = await app.db
+    .selectFrom('alerts as a')
+    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .innerJoin('brands as b', 'b.id', 'a.brand_id')
+    .leftJoin('alert_rules as r', 'r.id', 'a.rule_id')
+    .selectAll('a')
+    .select(['u.email', 'b.host', 'r.name as rule', 'r.slack_url', 'r.teams_url'])
+    .where('a.id', '=', payload.alert)
+    .executeTakeFirst();
+  if (!alert || alert.status === 'sent') return { skipped: true };
+  const now = app.clock.now().toISOString();
+  const channels = JSON.parse(alert.channels) as ChannelOutcome[];
+  const save = (db: Db) =>
+    db
+      .updateTable('alerts')
+      .set({ channels: JSON.stringify(channels) })
+      .where('id', '=', alert.id)
+      .execute();
+  const text = alertText(alert);
+  for (const c of channels) {
+    if (c.status === 'sent') continue;
+    try {
+      if (c.channel === 'email' || c.channel === 'webhooks') {
+        // Queued with the record that it was, in one transaction: a rerun sends it once.
+        await withTransaction(app.db, async (trx) => {
+          if (c.channel === 'email') {
+            const unsubscribe = await unsubscribeUrl(app, { rule: alert.rule_id });
+            await queueEmail(
+              trx,
+              {
+                accountId: alert.account_id,
+                to: alert.email,
+                kind: 'alert',
+                subject: `[${alert.severity}] ${alert.headline}`,
+                text: `${text}\n\n--\nYou get this email because of your alert rule "${alert.rule ?? 'deleted'}".\nStop these emails: ${unsubscribe}\nManage your alerts: ${app.config.baseUrl}/app/alerts\n`,
+                headers: unsubscribeHeaders(unsubscribe),
+              },
+              now,
+            );
+          } else {
+            await queueDeliveries(
+              trx,
+              new Set([alert.account_id]),
+              'alert.triggered',
+              {
+                brand: alert.host,
+                rule: alert.rule_id,
+                trigger: alert.trigger,
+                severity: alert.severity,
+                headline: alert.headline,
+                summary: alert.summary,
+                link: alert.link,
+              },
+              now,
+            );
+          }
+          c.status = 'sent';
+          delete c.error;
+          await save(trx);
+        });
+      } else {
+        const url = c.channel === 'slack' ? alert.slack_url : alert.teams_url;
+        if (!url) throw new Error('the rule no longer names this receiver');
+        const body = c.channel === 'slack' ? slackMessage(alert) : teamsMessage(alert);
+        const { status } = await safePost(
+          app.config,
+          url,
+          JSON.stringify(body),
+          { 'content-type': 'application/json' },
+          POST_TIMEOUT_MS,
+        );
+        if (status < 200 || status >= 300) throw new Error(`the receiver answered HTTP ${status}`);
+        c.status = 'sent';
+        delete c.error;
+        await save(app.db);
+      }
+    } catch (e) {
+      c.status = 'failed';
+      c.error = (e as Error).message;
+    }
+  }
+  const failed = channels.filter((c) => c.status !== 'sent');
+  await app.db
+    .updateTable('alerts')
+    .set({
+      channels: JSON.stringify(channels),
+      status: failed.length ? 'queued' : 'sent',
+      sent_at: failed.length ? null : now,
+    })
+    .where('id', '=', alert.id)
+    .execute();
+  if (failed.length) {
+    throw new Error(failed.map((c) => `${c.channel}: ${c.error}`).join('; '));
+  }
+  return { sent: channels.length };
+}
+
+/** Once its delivery has failed for good: the alert says so, with each channel's error. */
+export async function giveUpAlert(app: AppContext, payload: { alert: string }) {
+  await app.db
+    .updateTable('alerts')
+    .set({ status: 'failed' })
+    .where('id', '=', payload.alert)
+    .where('status', '!=', 'sent')
+    .execute();
+}
+
+type AlertFacts = {
+  headline: string;
+  severity: string;
+  host: string;
+  trigger: AlertTrigger;
+  summary: string;
+  link: string;
+};
+
+const when = (a: AlertFacts) => (a.trigger === 'created' ? 'New story' : 'Story escalated');
+
+function alertText(a: AlertFacts) {
+  return `${when(a)} for ${a.host}, severity ${a.severity}:\n${a.headline}\n\n${a.summary}\n\nOpen the story: ${a.link}`;
+}
+
+/** Slack's incoming-webhook message: text for notifications, blocks for the client. */
+function slackMessage(a: AlertFacts) {
+  const mrkdwn = (s: string) =>
+    s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return {
+    text: `[${a.severity}] ${a.headline} (${a.host})`,
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `*${mrkdwn(when(a))}: ${mrkdwn(a.headline)}*\n${mrkdwn(a.host)} · severity *${a.severity}*\n${mrkdwn(a.summary)}`,
+        },
+      },
+      {
+        type: 'actions',
+        elements: [
+          { type: 'button', text: { type: 'plain_text', text: 'Open the story' }, url: a.link },
+        ],
+      },
+    ],
+  };
+}
+
+/** A Teams incoming webhook (Workflows) message: one Adaptive Card. */
+function teamsMessage(a: AlertFacts) {
+  return {
+    type: 'message',
+    attachments: [
+      {
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body: [
+            { type: 'TextBlock', text: `${when(a)}: ${a.headline}`, weight: 'Bolder', wrap: true },
+            {
+              type: 'TextBlock',
+              text: `${a.host} · severity ${a.severity}`,
+              isSubtle: true,
+              wrap: true,
+            },
+            { type: 'TextBlock', text: a.summary, wrap: true },
+          ],
+          actions: [{ type: 'Action.OpenUrl', title: 'Open the story', url: a.link }],
+        },
+      },
+    ],
+  };
+}
+
+/** A signed one-click link that turns off one rule's emails, or the digest. */
+export async function unsubscribeUrl(app: AppContext, what: { rule: string } | { digest: string }) {
+  const token = await signLink(app, 'unsubscribe', what, UNSUBSCRIBE_TTL_MS);
+  return `${app.config.baseUrl}/unsubscribe?t=${token}`;
+}
+
+/** RFC 8058: mail clients offer the link, and may POST to it in one click. */
+export const unsubscribeHeaders = (url: string) => ({
+  'List-Unsubscribe': `<${url}>`,
+  'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+});
+
+/** What an unsubscribe link turns off: a rule's emails, or a person's digest. */
+export async function unsubscribe(db: Db, what: { rule?: unknown; digest?: unknown }) {
+  if (typeof what.rule === 'string') {
+    const r = await db
+      .updateTable('alert_rules')
+      .set({ email: 0 })
+      .where('id', '=', what.rule)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0 ? 'alert' : null;
+  }
+  if (typeof what.digest === 'string') {
+    const r = await db
+      .updateTable('users')
+      .set({ digest: 'off', digest_next_at: null })
+      .where('id', '=', what.digest)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0 ? 'digest' : null;
+  }
+  return null;
+}
