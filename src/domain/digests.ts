@@ -148,7 +148,7 @@ async function seriousIn(db: Db, brandIds: string[], from: string, to: string) {
     .execute();
 }
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const stories = (n: number) => `${n} ${n === 1 ? 'story' : 'stories'}`;
 
 /** The `digest.send` job: the period ending `until`, for each team the person is in. */
 export async function sendDigestJob(app: AppContext, payload: { user: string; until: string }) {
@@ -196,7 +196,7 @@ export async function sendDigestJob(app: AppContext, payload: { user: string; un
         .filter(([, n]) => n > 0)
         .map(([s, n]) => `${n} ${s}`)
         .join(', ');
-      lines.push(`  ${host}: ${plural(total, 'story')} (${bySeverity}); ${change}`);
+      lines.push(`  ${host}: ${stories(total)} (${bySeverity}); ${change}`);
     }
     const serious = await seriousIn(app.db, ids, since.toISOString(), payload.until);
     if (serious.length) {

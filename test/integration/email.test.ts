@@ -1,37 +1,11 @@
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/domain/billing-admin.js';
 import { brs } from '../support/cli.js';
 import { freePort, startService, type TestService } from '../support/harness.js';
+import { startSmtp } from '../support/smtp.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /** Assignment emails: over real SMTP (smtp-server), retried when it is down, or the outbox. */
-interface Received {
-  to: string[];
-  body: string;
-}
-
-async function startSmtp(port: number) {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      let body = '';
-      stream.on('data', (c) => {
-        body += c;
-      });
-      stream.on('end', () => {
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-  return { received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 const dbUrl = (svc: TestService) => {
   const d = svc.app.config.database;
   return d.dialect === 'sqlite' ? `sqlite:${d.file}` : d.url;

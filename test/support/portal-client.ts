@@ -45,10 +45,13 @@ export class PortalClient {
     };
   }
 
-  /** Posts a form with this page's token; `csrf: false` leaves it out, a string replaces it. */
+  /**
+   * Posts a form with this page's token; `csrf: false` leaves it out, a string replaces
+   * it. Pairs post a name more than once (ticked checkboxes).
+   */
   async post(
     path: string,
-    fields: Record<string, string> = {},
+    fields: Record<string, string> | [string, string][] = {},
     opts: { csrf?: string | false; origin?: string } = {},
   ) {
     const body = new URLSearchParams(fields);
