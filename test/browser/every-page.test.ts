@@ -106,6 +106,7 @@ async function pages(page: Page): Promise<string[]> {
   return [
     '/app',
     '/app/stories?q=northwind',
+    '/app/alerts',
     storyPath,
     '/app/brands',
     '/app/team',
