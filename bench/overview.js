@@ -8,6 +8,7 @@
  * way the counts replace, from the stories and articles themselves, on the same database.
  */
 import autocannon from 'autocannon';
+import { sql } from 'kysely';
 import { loadConfig } from '../dist/config.js';
 import { createContext } from '../dist/context.js';
 import { addUser, createAccount } from '../dist/domain/accounts.js';
@@ -70,14 +71,16 @@ export async function recomputedSeries(databaseUrl, hosts) {
   const app = await createContext(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }));
   try {
     const since = new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10);
-    const day = (eb) => eb.fn('substr', ['s.detected_at', eb.val(1), eb.val(10)]);
+    // Literal arguments: PostgreSQL matches the GROUP BY expression to the selected one by
+    // its text, and two bound parameters would be two different expressions.
+    const day = () => sql`substr(s.detected_at, 1, 10)`;
     const query = () =>
       app.db
         .selectFrom('articles as a')
         .innerJoin('stories as s', 's.id', 'a.story_id')
         .innerJoin('brands as b', 'b.id', 's.brand_id')
         .select((eb) => [
-          day(eb).as('day'),
+          day().as('day'),
           's.severity',
           eb.fn.countAll().as('mentions'),
           eb.fn.avg('a.sentiment').as('sentiment'),
