@@ -359,14 +359,14 @@ export class JobRunner implements JobQueue {
     this.stopped = true;
     clearTimeout(this.timer);
     if (!this.running) return;
-    if (timeoutMs === undefined) return void (await this.running);
-    if (
-      await within(
-        this.running.then(() => true),
-        timeoutMs,
-      )
-    )
-      return;
+    // A poll that fails while stopping (the database is down) was logged by its tick;
+    // stopping goes on regardless.
+    const settled = this.running.then(
+      () => true,
+      () => true,
+    );
+    if (timeoutMs === undefined) return void (await settled);
+    if (await within(settled, timeoutMs)) return;
     await this.lease?.();
     // The handler is abandoned with the process: the job is queued again, due now, and the
     // attempt given back (it was cut short, not failed), so another process runs it at
