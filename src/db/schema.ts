@@ -483,9 +483,12 @@ export interface AlertsTable {
   headline: string;
   summary: string;
   link: string;
-  /** held (quiet hours) → queued → sent, or failed once its channels gave up. */
-  status: 'held' | 'queued' | 'sent' | 'failed';
-  /** JSON: [{channel, status: 'pending' | 'sent' | 'failed', error?}]. */
+  /**
+   * held (quiet hours) → queued → sent; failed once its channels gave up; cancelled when
+   * nothing was left to send (its person left the team, the rule was paused, …).
+   */
+  status: 'held' | 'queued' | 'sent' | 'failed' | 'cancelled';
+  /** JSON: [{channel, status: 'pending' | 'sent' | 'failed' | 'cancelled', error?}]. */
   channels: string;
   due_at: string;
   sent_at: string | null;

@@ -328,7 +328,8 @@ export async function evaluateAlertsJob(
 
 export interface ChannelOutcome {
   channel: AlertChannel;
-  status: 'pending' | 'sent' | 'failed';
+  /** cancelled: not to be sent any more (unsubscribed, the rule paused, …), `error` says why. */
+  status: 'pending' | 'sent' | 'failed' | 'cancelled';
   error?: string;
 }
 
@@ -339,13 +340,47 @@ export async function deliverAlertJob(app: AppContext, payload: { alert: string 
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .innerJoin('brands as b', 'b.id', 'a.brand_id')
     .leftJoin('alert_rules as r', 'r.id', 'a.rule_id')
+    .leftJoin('memberships as m', (j) =>
+      j.onRef('m.account_id', '=', 'a.account_id').onRef('m.user_id', '=', 'a.user_id'),
+    )
     .selectAll('a')
-    .select(['u.email', 'b.host', 'r.name as rule', 'r.slack_url', 'r.teams_url'])
+    .select([
+      'u.email',
+      'b.host',
+      'b.account_id as brand_account_id',
+      'r.name as rule',
+      'r.slack_url',
+      'r.teams_url',
+      'r.email as email_on',
+      'r.paused_at',
+      'm.status as membership',
+    ])
     .where('a.id', '=', payload.alert)
     .executeTakeFirst();
-  if (!alert || alert.status === 'sent') return { skipped: true };
+  if (!alert || alert.status === 'sent' || alert.status === 'cancelled') return { skipped: true };
   const now = app.clock.now().toISOString();
   const channels = JSON.parse(alert.channels) as ChannelOutcome[];
+  // Held for quiet hours or retried, an alert goes only where its person may still go:
+  // still in the team, the brand still theirs to read, the rule still there and active.
+  const audience = await brandAudience(app.db, {
+    id: alert.brand_id,
+    account_id: alert.brand_account_id,
+  });
+  const gone =
+    alert.membership !== 'active'
+      ? 'no longer in the team'
+      : !audience.has(alert.account_id)
+        ? 'the brand is no longer the team’s to read'
+        : alert.rule === null
+          ? 'the rule was deleted'
+          : alert.paused_at !== null
+            ? 'the rule is paused'
+            : null;
+  for (const c of channels) {
+    if (c.status === 'sent') continue;
+    const why = gone ?? (c.channel === 'email' && alert.email_on !== 1 ? 'unsubscribed' : null);
+    if (why) Object.assign(c, { status: 'cancelled', error: why });
+  }
   const save = (db: Db) =>
     db
       .updateTable('alerts')
@@ -354,7 +389,7 @@ export async function deliverAlertJob(app: AppContext, payload: { alert: string 
       .execute();
   const text = alertText(alert);
   for (const c of channels) {
-    if (c.status === 'sent') continue;
+    if (c.status === 'sent' || c.status === 'cancelled') continue;
     try {
       if (c.channel === 'email' || c.channel === 'webhooks') {
         // Queued with the record that it was, in one transaction: a rerun sends it once.
@@ -415,13 +450,14 @@ export async function deliverAlertJob(app: AppContext, payload: { alert: string 
       c.error = (e as Error).message;
     }
   }
-  const failed = channels.filter((c) => c.status !== 'sent');
+  const failed = channels.filter((c) => c.status === 'failed' || c.status === 'pending');
+  const sent = channels.some((c) => c.status === 'sent');
   await app.db
     .updateTable('alerts')
     .set({
       channels: JSON.stringify(channels),
-      status: failed.length ? 'queued' : 'sent',
-      sent_at: failed.length ? null : now,
+      status: failed.length ? 'queued' : sent ? 'sent' : 'cancelled',
+      sent_at: failed.length || !sent ? null : now,
     })
     .where('id', '=', alert.id)
     .execute();
@@ -458,10 +494,12 @@ function alertText(a: AlertFacts) {
 
 /** Slack's incoming-webhook message: text for notifications, blocks for the client. */
 function slackMessage(a: AlertFacts) {
+  // Slack reads <…> as links and mentions (<!channel>) in text and mrkdwn alike: a headline
+  // is anyone's text, so it is escaped as Slack asks. * and _ only style.
   const mrkdwn = (s: string) =>
     s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return {
-    text: `[${a.severity}] ${a.headline} (${a.host})`,
+    text: mrkdwn(`[${a.severity}] ${a.headline} (${a.host})`),
     blocks: [
       {
         type: 'section',
@@ -480,6 +518,11 @@ function slackMessage(a: AlertFacts) {
   };
 }
 
+const plainRuns = (text: string, style: Record<string, unknown>) => ({
+  type: 'RichTextBlock',
+  inlines: [{ type: 'TextRun', text, ...style }],
+});
+
 /** A Teams incoming webhook (Workflows) message: one Adaptive Card. */
 function teamsMessage(a: AlertFacts) {
   return {
@@ -491,15 +534,12 @@ function teamsMessage(a: AlertFacts) {
           $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
           type: 'AdaptiveCard',
           version: '1.4',
+          // TextRuns, not TextBlocks: a TextBlock renders Markdown, so a headline could
+          // carry a link of its own; a TextRun shows its text as it is.
           body: [
-            { type: 'TextBlock', text: `${when(a)}: ${a.headline}`, weight: 'Bolder', wrap: true },
-            {
-              type: 'TextBlock',
-              text: `${a.host} · severity ${a.severity}`,
-              isSubtle: true,
-              wrap: true,
-            },
-            { type: 'TextBlock', text: a.summary, wrap: true },
+            plainRuns(`${when(a)}: ${a.headline}`, { weight: 'Bolder' }),
+            plainRuns(`${a.host} · severity ${a.severity}`, { isSubtle: true }),
+            plainRuns(a.summary, {}),
           ],
           actions: [{ type: 'Action.OpenUrl', title: 'Open the story', url: a.link }],
         },
@@ -521,14 +561,25 @@ export const unsubscribeHeaders = (url: string) => ({
 });
 
 /** What an unsubscribe link turns off: a rule's emails, or a person's digest. */
-export async function unsubscribe(db: Db, what: { rule?: unknown; digest?: unknown }) {
+export async function unsubscribe(db: Db, what: { rule?: unknown; digest?: unknown }, at: string) {
   if (typeof what.rule === 'string') {
     const r = await db
       .updateTable('alert_rules')
       .set({ email: 0 })
       .where('id', '=', what.rule)
       .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0 ? 'alert' : null;
+    if (Number(r.numUpdatedRows) === 0) return null;
+    // A rule left with nowhere to send is paused rather than raising alerts for nobody.
+    await db
+      .updateTable('alert_rules')
+      .set({ paused_at: at })
+      .where('id', '=', what.rule)
+      .where('slack_url', 'is', null)
+      .where('teams_url', 'is', null)
+      .where('webhooks', '=', 0)
+      .where('paused_at', 'is', null)
+      .execute();
+    return 'alert';
   }
   if (typeof what.digest === 'string') {
     const r = await db

@@ -1,6 +1,8 @@
-import type { Insertable } from 'kysely';
-import type { Db } from '../db/database.js';
+import { type Insertable, sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import { type Db, onPostgres, withTransaction } from '../db/database.js';
 import type { DB, Severity } from '../db/schema.js';
+import { readSetting, storeSettingOnce } from '../db/settings.js';
 
 type CoverageRow = Insertable<DB['coverage_days']>;
 
@@ -37,7 +39,9 @@ export function coverageRows(m: Mention): CoverageRow[] {
     { ...base, facet: 'publisher', value: m.publisher.slice(0, PUBLISHER_CHARS) },
     ...[...new Set(m.topics)].map((t) => ({ ...base, facet: 'topic' as const, value: t })),
   ];
-  return rows.sort((a, b) => `${a.facet}\0${a.value}`.localeCompare(`${b.facet}\0${b.value}`));
+  // Plain code-unit order, the same in every process whatever its locale.
+  const key = (r: CoverageRow) => `${r.facet}\0${r.value}`;
+  return rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 /** Adds rows to the counts, in the caller's transaction (the one storing the article). */
@@ -71,4 +75,37 @@ export function sumCoverage(rows: Iterable<CoverageRow>): CoverageRow[] {
     }
   }
   return [...byKey.values()];
+}
+
+const BACKFILLED = 'coverage_backfilled';
+
+/**
+ * The `coverage.backfill` job (queued by migration 0019): counts the articles stored
+ * before `before`, the first under its story's detection day and the others under the day
+ * they joined, added to what the new release counted since. One statement and the mark
+ * that it ran, in one transaction: a rerun finds the mark and adds nothing.
+ */
+export async function backfillCoverageJob(app: AppContext, payload: { before: string }) {
+  return withTransaction(app.db, async (trx) => {
+    if (await readSetting(trx, BACKFILLED)) return { skipped: true };
+    const facts = sql`select s.brand_id,
+      substr(case when a.source_key = 's1' then s.detected_at else a.created_at end, 1, 10) as day,
+      s.severity, s.topics, substr(a.publisher, 1, 200) as publisher, a.sentiment
+      from articles a join stories s on s.id = a.story_id where a.created_at < ${payload.before}`;
+    const topics = onPostgres(trx)
+      ? sql`select f.brand_id, 'topic' as facet, f.day, t.value, f.sentiment from (${facts}) f, jsonb_array_elements_text(f.topics::jsonb) as t(value)`
+      : sql`select f.brand_id, 'topic' as facet, f.day, t.value, f.sentiment from (${facts}) f, json_each(f.topics) as t`;
+    await sql`insert into coverage_days (brand_id, facet, day, value, mentions, sentiment_sum, sentiment_n)
+select brand_id, facet, day, value, count(*), coalesce(sum(sentiment), 0), count(sentiment) from (
+  select brand_id, 'severity' as facet, day, severity as value, sentiment from (${facts}) f
+  union all select brand_id, 'publisher', day, publisher, sentiment from (${facts}) f
+  union all ${topics}
+) x where true group by brand_id, facet, day, value
+on conflict (brand_id, facet, day, value) do update set
+  mentions = coverage_days.mentions + excluded.mentions,
+  sentiment_sum = coverage_days.sentiment_sum + excluded.sentiment_sum,
+  sentiment_n = coverage_days.sentiment_n + excluded.sentiment_n`.execute(trx);
+    await storeSettingOnce(trx, BACKFILLED, payload.before);
+    return { counted: true };
+  });
 }

@@ -71,39 +71,69 @@ export async function setDigest(
   return { digest: rhythm, next_at: next };
 }
 
-/** Queues the digests that are due; answers how many this instance queued. */
+const SCHEDULE_BATCH = 100;
+
+/**
+ * Queues the digests that are due, oldest first, a batch at a time until none is left;
+ * answers how many this instance queued. One person's failure (a zone the runtime no
+ * longer knows) is logged and skips them, not the others.
+ */
 export async function scheduleDueDigests(app: AppContext): Promise<number> {
   const now = app.clock.now();
-  const due = await app.db
-    .selectFrom('users')
-    .select(['id', 'digest', 'digest_hour', 'digest_next_at', 'time_zone'])
-    .where('digest_next_at', '<=', now.toISOString())
-    .where('digest', '!=', 'off')
-    .limit(100)
-    .execute();
   let queued = 0;
-  for (const u of due) {
-    if (u.digest === 'off' || !u.digest_next_at) continue;
-    const next = nextDigestAt(now, u.digest, u.digest_hour, u.time_zone ?? 'UTC').toISOString();
-    await withTransaction(app.db, async (trx) => {
-      const moved = await trx
-        .updateTable('users')
-        .set({ digest_next_at: next })
-        .where('id', '=', u.id)
-        .where('digest_next_at', '=', u.digest_next_at)
-        .executeTakeFirst();
-      // Another instance moved it first: that one queues the digest.
-      if (Number(moved.numUpdatedRows) === 0) return;
-      await enqueue(
-        trx,
-        DIGEST_SEND,
-        { user: u.id, until: u.digest_next_at! },
-        { now: now.toISOString() },
-      );
-      queued++;
-    });
+  // Keyset over (digest_next_at, id): a batch never reads a person twice.
+  let after: { at: string; id: string } | undefined;
+  for (;;) {
+    let q = app.db
+      .selectFrom('users')
+      .select(['id', 'digest', 'digest_hour', 'digest_next_at', 'time_zone'])
+      .where('digest_next_at', '<=', now.toISOString())
+      .where('digest', '!=', 'off');
+    if (after) {
+      const { at, id } = after;
+      q = q.where((eb) => eb(eb.refTuple('digest_next_at', 'id'), '>', eb.tuple(at, id)));
+    }
+    const due = await q.orderBy('digest_next_at').orderBy('id').limit(SCHEDULE_BATCH).execute();
+    for (const u of due) {
+      try {
+        if (await scheduleOne(app, u, now)) queued++;
+      } catch (err) {
+        app.log?.warn({ err, user: u.id }, 'digest not scheduled');
+      }
+    }
+    const last = due.at(-1);
+    if (due.length < SCHEDULE_BATCH || !last?.digest_next_at) return queued;
+    after = { at: last.digest_next_at, id: last.id };
   }
-  return queued;
+}
+
+/** Moves one person's due digest to the next time and queues it, unless another did. */
+async function scheduleOne(
+  app: AppContext,
+  u: {
+    id: string;
+    digest: DigestRhythm;
+    digest_hour: number;
+    digest_next_at: string | null;
+    time_zone: string | null;
+  },
+  now: Date,
+): Promise<boolean> {
+  if (u.digest === 'off' || !u.digest_next_at) return false;
+  const due = u.digest_next_at;
+  const next = nextDigestAt(now, u.digest, u.digest_hour, u.time_zone ?? 'UTC').toISOString();
+  return withTransaction(app.db, async (trx) => {
+    const moved = await trx
+      .updateTable('users')
+      .set({ digest_next_at: next })
+      .where('id', '=', u.id)
+      .where('digest_next_at', '=', due)
+      .executeTakeFirst();
+    // Another instance moved it first: that one queues the digest.
+    if (Number(moved.numUpdatedRows) === 0) return false;
+    await enqueue(trx, DIGEST_SEND, { user: u.id, until: due }, { now: now.toISOString() });
+    return true;
+  });
 }
 
 /** Queues due digests now and every minute; answers how to stop. */
@@ -159,9 +189,16 @@ export async function sendDigestJob(app: AppContext, payload: { user: string; un
     .executeTakeFirst();
   if (!user || user.digest === 'off') return { skipped: 'off' };
   const days = PERIOD_DAYS[user.digest];
+  const zone = user.time_zone ?? 'UTC';
   const until = new Date(payload.until);
-  const since = new Date(until.getTime() - days * 86_400_000);
-  const before = new Date(since.getTime() - days * 86_400_000);
+  // A period is so many days of the person's calendar: 23 or 25 hours across a
+  // daylight-saving change, so each digest starts where the last one ended.
+  const back = (at: Date) => {
+    const local = localParts(at, zone);
+    return instantAt(nextDate(local.date, -days), local.minutes, zone);
+  };
+  const since = back(until);
+  const before = back(since);
   const teams = await app.db
     .selectFrom('memberships as m')
     .innerJoin('accounts as a', 'a.id', 'm.account_id')
@@ -223,7 +260,6 @@ export async function sendDigestJob(app: AppContext, payload: { user: string; un
   // Nothing happened and nothing waits: no email.
   if (sections.length === 0) return { skipped: 'nothing' };
   const unsubscribe = await unsubscribeUrl(app, { digest: user.id });
-  const zone = user.time_zone ?? 'UTC';
   const label = user.digest === 'daily' ? 'Daily' : 'Weekly';
   const queued = await queueEmail(
     app.db,

@@ -55,8 +55,18 @@ function offsetAt(at: number, zone: string): number {
 export function instantAt(date: string, minutes: number, zone: string): Date {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   const guess = Date.UTC(y, m - 1, d, 0, minutes);
-  const first = guess - offsetAt(guess, zone);
-  return new Date(guess - offsetAt(first, zone));
+  // Read with the zone's offset of the day before and of the day after: around a change,
+  // a repeated time shows under both (the first is taken), a skipped one under neither
+  // (the later reading is taken: the wall clock's time an hour on).
+  const before = guess - offsetAt(guess - 86_400_000, zone);
+  const after = guess - offsetAt(guess + 86_400_000, zone);
+  const shows = (t: number) => {
+    const p = localParts(new Date(t), zone);
+    return p.date === date && p.minutes === minutes;
+  };
+  const [early, late] = before <= after ? [before, after] : [after, before];
+  if (shows(early)) return new Date(early);
+  return new Date(late);
 }
 
 /** The next day's date (YYYY-MM-DD) after `date`. */

@@ -186,12 +186,12 @@ export async function listRecentStories(
   if (filter.status?.length) q = q.where('s.status', 'in', filter.status);
   if (filter.severity?.length) q = q.where('s.severity', 'in', filter.severity);
   if (filter.from) q = q.where('s.detected_at', '>=', `${filter.from}T00:00:00.000Z`);
-  if (filter.to) q = q.where('s.detected_at', '<', `${nextDay(filter.to)}T00:00:00.000Z`);
+  if (filter.to) q = q.where('s.detected_at', '<=', `${filter.to}T23:59:59.999Z`);
   // Topics are tags from the taxonomy (checked by the caller): no LIKE wildcard in them.
   if (filter.topic) q = q.where('s.topics', 'like', `%"${filter.topic}"%`);
   if (filter.assignee === null) q = q.where('s.assignee_user_id', 'is', null);
   else if (filter.assignee) q = q.where('s.assignee_user_id', '=', filter.assignee);
-  const documents = matchingDocuments(db, filter);
+  const documents = matchingDocuments(db, brandIds, filter);
   if (documents) q = q.where('s.id', 'in', documents);
   if (cursor) {
     const [before, beforeId] = decodeCursor(cursor);
@@ -211,9 +211,6 @@ export async function listRecentStories(
     nextCursor,
   };
 }
-
-const nextDay = (day: string) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
 /**
  * Ids of the brands an account reads: its own and those actively delegated to it; of

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../context.js';
-import { type Db, withTransaction } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { decode } from '../db/json-columns.js';
 import type { DB } from '../db/schema.js';
 import { SEARCH_BACKFILL } from '../jobs/kinds.js';
@@ -51,8 +51,16 @@ function documentOf(parts: DocumentParts) {
   if (parts.unlocked) {
     for (const s of parts.sources) words.push(s.title, s.publisher, hostOf(s.url), s.text);
   }
+  // Folded a part at a time up to the cap: a story with many long sources folds only
+  // what its document keeps.
+  let body = '';
+  for (const w of words) {
+    if (body.length >= BODY_CHARS) break;
+    const folded = foldText(w);
+    if (folded) body = body ? `${body} ${folded}` : folded;
+  }
   return {
-    body: foldText(words.join('\n')).slice(0, BODY_CHARS),
+    body: body.slice(0, BODY_CHARS),
     language: mainLanguage(parts.languages),
     sentiment: meanSentiment(parts.sentiments),
   };
@@ -85,9 +93,16 @@ export function newStoryDocument(p: {
 
 /**
  * Writes a story's document again from what it holds now, in the caller's transaction:
- * after a source joins it, its advisory is replaced, or it is unlocked.
+ * after a source joins it, its advisory is replaced, or it is unlocked. With `ifMissing`
+ * (the backfill, which holds no lock on the story) a document written meanwhile by one of
+ * those is left as it is.
  */
-export async function refreshStoryDocument(db: Db, storyId: string, at: string): Promise<void> {
+export async function refreshStoryDocument(
+  db: Db,
+  storyId: string,
+  at: string,
+  opts: { ifMissing?: boolean } = {},
+): Promise<boolean> {
   const story = await db
     .selectFrom('stories as s')
     .innerJoin('advisories as a', (j) =>
@@ -96,7 +111,7 @@ export async function refreshStoryDocument(db: Db, storyId: string, at: string):
     .select(['s.brand_id', 's.title', 's.unlocked_at', 'a.executive_summary'])
     .where('s.id', '=', storyId)
     .executeTakeFirst();
-  if (!story) return;
+  if (!story) return false;
   const sources = await db
     .selectFrom('articles')
     .select(['title', 'publisher', 'url', 'text', 'language', 'sentiment', 'source_key'])
@@ -111,44 +126,54 @@ export async function refreshStoryDocument(db: Db, storyId: string, at: string):
     languages: sources.map((s) => s.language),
     sentiments: sources.map((s) => s.sentiment),
   });
-  await db
+  const r = await db
     .insertInto('story_documents')
     .values({ story_id: storyId, brand_id: story.brand_id, ...doc, updated_at: at })
-    .onConflict((oc) => oc.column('story_id').doUpdateSet({ ...doc, updated_at: at }))
-    .execute();
+    .onConflict((oc) =>
+      opts.ifMissing
+        ? oc.column('story_id').doNothing()
+        : oc.column('story_id').doUpdateSet({ ...doc, updated_at: at }),
+    )
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
 const BACKFILL_BATCH = 200;
+/** After a pass that wrote documents, another pass this much later. */
+const BACKFILL_AGAIN_MS = 10 * 60_000;
 
 /**
- * Writes the documents of up to a batch of stories that have none (those stored before
- * migration 0018), after `after` in id order; answers the last id seen, or null when no
- * story is left. A rerun of a batch (its job's process died) finds the documents written
- * and skips them.
+ * The `search.backfill` job (queued by migration 0018): documents for up to a batch of
+ * stories that have none, after `after` in id order, each written on its own (SQLite's
+ * writers wait for one story, not a batch); then the next batch's job. A pass that wrote
+ * any is followed by another from the start ten minutes later, until a pass finds none
+ * missing: stories the previous release stored during a rolling upgrade get theirs too.
+ * A rerun of a batch (its process died) finds the documents written and skips them.
  */
-export async function backfillStoryDocuments(
-  db: Db,
-  after: string,
-  at: string,
-): Promise<string | null> {
-  const rows = await db
+export async function backfillSearchJob(
+  app: AppContext,
+  payload: { after?: string; wrote?: number },
+) {
+  const at = app.clock.now().toISOString();
+  const rows = await app.db
     .selectFrom('stories as s')
     .leftJoin('story_documents as d', 'd.story_id', 's.id')
     .select(['s.id', 'd.story_id as documented'])
-    .where('s.id', '>', after)
+    .where('s.id', '>', payload.after ?? '')
     .orderBy('s.id')
     .limit(BACKFILL_BATCH)
     .execute();
-  for (const r of rows) if (!r.documented) await refreshStoryDocument(db, r.id, at);
-  return rows.length === BACKFILL_BATCH ? rows.at(-1)!.id : null;
-}
-
-/** The `search.backfill` job: one batch, then the next batch's job, in one transaction. */
-export async function backfillSearchJob(app: AppContext, payload: { after?: string }) {
-  const at = app.clock.now().toISOString();
-  return withTransaction(app.db, async (trx) => {
-    const last = await backfillStoryDocuments(trx, payload.after ?? '', at);
-    if (last) await enqueue(trx, SEARCH_BACKFILL, { after: last }, { now: at });
-    return { next: last };
-  });
+  let wrote = payload.wrote ?? 0;
+  for (const r of rows) {
+    if (!r.documented && (await refreshStoryDocument(app.db, r.id, at, { ifMissing: true })))
+      wrote++;
+  }
+  const last = rows.at(-1);
+  if (rows.length === BACKFILL_BATCH && last) {
+    await enqueue(app.db, SEARCH_BACKFILL, { after: last.id, wrote }, { now: at });
+  } else if (wrote > 0) {
+    const again = new Date(app.clock.now().getTime() + BACKFILL_AGAIN_MS).toISOString();
+    await enqueue(app.db, SEARCH_BACKFILL, { wrote: 0 }, { now: at, runAt: again });
+  }
+  return { wrote, next: last?.id ?? null };
 }

@@ -12,9 +12,15 @@ const BAND_EDGE = 0.2;
 /** At most this many words are looked for; the rest of a long query is dropped. */
 const MAX_TERMS = 12;
 
-/** The words of a search, folded as documents are (each matches a word or its start). */
+/**
+ * The words of a search, folded as documents are (each matches a word or its start).
+ * Single characters are dropped: as a prefix, one letter matches most of the index.
+ */
 export const searchTerms = (text: string) =>
-  foldText(text).split(' ').filter(Boolean).slice(0, MAX_TERMS);
+  foldText(text)
+    .split(' ')
+    .filter((t) => t.length > 1)
+    .slice(0, MAX_TERMS);
 
 /**
  * The stories whose document matches the filter's words, language and sentiment, as a
@@ -24,11 +30,17 @@ export const searchTerms = (text: string) =>
  */
 export function matchingDocuments(
   db: Db,
+  brandIds: string[],
   filter: { text?: string; language?: string; sentiment?: SentimentBand },
 ) {
   const terms = filter.text ? searchTerms(filter.text) : [];
   if (terms.length === 0 && !filter.language && !filter.sentiment) return undefined;
-  let q = db.selectFrom('story_documents as d').select('d.story_id');
+  // The reader's brands here too: the subquery holds their documents only, not every
+  // tenant's matches.
+  let q = db
+    .selectFrom('story_documents as d')
+    .select('d.story_id')
+    .where('d.brand_id', 'in', brandIds);
   if (terms.length > 0) {
     if (onPostgres(db)) {
       const query = terms.map((t) => `${t}:*`).join(' & ');

@@ -1,5 +1,6 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
 import { deliverAlertJob, evaluateAlertsJob, giveUpAlert } from '../domain/alerts.js';
+import { backfillCoverageJob } from '../domain/coverage.js';
 import { sendDigestJob } from '../domain/digests.js';
 import { pollFeedJob } from '../domain/feeds.js';
 import { settleReservationJob } from '../domain/metering.js';
@@ -13,6 +14,7 @@ import {
   ALERT_DELIVER,
   ALERTS_EVALUATE,
   CLIENT_BRANDS,
+  COVERAGE_BACKFILL,
   DIGEST_SEND,
   EMAIL_SEND,
   FEED_POLL,
@@ -33,6 +35,7 @@ export const jobDefinitions = [
   defineJob(FEED_POLL, pollFeedJob),
   defineJob(METERING_SETTLE, settleReservationJob),
   defineJob(SEARCH_BACKFILL, backfillSearchJob),
+  defineJob(COVERAGE_BACKFILL, backfillCoverageJob),
   defineJob(ALERTS_EVALUATE, evaluateAlertsJob),
   defineJob(ALERT_DELIVER, deliverAlertJob, giveUpAlert),
   defineJob(DIGEST_SEND, sendDigestJob),

@@ -39,7 +39,11 @@ export const STORY_FROM_URL = kind(
 /** Documents for the stories stored before search existed (migration 0018), a batch a job. */
 export const SEARCH_BACKFILL = kind(
   'search.backfill',
-  z.strictObject({ after: z.string().max(100).optional() }),
+  z.strictObject({
+    after: z.string().max(100).optional(),
+    /** Documents this pass has written so far. */
+    wrote: z.number().int().min(0).optional(),
+  }),
 );
 
 /** The alert rules checked against a story just created or escalated (domain/alerts.ts). */
@@ -53,4 +57,10 @@ export const ALERT_DELIVER = kind('alert.deliver', z.strictObject({ alert: Id })
 export const DIGEST_SEND = kind(
   'digest.send',
   z.strictObject({ user: Id, until: z.string().max(40) }),
+);
+
+/** The mentions stored before migration 0019, counted once (domain/coverage.ts). */
+export const COVERAGE_BACKFILL = kind(
+  'coverage.backfill',
+  z.strictObject({ before: z.string().max(40) }),
 );

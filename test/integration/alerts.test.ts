@@ -358,6 +358,51 @@ describe('alerts', () => {
     }
   });
 
+  it('sends a held alert nowhere once its rule is paused meanwhile', async () => {
+    await ana.get('/app/alerts');
+    const minute = Math.floor(clock.now().getTime() / 60_000) * 60_000;
+    const end = new Date(minute + 3_600_000);
+    const quiet = { start: parisTime(new Date(minute)), end: parisTime(end) };
+    expect((await ana.post('/app/alerts/quiet', quiet)).status).toBe(303);
+    const page = (await ana.get('/app/alerts')).html;
+    const id = /action="\/app\/alerts\/rules\/(rule_[a-z0-9]+)\/pause"/.exec(page)![1]!;
+    try {
+      const uri = await story({ ...BREACH, title: 'Acme breach: held, then nobody wants it' });
+      await svc.app.jobs.drain();
+      expect((await ana.post(`/app/alerts/rules/${id}/pause`)).status).toBe(303);
+      await clock.advance(end.getTime() + 1000 - clock.now().getTime());
+      await svc.app.jobs.drain();
+      const [alert] = (await alertsOf(uri)).filter((a) => a.rule === 'Anything serious');
+      expect(alert!.status).toBe('cancelled');
+      expect(JSON.parse(alert!.channels)[0]).toEqual({
+        channel: 'email',
+        status: 'cancelled',
+        error: 'the rule is paused',
+      });
+      expect(emailsAbout('nobody wants it')).toEqual([]);
+      expect(receiver.hits.filter((h) => h.body.includes('nobody wants it'))).toEqual([]);
+    } finally {
+      await ana.get('/app/alerts');
+      await ana.post(`/app/alerts/rules/${id}/resume`);
+      await ana.post('/app/alerts/quiet', { start: '', end: '' });
+    }
+  });
+
+  it('keeps a headline from speaking markup in Slack or Teams', async () => {
+    const title =
+      'Acme breach <!channel> <https://evil.example|click> [here](https://evil.example)';
+    await story({ ...BREACH, title });
+    await svc.app.jobs.drain();
+    const slack = JSON.parse(receiver.on('/slack').find((h) => h.body.includes('evil'))!.body);
+    expect(slack.text).toContain('&lt;!channel&gt;');
+    expect(JSON.stringify(slack)).not.toContain('<!channel>');
+    const teams = JSON.parse(receiver.on('/teams').find((h) => h.body.includes('evil'))!.body);
+    const body = teams.attachments[0].content.body;
+    // Text runs, which show Markdown as it is typed.
+    expect(body[0]).toMatchObject({ type: 'RichTextBlock', inlines: [{ type: 'TextRun' }] });
+    expect(body[0].inlines[0].text).toContain('[here](https://evil.example)');
+  });
+
   it('retries a channel that failed, and only that one', async () => {
     failSlack = 1;
     const uri = await story({ ...BREACH, title: 'Acme breach: passwords reset' });

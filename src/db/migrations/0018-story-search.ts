@@ -20,6 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   await db.schema
     .createTable('story_documents')
+    .ifNotExists()
     // FTS5 refers to its content by an integer rowid: an INTEGER PRIMARY KEY, which VACUUM
     // keeps (an implicit rowid it may renumber).
     .addColumn('doc_id', postgres ? 'bigserial' : 'integer', (c) => c.primaryKey())
@@ -32,24 +33,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createIndex('story_documents_brand')
+    .ifNotExists()
     .on('story_documents')
     .column('brand_id')
     .execute();
   if (postgres) {
-    await sql`create index story_documents_body on story_documents using gin (to_tsvector('simple', body))`.execute(
+    await sql`create index if not exists story_documents_body on story_documents using gin (to_tsvector('simple', body))`.execute(
       db,
     );
   } else {
-    await sql`create virtual table story_fts using fts5(body, content='story_documents', content_rowid='doc_id', tokenize='unicode61 remove_diacritics 0')`.execute(
+    await sql`create virtual table if not exists story_fts using fts5(body, content='story_documents', content_rowid='doc_id', tokenize='unicode61 remove_diacritics 0')`.execute(
       db,
     );
-    await sql`create trigger story_documents_ai after insert on story_documents begin
+    await sql`create trigger if not exists story_documents_ai after insert on story_documents begin
   insert into story_fts (rowid, body) values (new.doc_id, new.body);
 end`.execute(db);
-    await sql`create trigger story_documents_ad after delete on story_documents begin
+    await sql`create trigger if not exists story_documents_ad after delete on story_documents begin
   insert into story_fts (story_fts, rowid, body) values ('delete', old.doc_id, old.body);
 end`.execute(db);
-    await sql`create trigger story_documents_au after update of body on story_documents begin
+    await sql`create trigger if not exists story_documents_au after update of body on story_documents begin
   insert into story_fts (story_fts, rowid, body) values ('delete', old.doc_id, old.body);
   insert into story_fts (rowid, body) values (new.doc_id, new.body);
 end`.execute(db);
@@ -57,6 +59,7 @@ end`.execute(db);
 
   await db.schema
     .createTable('saved_views')
+    .ifNotExists()
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('account_id', 'text', (c) => c.notNull())
     .addColumn('user_id', 'text', (c) => c.notNull())
@@ -71,5 +74,6 @@ end`.execute(db);
   const now = new Date().toISOString();
   await sql`insert into jobs (id, name, payload, status, attempts, max_attempts, run_at, locked_until, locked_by, last_error, result, created_at, updated_at)
 select 'job_searchbackfill0018', 'search.backfill', '{}', 'queued', 0, 8, ${now}, null, null, null, null, ${now}, ${now}
-where exists (select 1 from stories)`.execute(db);
+where exists (select 1 from stories)
+on conflict (id) do nothing`.execute(db);
 }

@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('alert_rules')
+    .ifNotExists()
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('account_id', 'text', (c) => c.notNull())
     .addColumn('user_id', 'text', (c) => c.notNull())
@@ -32,11 +33,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createIndex('alert_rules_account')
+    .ifNotExists()
     .on('alert_rules')
     .columns(['account_id', 'user_id'])
     .execute();
   await db.schema
     .createTable('alerts')
+    .ifNotExists()
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('rule_id', 'text', (c) => c.notNull())
     .addColumn('account_id', 'text', (c) => c.notNull())
@@ -57,6 +60,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createIndex('alerts_user')
+    .ifNotExists()
     .on('alerts')
     .columns(['account_id', 'user_id', 'created_at'])
     .execute();
@@ -71,7 +75,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('digest_hour', 'integer', (c) => c.notNull().defaultTo(8))
     .execute();
   await db.schema.alterTable('users').addColumn('digest_next_at', 'text').execute();
-  await db.schema.createIndex('users_digest_due').on('users').column('digest_next_at').execute();
+  await db.schema
+    .createIndex('users_digest_due')
+    .ifNotExists()
+    .on('users')
+    .column('digest_next_at')
+    .execute();
   await db.schema.alterTable('outgoing_emails').addColumn('headers', 'text').execute();
   // Brand deletion removes a brand's alerts with its stories.
   await db.schema.createIndex('alerts_brand').on('alerts').column('brand_id').execute();

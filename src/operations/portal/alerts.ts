@@ -169,11 +169,11 @@ export const listAlertsOp = defineOperation({
         headline: z.string(),
         severity: Severity,
         trigger: z.enum(['created', 'escalated']),
-        status: z.enum(['held', 'queued', 'sent', 'failed']),
+        status: z.enum(['held', 'queued', 'sent', 'failed', 'cancelled']),
         channels: z.array(
           z.object({
             channel: z.enum(ALERT_CHANNELS),
-            status: z.enum(['pending', 'sent', 'failed']),
+            status: z.enum(['pending', 'sent', 'failed', 'cancelled']),
             error: z.string().optional(),
           }),
         ),

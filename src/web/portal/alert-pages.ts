@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { verifyLink } from '../../auth/signed-links.js';
 import type { AppContext } from '../../context.js';
 import { unsubscribe } from '../../domain/alerts.js';
-import { pageError } from '../../errors.js';
+import { invalid, pageError } from '../../errors.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
 import type { Operation } from '../../operations/operation.js';
 import {
@@ -131,7 +131,7 @@ ${alerts.map(
 <td data-label="Rule" class="small">${a.rule ?? html`<span class="muted">deleted</span>`}</td>
 <td data-label="Channels" class="small">${a.channels.map(
       (c) =>
-        html`<div>${CHANNEL_LABEL[c.channel]}: ${c.status === 'sent' ? 'sent' : c.status === 'failed' ? html`<strong>failed</strong> (${c.error ?? ''})` : a.status === 'held' ? 'waiting for quiet hours to end' : 'sending'}</div>`,
+        html`<div>${CHANNEL_LABEL[c.channel]}: ${c.status === 'sent' ? 'sent' : c.status === 'failed' ? html`<strong>failed</strong> (${c.error ?? ''})` : c.status === 'cancelled' ? `not sent (${c.error ?? ''})` : a.status === 'held' ? 'waiting for quiet hours to end' : 'sending'}</div>`,
     )}${a.status === 'failed' ? html`<div><span class="badge sev-high">gave up</span></div>` : ''}</td></tr>`,
 )}${alerts.length === 0 ? html`<tr><td colspan="4" class="muted">No alert yet.</td></tr>` : ''}</tbody></table></div>`,
     );
@@ -210,6 +210,21 @@ ${alerts.map(
  * (RFC 8058), turns the emails off.
  */
 export function mountUnsubscribe(pages: FastifyInstance, app: AppContext) {
+  pages.register(async (scope) => mountUnsubscribeRoutes(scope, app));
+}
+
+function mountUnsubscribeRoutes(pages: FastifyInstance, app: AppContext) {
+  // RFC 8058 asks mail clients to POST multipart/form-data; the link alone is what counts,
+  // so such a body is read and set aside.
+  pages.addContentTypeParser('multipart/form-data', (_req, payload, done) => {
+    let bytes = 0;
+    payload.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > 16 * 1024) payload.destroy(invalid('body: too large'));
+    });
+    payload.on('end', () => done(null, {}));
+    payload.on('error', (e) => done(e));
+  });
   const whatOf = async (token: unknown) =>
     typeof token === 'string' && token.length < 1000 ? verifyLink(app, 'unsubscribe', token) : null;
   const gone = () =>
@@ -234,7 +249,7 @@ export function mountUnsubscribe(pages: FastifyInstance, app: AppContext) {
   });
   pages.post('/unsubscribe', async (req, reply) => {
     const what = await whatOf((req.query as Record<string, string>).t);
-    const done = what && (await unsubscribe(app.db, what));
+    const done = what && (await unsubscribe(app.db, what, app.clock.now().toISOString()));
     if (!done) return reply.code(404).type('text/html').send(gone());
     return reply
       .type('text/html')

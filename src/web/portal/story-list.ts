@@ -98,19 +98,24 @@ ${
 export function mountStoryList(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
 
-  async function listPage(v: View, query: Query, error?: string): Promise<string> {
+  /** The list; a search refused (a bad filter, 4xx) or failed (5xx) says so with its status. */
+  async function listPage(
+    v: View,
+    query: Query,
+    opts: { error?: string; log?: FastifyReply['log'] } = {},
+  ): Promise<{ status: number; html: string }> {
     const { brands } = await run(app, v, listBrands, {});
     const input = searchInput(query);
     const current = viewQuery(input);
     let found: Output<typeof searchStories> = { stories: [], next_cursor: null };
-    let refused: string | undefined;
+    let refused: { status: number; text: string } | undefined;
     try {
       found = await run(app, v, searchStories, {
         ...input,
         ...(query.cursor && { cursor: query.cursor }),
       });
     } catch (e) {
-      refused = pageError(e).text;
+      refused = pageError(e, opts.log);
     }
     const { stories, next_cursor } = found;
     const { requests } = await run(app, v, listStoryRequests, {});
@@ -124,10 +129,10 @@ export function mountStoryList(fastify: FastifyInstance, app: AppContext) {
       `${STORIES_PATH}?${current ? `${current}&` : ''}cursor=${encodeURIComponent(next_cursor)}`;
     const filtered = current !== '';
     const more = MORE.some((k) => input[k]);
-    return appPage(
+    const page = appPage(
       v,
       'Stories',
-      html`<h1>Stories</h1>${notice(query.done)}${problem(error ?? refused)}
+      html`<h1>Stories</h1>${notice(query.done)}${problem(opts.error ?? refused?.text)}
 <form class="card filters" method="get" action="${STORIES_PATH}" role="search" aria-label="Search stories">
 <div class="row"><div style="flex:1"><label for="f-q">Search</label><input id="f-q" name="q" type="search" maxlength="200" value="${input.q ?? ''}" placeholder="Words in titles, summaries and unlocked sources"></div>
 ${select(
@@ -181,14 +186,18 @@ ${stories.map(
 <div style="flex:1"><label for="fu-url">Article URL</label><input id="fu-url" name="url" type="url" required placeholder="https://news.example.org/article"></div>
 <button type="submit">Add</button></form>`,
     );
+    return { status: refused?.status ?? 200, html: page };
   }
 
   const failed = async (e: unknown, reply: FastifyReply, v: View, query: Query = {}) => {
     const { status, text } = pageError(e, reply.log);
-    return reply.code(status).send(await listPage(v, query, text));
+    return reply.code(status).send((await listPage(v, query, { error: text })).html);
   };
 
-  routes.get(STORIES_PATH, async (req, _reply, v) => listPage(v, req.query));
+  routes.get(STORIES_PATH, async (req, reply, v) => {
+    const page = await listPage(v, req.query, { log: reply.log });
+    return reply.code(page.status).send(page.html);
+  });
   routes.post('/app/stories/from-url', async (req, reply, v) => {
     try {
       const r = await run(app, v, createStoryFromUrl, {
