@@ -66,7 +66,7 @@ end $$`.execute(db);
         'after update of status, brand_id on stories for each row when (old.status is distinct from new.status or old.brand_id is distinct from new.brand_id)',
       ],
     ] as const) {
-      await sql.raw(`drop trigger if exists ${name} on stories`).execute(db);
+      // PostgreSQL runs the migrations in one transaction: a run cut short left nothing.
       await sql
         .raw(`create trigger ${name} ${when} execute function story_status_count()`)
         .execute(db);
