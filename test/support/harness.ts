@@ -57,6 +57,14 @@ export async function startService(
   const app = await createContext(config, opts.clock ? { clock: opts.clock } : {});
   await migrate(app.db);
   const server = await buildServer(app, { runJobs: opts.runJobs });
+  // The requests in flight, to name them if closing waits on one.
+  const inFlight = new Map<string, string>();
+  server.addHook('onRequest', async (req) => {
+    inFlight.set(req.id, `${req.method} ${req.url}`);
+  });
+  server.addHook('onResponse', async (req) => {
+    inFlight.delete(req.id);
+  });
   await server.listen({ port, host: '127.0.0.1' });
   const statuses: number[] = [];
 
