@@ -9,6 +9,7 @@ import { newId } from '../ids.js';
 import { ALERT_DELIVER, ALERTS_EVALUATE } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
 import { safePost } from '../net/safe-post.js';
+import { SEVERITIES } from '../pipeline/taxonomy.js';
 import { brandAudience, queueDeliveries } from '../webhooks/events.js';
 import { quietUntil } from './local-time.js';
 
@@ -21,7 +22,6 @@ import { quietUntil } from './local-time.js';
  * Delivery (`alert.deliver`) sends each channel once, retrying the ones that failed.
  */
 
-export const SEVERITY_RANK: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 };
 export const ALERT_CHANNELS = ['email', 'slack', 'teams', 'webhooks'] as const;
 export type AlertChannel = (typeof ALERT_CHANNELS)[number];
 export type AlertTrigger = 'created' | 'escalated';
@@ -269,7 +269,7 @@ export async function evaluateAlertsJob(
     const wanted = JSON.parse(r.topics) as string[];
     return (
       (payload.trigger === 'created' || r.on_escalation === 1) &&
-      SEVERITY_RANK[story.severity] >= SEVERITY_RANK[r.min_severity] &&
+      SEVERITIES.indexOf(story.severity) >= SEVERITIES.indexOf(r.min_severity) &&
       (brands.length === 0 || brands.includes(story.host)) &&
       (wanted.length === 0 || wanted.some((t) => topics.includes(t))) &&
       (r.sentiment_below === null ||

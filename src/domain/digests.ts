@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import { type Db, withTransaction } from '../db/database.js';
-import type { Severity } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
 import { invalid } from '../errors.js';
 import { DIGEST_SEND } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
+import { SEVERITIES } from '../pipeline/taxonomy.js';
 import { unsubscribeHeaders, unsubscribeUrl } from './alerts.js';
 import { instantAt, localParts, nextDate } from './local-time.js';
 import { myOpenPhases } from './overview.js';
@@ -23,7 +23,8 @@ import { readableBrandIds } from './stories.js';
 export const DIGEST_RHYTHMS = ['off', 'daily', 'weekly'] as const;
 export type DigestRhythm = (typeof DIGEST_RHYTHMS)[number];
 const PERIOD_DAYS = { daily: 1, weekly: 7 } as const;
-const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low'];
+/** The most serious first, as a digest lists them. */
+const GRAVEST_FIRST = [...SEVERITIES].reverse();
 
 /**
  * The next digest strictly after `after`: the next `hour`:00 on the person's clock, and
@@ -227,7 +228,7 @@ export async function sendDigestJob(app: AppContext, payload: { user: string; un
           : total === was
             ? 'as many as the period before'
             : `${total > was ? 'up' : 'down'} from ${was} the period before`;
-      const bySeverity = SEVERITIES.map(
+      const bySeverity = GRAVEST_FIRST.map(
         (s) => [s, rows.find((r) => r.severity === s)?.n ?? 0] as const,
       )
         .filter(([, n]) => n > 0)

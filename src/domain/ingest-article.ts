@@ -21,7 +21,8 @@ import {
 } from '../pipeline/cluster.js';
 import { withJudgement } from '../pipeline/judgement.js';
 import { mentionOf } from '../pipeline/mentions.js';
-import { queueAlertCheck, SEVERITY_RANK } from './alerts.js';
+import { SEVERITIES } from '../pipeline/taxonomy.js';
+import { queueAlertCheck } from './alerts.js';
 import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { addCoverage, coverageRows } from './coverage.js';
@@ -243,7 +244,7 @@ async function joinStory(
     }
 
     await refreshStoryDocument(trx, storyId, at);
-    if (SEVERITY_RANK[scores.severity] > SEVERITY_RANK[story.severity]) {
+    if (SEVERITIES.indexOf(scores.severity) > SEVERITIES.indexOf(story.severity)) {
       await queueAlertCheck(
         trx,
         { id: storyId, brandId: brand.id, accountId: brand.account_id },

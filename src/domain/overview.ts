@@ -1,14 +1,13 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Severity, StoryStatus } from '../db/schema.js';
+import { SEVERITIES } from '../pipeline/taxonomy.js';
 
 /**
  * What the overview shows, read from the counts kept as stories change (coverage_days,
  * story_status_counts; migration 0019) and from index ranges: nothing here reads every
  * story, so the page costs the same at 100 stories and at 100,000 (npm run bench).
  */
-
-const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
 
 export interface DayVolume {
   day: string;

@@ -1,5 +1,6 @@
 import type { Severity } from '../../db/schema.js';
 import type { DayVolume } from '../../domain/overview.js';
+import { SEVERITIES } from '../../pipeline/taxonomy.js';
 import { type Html, html } from '../html.js';
 
 /**
@@ -9,7 +10,6 @@ import { type Html, html } from '../html.js';
  * readers (<title>), and the numbers are one click away as a table.
  */
 
-const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critical'];
 const W = 720;
 const H = 180;
 const PAD = { left: 36, right: 8, top: 8, bottom: 22 };
