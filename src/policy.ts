@@ -28,6 +28,15 @@ export type Actor =
       scope: null;
     };
 
+/**
+ * The signed-in person calling, for what is a person's own (a profile, connected apps,
+ * saved searches, alert rules): a key has none, and is refused with `reason`.
+ */
+export function signedInPerson(actor: Actor, reason: string) {
+  if (actor.kind !== 'user') throw forbidden(reason);
+  return actor;
+}
+
 export const actorLabel = (a: Actor) => (a.kind === 'key' ? `key:${a.keyId}` : `user:${a.userId}`);
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };

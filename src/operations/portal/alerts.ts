@@ -13,15 +13,12 @@ import { DIGEST_RHYTHMS, setDigest } from '../../domain/digests.js';
 import { invalid } from '../../errors.js';
 import { assertPublicUrl } from '../../net/public-url.js';
 import { TOPICS } from '../../pipeline/taxonomy.js';
-import { type Actor, brandFor } from '../../policy.js';
+import { type Actor, brandFor, signedInPerson } from '../../policy.js';
 import { defineOperation } from '../operation.js';
 import { BrandHost, Ok, Severity } from '../schemas.js';
 
 /** Alert rules, alerts and digests belong to a person signed in; a key has none. */
-function ownerOf(actor: Actor) {
-  if (actor.kind !== 'user') throw invalid('alerts belong to people signed in');
-  return { accountId: actor.accountId, userId: actor.userId };
-}
+const ownerOf = (actor: Actor) => signedInPerson(actor, 'alerts belong to people signed in');
 
 const HHMM = z
   .string()

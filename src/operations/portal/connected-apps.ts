@@ -3,16 +3,13 @@ import {
   listConnectedApps as list,
   revokeConnectedApp as revoke,
 } from '../../domain/connected-apps.js';
-import { forbidden } from '../../errors.js';
-import type { Actor } from '../../policy.js';
+import { type Actor, signedInPerson } from '../../policy.js';
 import { defineOperation } from '../operation.js';
 import { Ok, Timestamp } from '../schemas.js';
 
 /** Connected apps are a person's own: an API key has none and manages none. */
-function person(actor: Actor) {
-  if (actor.kind !== 'user') throw forbidden('connected apps belong to a signed-in person');
-  return actor;
-}
+const person = (actor: Actor) =>
+  signedInPerson(actor, 'connected apps belong to a signed-in person');
 
 export const listConnectedApps = defineOperation({
   id: 'list_connected_apps',

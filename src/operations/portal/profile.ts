@@ -1,15 +1,11 @@
 import { z } from 'zod';
 import { changePassword as change, getProfile, saveProfile } from '../../domain/profile.js';
-import { forbidden } from '../../errors.js';
-import type { Actor } from '../../policy.js';
+import { type Actor, signedInPerson } from '../../policy.js';
 import { defineOperation } from '../operation.js';
 import { Ok } from '../schemas.js';
 
 /** A profile is a person's own: an API key has none. */
-function person(actor: Actor) {
-  if (actor.kind !== 'user') throw forbidden('a profile belongs to a signed-in person');
-  return actor;
-}
+const person = (actor: Actor) => signedInPerson(actor, 'a profile belongs to a signed-in person');
 
 const Profile = z.object({
   email: z.string(),

@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { deleteView, listSavedViews, saveView } from '../../domain/saved-views.js';
-import { invalid } from '../../errors.js';
-import type { Actor } from '../../policy.js';
+import { type Actor, signedInPerson } from '../../policy.js';
 import { defineOperation } from '../operation.js';
 import { Ok } from '../schemas.js';
 
 /** Saved views belong to a person (the portal's searches); a key has none. */
-function ownerOf(actor: Actor) {
-  if (actor.kind !== 'user') throw invalid('saved searches belong to people signed in');
-  return { accountId: actor.accountId, userId: actor.userId };
-}
+const ownerOf = (actor: Actor) =>
+  signedInPerson(actor, 'saved searches belong to people signed in');
 
 /** The search fields a saved view keeps: search_stories' own, in its order. */
 export const VIEW_FIELDS = [
