@@ -69,7 +69,7 @@ export function instantAt(date: string, minutes: number, zone: string): Date {
   return new Date(late);
 }
 
-/** The next day's date (YYYY-MM-DD) after `date`. */
+/** The date (YYYY-MM-DD) `days` after `date` (before it when negative). */
 export const nextDate = (date: string, days = 1) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Severity, StoryStatus } from '../db/schema.js';
 import { SEVERITIES } from '../pipeline/taxonomy.js';
+import { nextDate } from './local-time.js';
 
 /**
  * What the overview shows, read from the counts kept as stories change (coverage_days,
@@ -19,13 +20,7 @@ export interface DayVolume {
 /** The UTC days from `first` to `last`, both included. */
 export function daysBetween(first: string, last: string): string[] {
   const days: string[] = [];
-  for (
-    let t = Date.parse(`${first}T00:00:00Z`);
-    t <= Date.parse(`${last}T00:00:00Z`);
-    t += 86_400_000
-  ) {
-    days.push(new Date(t).toISOString().slice(0, 10));
-  }
+  for (let day = first; day <= last; day = nextDate(day)) days.push(day);
   return days;
 }
 
@@ -115,9 +110,7 @@ export async function storiesByStatus(db: Db, brandIds: string[]) {
 export async function portfolio(db: Db, brandIds: string[], first: string, last: string) {
   if (brandIds.length === 0) return [];
   const span = daysBetween(first, last).length;
-  const before = new Date(Date.parse(`${first}T00:00:00Z`) - span * 86_400_000)
-    .toISOString()
-    .slice(0, 10);
+  const before = nextDate(first, -span);
   const mentions = await db
     .selectFrom('coverage_days')
     .select((eb) => [

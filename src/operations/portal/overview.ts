@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { readableBrands } from '../../domain/brands.js';
+import { nextDate } from '../../domain/local-time.js';
 import {
   myOpenPhases,
   newestSerious,
@@ -91,9 +92,7 @@ export const overview = defineOperation({
       ? [(await brandFor(app, actor, input.brand)).brand.id]
       : await readableBrandIds(app.db, actor.accountId, actor.scope);
     const today = app.clock.now().toISOString().slice(0, 10);
-    const first = new Date(Date.parse(`${today}T00:00:00Z`) - (input.days - 1) * 86_400_000)
-      .toISOString()
-      .slice(0, 10);
+    const first = nextDate(today, -(input.days - 1));
     const [volume, publishers, topics, statuses, serious, mine] = await Promise.all([
       volumeByDay(app.db, ids, first, today),
       topValues(app.db, ids, 'publisher', first, today),

@@ -62,7 +62,11 @@ export const saveSearch = defineOperation({
       .max(60, 'must be at most 60 characters'),
     query: z.string().max(1000, 'is too long'),
   }),
-  output: z.object({ ok: Ok, id: z.string() }),
+  output: z.object({
+    ok: Ok,
+    id: z.string(),
+    query: z.string().describe('the search as saved: its known, non-empty fields'),
+  }),
   access: {},
   portal: true,
   async handler({ app, actor }, input) {
@@ -73,7 +77,7 @@ export const saveSearch = defineOperation({
       { name: input.name, query },
       app.clock.now().toISOString(),
     );
-    return { ok: true, id };
+    return { ok: true, id, query };
   },
 });
 

@@ -214,12 +214,16 @@ ${stories.map(
     }
   });
   routes.post('/app/views', async (req, reply, v) => {
-    const query = viewQuery(Object.fromEntries(new URLSearchParams(formField(req, 'query'))));
+    const posted = formField(req, 'query');
     try {
-      await run(app, v, saveSearch, { name: formField(req, 'name'), query });
+      // The search as the operation saved it, the one place it is put in order.
+      const { query } = await run(app, v, saveSearch, {
+        name: formField(req, 'name'),
+        query: posted,
+      });
       return reply.redirect(`${STORIES_PATH}?${query}${query ? '&' : ''}done=view-saved`, 303);
     } catch (e) {
-      return failed(e, reply, v, Object.fromEntries(new URLSearchParams(query)));
+      return failed(e, reply, v, Object.fromEntries(new URLSearchParams(posted)));
     }
   });
   routes.post('/app/views/:id/delete', async (req, reply, v) => {
