@@ -149,3 +149,17 @@ export function notice(done: unknown): Html | '' {
 export function problem(text: string | undefined): Html | '' {
   return text ? html`<p class="error" role="alert">${text}</p>` : '';
 }
+
+/** A page that could not be shown: its heading, why, and the way back. */
+export function problemPage(
+  view: Parameters<typeof appPage>[0],
+  page: { title: string; heading: string },
+  text: string,
+  back: { href: string; label: string },
+): string {
+  return appPage(
+    view,
+    page.title,
+    html`<h1>${page.heading}</h1>${problem(text)}<p><a href="${back.href}">${back.label}</a></p>`,
+  );
+}

@@ -6,7 +6,7 @@ import { OVERVIEW_PERIODS, overview } from '../../operations/portal/overview.js'
 import { type Html, html } from '../html.js';
 import { chartDefs, rankList, sentimentChart, volumeChart } from './charts.js';
 import { type Output, portalRoutes, run } from './guard.js';
-import { appPage, notice, problem, when } from './layout.js';
+import { appPage, notice, problemPage, when } from './layout.js';
 import { STORIES_PATH, storyPath } from './paths.js';
 import { dueBadge, sevBadge } from './story-page.js';
 
@@ -102,15 +102,9 @@ export function mountOverviewPage(fastify: FastifyInstance, app: AppContext) {
       });
     } catch (e) {
       const { status, text } = pageError(e, reply.log);
-      return reply
-        .code(status)
-        .send(
-          appPage(
-            v,
-            'Overview',
-            html`<h1>Overview</h1>${problem(text)}<p><a href="/app">Back to the overview</a></p>`,
-          ),
-        );
+      const page = { title: 'Overview', heading: 'Overview' };
+      const back = { href: '/app', label: 'Back to the overview' };
+      return reply.code(status).send(problemPage(v, page, text, back));
     }
     const scope = o.brand ?? (o.brands.length === 1 ? o.brands[0]!.brand : 'all brands');
     return appPage(

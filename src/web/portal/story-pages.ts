@@ -29,7 +29,7 @@ import { formField } from '../forms.js';
 import { html } from '../html.js';
 import { type Confirmation, confirmationPage } from './confirm.js';
 import { type Output, portalRoutes, run } from './guard.js';
-import { appPage, problem } from './layout.js';
+import { appPage, problemPage } from './layout.js';
 import { jobOutcome } from './live.js';
 import { fromUrlJobPath, STORIES_PATH, storyPath } from './paths.js';
 import { storyPage } from './story-page.js';
@@ -62,15 +62,9 @@ ${
       );
     } catch (e) {
       const { status, text } = pageError(e, reply.log);
-      return reply
-        .code(status)
-        .send(
-          appPage(
-            v,
-            'Adding a story',
-            html`<h1>Adding a story from an article</h1>${problem(text)}<p><a href="${STORIES_PATH}">Back to the stories</a></p>`,
-          ),
-        );
+      const page = { title: 'Adding a story', heading: 'Adding a story from an article' };
+      const back = { href: STORIES_PATH, label: 'Back to the stories' };
+      return reply.code(status).send(problemPage(v, page, text, back));
     }
   });
 
