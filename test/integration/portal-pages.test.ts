@@ -1,33 +1,21 @@
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
 import { importStory } from '../../src/domain/import-story.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
+import { startReceiver } from '../support/receiver.js';
 import { article } from '../support/world.js';
 
 /** The admin pages at work: webhooks (secret once, rotate, retry), keys (revoke), team. */
 let svc: TestService;
-let hooks: http.Server;
-let hookBase: string;
-const hookStatus = 200;
-const received: string[] = [];
+let hooks: Awaited<ReturnType<typeof startReceiver>>;
 let c: PortalClient;
 let event: string;
 
 beforeAll(async () => {
-  hooks = http.createServer((req, res) => {
-    req.resume();
-    received.push(String(req.headers['webhook-id']));
-    res.writeHead(hookStatus).end();
-  });
-  hooks.listen(0, '127.0.0.1');
-  await once(hooks, 'listening');
-  hookBase = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
-  svc = await startService({ FETCH_ALLOW_HOSTS: new URL(hookBase).host }, { runJobs: false });
+  hooks = await startReceiver();
+  svc = await startService({ FETCH_ALLOW_HOSTS: `127.0.0.1:${hooks.port}` }, { runJobs: false });
   const acme = await createAccount(svc.app, 'Acme', 'partner');
   await addUser(svc.app, {
     accountId: acme,
@@ -43,7 +31,7 @@ beforeAll(async () => {
   await c.signIn('admin@acme.example', 'correct horse battery');
 });
 afterAll(async () => {
-  hooks.close();
+  await hooks.close();
   await svc.close();
 });
 
@@ -51,7 +39,7 @@ describe('webhooks page', () => {
   it('adds an endpoint showing its secret once, delivers, retries a failed delivery, rotates', async () => {
     await c.get('/app/webhooks');
     const added = await c.post('/app/webhooks', {
-      url: `${hookBase}/hook`,
+      url: hooks.url('/hook'),
       events: 'brand_note.published',
     });
     expect(added.status).toBe(200);
@@ -65,7 +53,7 @@ describe('webhooks page', () => {
       (await c.post(`/app/stories/acme.example/${event}/note`, { text: 'Our statement.' })).status,
     ).toBe(303);
     await svc.app.jobs.drain();
-    expect(received).toHaveLength(1);
+    expect(hooks.hits).toHaveLength(1);
     expect((await c.get('/app/webhooks')).html).toContain('delivered');
 
     // A delivery that gave up (three days of failures) can be sent again, once.
@@ -80,8 +68,8 @@ describe('webhooks page', () => {
       '/app/webhooks?done=retried',
     );
     await svc.app.jobs.drain();
-    expect(received).toHaveLength(2);
-    expect(received[1]).toBe(received[0]);
+    expect(hooks.hits).toHaveLength(2);
+    expect(hooks.hits[1]!.headers['webhook-id']).toBe(hooks.hits[0]!.headers['webhook-id']);
     const again = await c.post('/app/webhooks/retry', { id: delivery!.id });
     expect(again.status).toBe(409);
     expect(again.html).toContain('Delivery: only a failed delivery is sent again');

@@ -1,6 +1,3 @@
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
@@ -8,26 +5,18 @@ import { importStory } from '../../src/domain/import-story.js';
 import { attemptProblem } from '../../src/web/portal/webhook-pages.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
+import { startReceiver } from '../support/receiver.js';
 import { article } from '../support/world.js';
 
 /** Pausing, resuming and deleting webhook endpoints from the portal. */
 let svc: TestService;
-let hooks: http.Server;
-let hookBase: string;
-const received: string[] = [];
+let hooks: Awaited<ReturnType<typeof startReceiver>>;
 let c: PortalClient;
 let page: string;
 
 beforeAll(async () => {
-  hooks = http.createServer((req, res) => {
-    req.resume();
-    received.push(String(req.headers['webhook-id']));
-    res.writeHead(200).end();
-  });
-  hooks.listen(0, '127.0.0.1');
-  await once(hooks, 'listening');
-  hookBase = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
-  svc = await startService({ FETCH_ALLOW_HOSTS: new URL(hookBase).host }, { runJobs: false });
+  hooks = await startReceiver();
+  svc = await startService({ FETCH_ALLOW_HOSTS: `127.0.0.1:${hooks.port}` }, { runJobs: false });
   const acme = await createAccount(svc.app, 'Acme', 'partner');
   await addUser(svc.app, {
     accountId: acme,
@@ -47,7 +36,7 @@ beforeAll(async () => {
   await c.signIn('admin@acme.example', 'correct horse battery');
 });
 afterAll(async () => {
-  hooks.close();
+  await hooks.close();
   await svc.close();
 });
 
@@ -64,13 +53,13 @@ describe('webhook endpoints', () => {
   it('pause sends nothing, not even later; resume sends again; delete is asked, then takes the log too', async () => {
     await c.get('/app/webhooks');
     await c.post('/app/webhooks', {
-      url: `${hookBase}/hook`,
+      url: hooks.url('/hook'),
       events: '*',
     });
     const [endpoint] = await svc.app.db.selectFrom('webhook_endpoints').select('id').execute();
     const id = endpoint!.id;
     await event();
-    expect(received).toHaveLength(1);
+    expect(hooks.hits).toHaveLength(1);
 
     expect((await c.post('/app/webhooks/pause', { id })).location).toBe(
       '/app/webhooks?done=webhook-paused',
@@ -79,20 +68,20 @@ describe('webhook endpoints', () => {
     expect(paused).toContain('>paused</span>');
     expect(paused).toContain('>Resume<');
     await event();
-    expect(received).toHaveLength(1);
+    expect(hooks.hits).toHaveLength(1);
 
     expect((await c.post('/app/webhooks/resume', { id })).location).toBe(
       '/app/webhooks?done=webhook-resumed',
     );
     await event();
-    expect(received).toHaveLength(2);
+    expect(hooks.hits).toHaveLength(2);
     // The activity names the endpoint's host only: members read it, and a URL's path or
     // query may carry the receiver's token.
     const activity = (await c.get('/app/activity')).html;
     expect(activity).toContain(
-      `admin@acme.example paused a webhook endpoint on ${new URL(hookBase).host}.`,
+      `admin@acme.example paused a webhook endpoint on 127.0.0.1:${hooks.port}.`,
     );
-    expect(activity).not.toContain(`${hookBase}/hook`);
+    expect(activity).not.toContain(hooks.url('/hook'));
 
     const asked = await c.post('/app/webhooks/delete', { id });
     expect(asked.html).toContain('Delete this webhook endpoint?');
@@ -104,7 +93,7 @@ describe('webhook endpoints', () => {
     expect(await svc.app.db.selectFrom('webhook_deliveries').select('id').execute()).toEqual([]);
     expect(await svc.app.db.selectFrom('webhook_attempts').select('id').execute()).toEqual([]);
     await event();
-    expect(received).toHaveLength(2);
+    expect(hooks.hits).toHaveLength(2);
     // Another account's endpoint, or one gone, is not found.
     expect((await c.post('/app/webhooks/pause', { id })).status).toBe(404);
     expect((await c.post('/app/webhooks/delete', { id, confirmed: 'yes' })).status).toBe(404);
