@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -14,7 +15,8 @@ import { corsPolicy } from '../http/cors.js';
 import { authenticateToken } from '../oauth/authenticate-token.js';
 import { issuerOf, MCP_SCOPE } from '../oauth/provider.js';
 import type { Actor } from '../policy.js';
-import { mcpServerFor, serverInfo } from './mcp-server.js';
+import { mcpServerFor, serverInfo, toolsFor } from './mcp-server.js';
+import { answerPlainCall, plainToolCall } from './plain-tool-call.js';
 
 /**
  * The MCP server at /mcp, Streamable HTTP, stateless (any process answers any request),
@@ -37,11 +39,7 @@ export function mountMcp(
   const cors = corsPolicy(app);
   const challenge = `Bearer resource_metadata="${issuerOf(app)}/.well-known/oauth-protected-resource", scope="${MCP_SCOPE}"`;
   const info = serverInfo(app);
-  const onerror = (error: Error) => app.log?.debug({ err: error }, 'mcp: request refused');
-  const modern = createMcpHandler(
-    ({ authInfo }) => mcpServerFor(app, actorOf(authInfo?.extra), info),
-    { legacy: 'reject', onerror },
-  );
+  const sdk = sdkAnswers(app, info);
 
   // Browser-based clients: a preflight from an allowed origin, refused from any other.
   fastify.options('/mcp', async (req, reply) => {
@@ -87,12 +85,13 @@ export function mountMcp(
         },
       });
     }
-    const request = webRequest(req);
-    const options = { parsedBody: req.body, authInfo: authInfoOf(actor) };
-    const response = (await isLegacyRequest(request, req.body))
-      ? await serveLegacy(mcpServerFor(app, actor, info), request, options)
-      : await modern.fetch(request, options);
-    return sendResponse(reply, response);
+    const call = plainToolCall(req.headers, req.body, toolsFor(actor));
+    if (call) {
+      // A buffer, which Fastify sends as it is: the SDK's type has no charset parameter.
+      const answer = Buffer.from(await answerPlainCall(app, actor, call, info));
+      return reply.type('application/json').send(answer);
+    }
+    return sendResponse(reply, await sdk.answer(actor, req.headers, req.url, req.body));
   });
 
   // Stateless: no server-initiated stream to open and no session to end.
@@ -100,7 +99,29 @@ export function mountMcp(
     reply.code(405).header('allow', 'POST').send({ error: 'method not allowed: /mcp takes POST' });
   fastify.get('/mcp', notAllowed);
   fastify.delete('/mcp', notAllowed);
-  fastify.addHook('onClose', async () => modern.close());
+  fastify.addHook('onClose', async () => sdk.close());
+}
+
+/**
+ * The SDK's answer to an authenticated caller's POST /mcp, on either era: every request
+ * but the plain tool calls plain-tool-call.ts answers.
+ */
+export function sdkAnswers(app: AppContext, info: ReturnType<typeof serverInfo>) {
+  const onerror = (error: Error) => app.log?.debug({ err: error }, 'mcp: request refused');
+  const modern = createMcpHandler(
+    ({ authInfo }) => mcpServerFor(app, actorOf(authInfo?.extra), info),
+    { legacy: 'reject', onerror },
+  );
+  return {
+    async answer(actor: Actor, headers: IncomingHttpHeaders, url: string, body: unknown) {
+      const request = webRequest(headers, url);
+      const options = { parsedBody: body, authInfo: authInfoOf(actor) };
+      return (await isLegacyRequest(request, body))
+        ? serveLegacy(mcpServerFor(app, actor, info), request, options)
+        : modern.fetch(request, options);
+    },
+    close: () => modern.close(),
+  };
 }
 
 /** The brand a tool call names, read with the key (brandReadAhead in policy.ts). */
@@ -131,9 +152,9 @@ const actorOf = (extra: Record<string, unknown> | undefined) => {
  * anything, takes; the SDK's legacy transport asks that a request accept both JSON and
  * event streams, so such a request is told to it as accepting both.
  */
-function webRequest(req: FastifyRequest) {
+function webRequest(incoming: IncomingHttpHeaders, url: string) {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
+  for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined) continue;
     for (const v of [value].flat()) headers.append(name, v);
   }
@@ -144,7 +165,7 @@ function webRequest(req: FastifyRequest) {
   ) {
     headers.set('accept', 'application/json, text/event-stream');
   }
-  return new Request(new URL(req.url, 'http://mcp.invalid'), { method: 'POST', headers });
+  return new Request(new URL(url, 'http://mcp.invalid'), { method: 'POST', headers });
 }
 
 /** A 2025-era request: the SDK's streamable transport, stateless, made for this one request. */

@@ -85,10 +85,11 @@ export async function callTool(
     };
   } catch (e) {
     const refusal = toolError(e, app.log);
+    // In the order the SDK writes a result's members (plain-tool-call.ts writes it as is).
     return {
-      isError: true,
       content: [{ type: 'text', text: JSON.stringify({ error: refusal.error }) }],
       structuredContent: refusal,
+      isError: true,
     };
   }
 }
