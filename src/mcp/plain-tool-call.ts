@@ -99,7 +99,12 @@ function eraOf(headers: IncomingHttpHeaders, meta: unknown, name: string) {
     : undefined;
 }
 
-/** The JSON-RPC answer, as the SDK writes it: the result, plus on 2026-07-28 its envelope. */
+/**
+ * The JSON-RPC answer, as the SDK writes it: the result, plus on 2026-07-28 its envelope.
+ * A result's structured content is the answer its text holds, serialised alike, so the
+ * text is spliced in for it rather than serialising the answer a third time (the answer's
+ * serialisations were the largest part of the call's own cost).
+ */
 export async function answerPlainCall(
   app: AppContext,
   actor: Actor,
@@ -107,8 +112,13 @@ export async function answerPlainCall(
   info: ReturnType<typeof serverInfo>,
 ): Promise<string> {
   const result = await callTool(app, actor, call.tool, call.args);
-  const answer = call.modern
-    ? { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: info } }
-    : result;
-  return JSON.stringify({ result: answer, jsonrpc: '2.0', id: call.id });
+  const envelope = call.modern
+    ? { resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: info } }
+    : {};
+  if (result.isError) {
+    return JSON.stringify({ result: { ...result, ...envelope }, jsonrpc: '2.0', id: call.id });
+  }
+  const text = result.content[0]!.text;
+  const rest = JSON.stringify(envelope).slice(1, -1);
+  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${rest && `,${rest}`}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
 }
