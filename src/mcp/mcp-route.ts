@@ -29,7 +29,9 @@ import { answerPlainCall, plainToolCall } from './plain-tool-call.js';
  *   SDK's streamable transport, made per request, answering JSON.
  *
  * Both build the same server for the caller (mcp-server.ts). Callers are signed-in users
- * with an OAuth access token or partners with an API key, authenticated here first.
+ * with an OAuth access token or partners with an API key, authenticated here first. A
+ * tool call in the plain shape the SDK's clients send is answered without the SDK, as it
+ * would answer it (plain-tool-call.ts).
  */
 export function mountMcp(
   fastify: FastifyInstance,

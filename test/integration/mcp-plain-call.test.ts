@@ -81,7 +81,16 @@ function variantsOf(c: Case, modern: boolean): Case[] {
   for (const v of [undefined, ...SUPPORTED_PROTOCOL_VERSIONS, MODERN, '2099-01-01', 'x']) {
     header('mcp-protocol-version', v);
   }
-  for (const v of [undefined, '*/*', 'application/json', 'text/event-stream', 'text/html', '']) {
+  for (const v of [
+    undefined,
+    '*/*',
+    'application/json',
+    'text/event-stream',
+    'text/event-stream, application/json',
+    'application/json;q=0.1, text/event-stream',
+    'text/html',
+    '',
+  ]) {
     header('accept', v);
   }
   for (const v of ['application/json; charset=utf-8', 'text/plain', 'application/jsonx']) {
