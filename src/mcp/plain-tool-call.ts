@@ -63,7 +63,9 @@ export function plainToolCall(
   }
   const { name, arguments: args, _meta: meta } = params;
   const tool = typeof name === 'string' ? tools.byName.get(name) : undefined;
-  if (!tool || (args !== undefined && !isPlainObject(args))) return undefined;
+  // An answer that is not an object the SDK would wrap or refuse (none is, tested).
+  if (tool?.outputSchema?.type !== 'object') return undefined;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
   const era = eraOf(headers, meta, name as string);
   if (era === undefined) return undefined;
   return { id: id as string | number, tool, args, modern: era === 'modern' };
@@ -117,6 +119,9 @@ export async function answerPlainCall(
     : {};
   if (result.isError) {
     return JSON.stringify({ result: { ...result, ...envelope }, jsonrpc: '2.0', id: call.id });
+  }
+  if (!isPlainObject(result.structuredContent)) {
+    throw new Error(`mcp: ${call.tool.name} answered something other than an object`);
   }
   const text = result.content[0]!.text;
   const rest = JSON.stringify(envelope).slice(1, -1);

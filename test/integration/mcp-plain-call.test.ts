@@ -2,9 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateKey } from '../../src/auth/authenticate-key.js';
+import { activeMember } from '../../src/domain/accounts.js';
 import { sdkAnswers } from '../../src/mcp/mcp-route.js';
 import { serverInfo, toolsFor } from '../../src/mcp/mcp-server.js';
+import { partnerTools } from '../../src/mcp/partner-tools.js';
 import { answerPlainCall, plainToolCall } from '../../src/mcp/plain-tool-call.js';
+import { userTools } from '../../src/mcp/user-tools.js';
+import { memberActor } from '../../src/oauth/authenticate-token.js';
 import type { Actor } from '../../src/policy.js';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -17,14 +21,23 @@ import { seedWorld, type World } from '../support/world.js';
  */
 let svc: TestService;
 let w: World;
-let actor: Actor;
+let keyActor: Actor;
+let userActor: Actor;
 let sdk: ReturnType<typeof sdkAnswers>;
 const MODERN = '2026-07-28';
 
 beforeAll(async () => {
   svc = await startService({ RATE_LIMIT_PER_MINUTE: '100000' }, { runJobs: false });
   w = await seedWorld(svc.app);
-  ({ actor } = await authenticateKey(svc.app, w.keys.owner, '127.0.0.1'));
+  ({ actor: keyActor } = await authenticateKey(svc.app, w.keys.owner, '127.0.0.1'));
+  // A signed-in member, as /mcp sees one with an OAuth token (authenticate-token.ts).
+  const owner = await svc.app.db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', 'owner@northwind.example')
+    .executeTakeFirstOrThrow();
+  const member = await activeMember(svc.app, w.accounts.agency, owner.id);
+  userActor = memberActor(member!, new Date());
   sdk = sdkAnswers(svc.app, serverInfo(svc.app));
 });
 afterAll(async () => {
@@ -165,7 +178,7 @@ function variantsOf(c: Case, modern: boolean): Case[] {
   return out;
 }
 
-async function bothWays(c: Case) {
+async function bothWays(actor: Actor, c: Case) {
   const plain = plainToolCall(c.headers, c.body, toolsFor(actor));
   const sdkResponse = await sdk.answer(actor, c.headers, '/mcp', c.body);
   const sdkBody = await sdkResponse.text();
@@ -178,69 +191,102 @@ async function bothWays(c: Case) {
   };
 }
 
+/** The calls compared, per caller: answers, refusals (an unknown brand, an invalid argument). */
+function shapesFor(kind: 'key' | 'user', modern: boolean) {
+  const prefix = kind === 'key' ? 'v1_' : '';
+  const story = { brand: 'northwind.example', event_uri: w.stories.northwind };
+  return [
+    clientShape(modern, `${prefix}get_story`, story),
+    clientShape(modern, `${prefix}list_stories`, { brand: 'acme.com', limit: 5 }),
+    clientShape(modern, `${prefix}list_brands`, {}),
+    clientShape(modern, `${prefix}get_story`, { brand: 'globex.com', event_uri: 'evt_x' }),
+    clientShape(modern, `${prefix}list_stories`, { brand: 'acme.com', limit: 'many' }),
+    ...(kind === 'user' ? [clientShape(modern, 'v1_get_story', story)] : []),
+  ];
+}
+
 describe('plain tool calls on /mcp, against the SDK', () => {
-  for (const modern of [false, true]) {
-    it(`${modern ? '2026-07-28' : '2025-era'}: wherever the plain path answers, it answers as the SDK`, async () => {
-      const shapes = [
-        clientShape(modern, 'v1_get_story', {
-          brand: 'northwind.example',
-          event_uri: w.stories.northwind,
-        }),
-        clientShape(modern, 'v1_list_stories', { brand: 'acme.com', limit: 5 }),
-        clientShape(modern, 'v1_list_brands', {}),
-        // Refusals are tool results too: an unknown brand, an invalid argument.
-        clientShape(modern, 'v1_get_story', { brand: 'globex.com', event_uri: 'evt_x' }),
-        clientShape(modern, 'v1_list_stories', { brand: 'acme.com', limit: 'many' }),
-      ];
-      let taken = 0;
-      let cases = 0;
-      for (const shape of shapes) {
-        for (const c of variantsOf(shape, modern)) {
-          cases++;
-          const r = await bothWays(c);
-          if (r.plain === undefined) continue;
-          taken++;
-          expect({ case: c.label, status: r.sdkStatus, type: r.sdkType }).toEqual({
-            case: c.label,
-            status: 200,
-            type: 'application/json',
-          });
-          expect({ case: c.label, body: r.plain }).toEqual({ case: c.label, body: r.sdkBody });
+  const callers = {
+    'an API key': () => ({ actor: keyActor, kind: 'key' as const }),
+    'a signed-in member': () => ({ actor: userActor, kind: 'user' as const }),
+    'a member on a plan without API access': () => ({
+      actor: { ...userActor, plan: 'pro' as const },
+      kind: 'user' as const,
+    }),
+  };
+  for (const [who, caller] of Object.entries(callers)) {
+    for (const modern of [false, true]) {
+      it(`${who}, ${modern ? '2026-07-28' : '2025-era'}: wherever the plain path answers, it answers as the SDK`, async () => {
+        const { actor, kind } = caller();
+        const shapes = shapesFor(kind, modern);
+        let taken = 0;
+        let cases = 0;
+        for (const shape of shapes) {
+          for (const c of variantsOf(shape, modern)) {
+            cases++;
+            const r = await bothWays(actor, c);
+            if (r.plain === undefined) continue;
+            taken++;
+            expect({ case: c.label, status: r.sdkStatus, type: r.sdkType }).toEqual({
+              case: c.label,
+              status: 200,
+              type: 'application/json',
+            });
+            expect({ case: c.label, body: r.plain }).toEqual({ case: c.label, body: r.sdkBody });
+          }
         }
-        // The shape the SDK client sends is always taken.
-        expect(plainToolCall(shape.headers, shape.body, toolsFor(actor))).toBeDefined();
-      }
-      // Some of the changes are harmless (another id, no accept header), most are not.
-      expect(taken).toBeGreaterThan(shapes.length);
-      expect(taken).toBeLessThan(cases / 2);
-    });
+        // The shapes the SDK clients send are taken (a tool outside the caller's set is not).
+        const inSet = shapes.filter((s) =>
+          toolsFor(actor).byName.has((s.body.params as { name: string }).name),
+        );
+        expect(inSet.length).toBeGreaterThanOrEqual(5);
+        for (const shape of inSet) {
+          expect(plainToolCall(shape.headers, shape.body, toolsFor(actor))).toBeDefined();
+        }
+        // Some of the changes are harmless (another id, no accept header), most are not.
+        expect(taken).toBeGreaterThan(inSet.length);
+        expect(taken).toBeLessThan(cases / 2);
+      });
+    }
   }
 
-  it('over HTTP, a plain call and one the SDK answers get the same response', async () => {
-    const post = (body: unknown) =>
-      fetch(`${svc.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-          'x-api-key': w.keys.owner,
-        },
-        body: JSON.stringify(body),
+  it('every tool answers an object, which the plain path splices in as structured content', () => {
+    for (const tool of [...partnerTools, ...userTools]) {
+      expect({ tool: tool.name, type: tool.outputSchema?.type }).toEqual({
+        tool: tool.name,
+        type: 'object',
       });
-    const shape = clientShape(false, 'v1_get_story', {
-      brand: 'northwind.example',
-      event_uri: w.stories.northwind,
-    });
-    // An empty _meta changes nothing in the answer, but only the SDK takes it.
-    const withMeta = variant(shape, 'empty _meta', (x) => {
-      (x.body.params as Record<string, unknown>)._meta = {};
-    });
-    expect(plainToolCall(withMeta.headers, withMeta.body, toolsFor(actor))).toBeUndefined();
-    const [a, b] = [await post(shape.body), await post(withMeta.body)];
-    expect(a.status).toBe(200);
-    expect(b.status).toBe(200);
-    expect(a.headers.get('content-type')).toBe(b.headers.get('content-type'));
-    expect(await a.text()).toBe(await b.text());
+    }
   });
+
+  for (const modern of [false, true]) {
+    it(`over HTTP, ${modern ? '2026-07-28' : '2025-era'}: a plain call and one the SDK answers get the same response`, async () => {
+      const post = (c: Case) =>
+        fetch(`${svc.url}/mcp`, {
+          method: 'POST',
+          headers: { ...(c.headers as Record<string, string>), 'x-api-key': w.keys.owner },
+          body: JSON.stringify(c.body),
+        });
+      const shape = clientShape(modern, 'v1_get_story', {
+        brand: 'northwind.example',
+        event_uri: w.stories.northwind,
+      });
+      // A change that leaves the answer as it is, but that only the SDK takes: an empty
+      // _meta (2025), a client title (2026).
+      const sdkOnly = variant(shape, 'SDK only', (x) => {
+        const params = x.body.params as Record<string, any>;
+        if (modern) params._meta['io.modelcontextprotocol/clientInfo'].title = 'Client';
+        else params._meta = {};
+      });
+      expect(plainToolCall(sdkOnly.headers, sdkOnly.body, toolsFor(keyActor))).toBeUndefined();
+      const [a, b] = [await post(shape), await post(sdkOnly)];
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      // Every header alike but the date and the key's remaining calls (one more each time).
+      const headers = (r: Response) =>
+        [...r.headers].filter(([name]) => name !== 'date' && name !== 'ratelimit-remaining');
+      expect(headers(a)).toEqual(headers(b));
+      expect(await a.text()).toBe(await b.text());
+    });
+  }
 });
