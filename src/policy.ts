@@ -2,7 +2,6 @@ import { type Expression, type ExpressionBuilder, sql } from 'kysely';
 import type { AppContext } from './context.js';
 import { prepared } from './db/prepared.js';
 import type { BrandsTable, DB, Plan, Role } from './db/schema.js';
-import type { StoryRow } from './domain/story-view.js';
 import { forbidden, notFound } from './errors.js';
 
 /**
@@ -135,39 +134,6 @@ function readAhead(app: AppContext, actor: Actor, host: string) {
   if (!ahead) return undefined;
   readAheads.delete(actor);
   return ahead.host === host && !app.db.isTransaction ? ahead : undefined;
-}
-
-/** Stories read ahead for a caller, in the statement that authenticated it (get_story). */
-const storyReadAheads = new WeakMap<
-  Actor,
-  { brandId: string; eventUri: string; row: StoryRow | null }
->();
-
-/**
- * Keeps the story a get_story names as read with the caller's key on PostgreSQL
- * (authenticate-key.ts), for the brand read with it: `row` is what the story's own
- * statement would answer for that brand, null for no such story.
- */
-export function storyReadAhead(
-  actor: Actor,
-  brandId: string,
-  eventUri: string,
-  row: StoryRow | null,
-): void {
-  storyReadAheads.set(actor, { brandId, eventUri, row });
-}
-
-/**
- * The story read ahead for this actor, once, if it is this brand's and event_uri's
- * (undefined: read it). Only once brandFor has allowed the brand, and never inside a
- * transaction, as for the brand.
- */
-export function storyAhead(app: AppContext, actor: Actor, brandId: string, eventUri: string) {
-  const ahead = storyReadAheads.get(actor);
-  if (!ahead) return undefined;
-  storyReadAheads.delete(actor);
-  const same = ahead.brandId === brandId && ahead.eventUri === eventUri;
-  return same && !app.db.isTransaction ? ahead.row : undefined;
 }
 
 /** The brand and, in the same statement, whether the account holds an active grant on it. */

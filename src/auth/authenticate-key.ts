@@ -1,20 +1,11 @@
-import { type Expression, sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import { type Db, postgresPool } from '../db/database.js';
 import { decode } from '../db/json-columns.js';
 import { prepared } from '../db/prepared.js';
 import type { Bool, Plan, Role } from '../db/schema.js';
-import { type StoryRow, storyQuery } from '../domain/story-view.js';
 import { AppError, forbidden } from '../errors.js';
 import type { RateWindow } from '../http/rate-limiter.js';
-import { BrandHost, EventUri } from '../operations/schemas.js';
-import {
-  type Actor,
-  brandReadAhead,
-  delegatedTo,
-  hasApiAccess,
-  storyReadAhead,
-} from '../policy.js';
+import { BrandHost } from '../operations/schemas.js';
+import { type Actor, brandReadAhead, delegatedTo, hasApiAccess } from '../policy.js';
 import { apiKeyLookup, apiKeyMatches } from './api-keys.js';
 import { addressBucket } from './client-address.js';
 import { effectivePlan } from './effective-plan.js';
@@ -100,8 +91,6 @@ export async function authenticateKey(
   clientAddress: string,
   /** The brand host the request names, if any: read in the same statement as the key. */
   brandHost?: string,
-  /** A get_story's event_uri: on PostgreSQL its story is read in that statement too. */
-  eventUri?: string,
 ): Promise<{ actor: Actor; headers: RateHeaders }> {
   const now = app.clock.now().getTime();
   // A malformed key is refused without a lookup; a well-formed one is looked up by its
@@ -109,10 +98,8 @@ export async function authenticateKey(
   // Only a well-formed host, as the operation will have it once its input is parsed: a
   // hostile value (a NUL, megabytes) must reach the database no sooner than before.
   const host = brandHost === undefined ? undefined : BrandHost.safeParse(brandHost).data;
-  const uri = eventUri === undefined ? undefined : EventUri.safeParse(eventUri).data;
-  const found = await findKey(app, rawKey, host ?? null, uri);
-  if (!found) throw await failedCredential(app, clientAddress, now);
-  const { row, story } = found;
+  const row = await findKey(app, rawKey, host ?? null);
+  if (!row) throw await failedCredential(app, clientAddress, now);
   const headers = await countCall(app, `key:${row.id}`, now);
 
   const plan = effectivePlan(row, new Date(now));
@@ -137,9 +124,6 @@ export async function authenticateKey(
     scope: row.scope === null ? null : decode('api_keys.scope', row.scope),
   };
   if (host !== undefined) brandReadAhead(actor, host, brandOf(row));
-  if (story !== undefined && row.brand_id !== null) {
-    storyReadAhead(actor, row.brand_id, uri!, story);
-  }
   return { actor, headers };
 }
 
@@ -160,93 +144,33 @@ function brandOf(row: KeyRow) {
  * The key and its account and, when the request names a brand, that brand as brandFor
  * reads it (brandReadAhead): one statement where there were two.
  */
-/** The key and its account, with the brand named by `host` (left-joined as b). */
-const keyQuery = (db: Db, lookup: Expression<string>, host: Expression<string | null>) =>
-  db
-    .selectFrom('api_keys')
-    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .leftJoin('brands as b', (j) => j.on('b.host', '=', host))
-    .select([
-      'api_keys.id',
-      'api_keys.account_id',
-      'api_keys.secret_hash',
-      'api_keys.role',
-      'api_keys.scope',
-      'api_keys.revoked_at',
-      'api_keys.last_used_at',
-      'accounts.plan',
-      'accounts.trial_plan',
-      'accounts.trial_ends_at',
-      'b.id as brand_id',
-      'b.account_id as brand_account_id',
-      'b.host as brand_host',
-      'b.name as brand_name',
-      'b.verified as brand_verified',
-    ])
-    .select((eb) => delegatedTo(eb, eb.ref('api_keys.account_id')).as('brand_delegated'))
-    .where('api_keys.lookup', '=', lookup);
-
 const keyByLookup = prepared<{ lookup: string; host: string | null }, KeyRow>(
   'api key by lookup, with the brand the request names',
-  (db, p) => keyQuery(db, p('lookup'), p('host')),
-);
-
-/**
- * A get_story's key on PostgreSQL: the key, the brand, and that brand's story as the
- * story's own statement reads it (story-view.ts), each of its columns named `story_…`: one
- * statement and one round trip for the whole call where there were two (docs/benchmarks.md).
- * A lateral join, which SQLite has not (and where a statement costs no round trip).
- */
-const keyByLookupWithStory = prepared<
-  { lookup: string; host: string; eventUri: string },
-  KeyRow & StoryColumns
->(
-  'api key by lookup, with the brand and the story a get_story names',
   (db, p) =>
-    keyQuery(db, p('lookup'), p('host'))
-      .leftJoinLateral(
-        // No brand (b null) is no story: the comparison with null holds for no row.
-        (eb) => storyQuery(db, eb.ref('b.id') as Expression<string>, p('eventUri')).as('st'),
-        (j) => j.onTrue(),
-      )
-      .select(STORY_COLUMNS.map((c) => sql.ref(`st.${c}`).as(`story_${c}`))),
-  { postgresOnly: true },
+    db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .leftJoin('brands as b', (j) => j.on('b.host', '=', p('host')))
+      .select([
+        'api_keys.id',
+        'api_keys.account_id',
+        'api_keys.secret_hash',
+        'api_keys.role',
+        'api_keys.scope',
+        'api_keys.revoked_at',
+        'api_keys.last_used_at',
+        'accounts.plan',
+        'accounts.trial_plan',
+        'accounts.trial_ends_at',
+        'b.id as brand_id',
+        'b.account_id as brand_account_id',
+        'b.host as brand_host',
+        'b.name as brand_name',
+        'b.verified as brand_verified',
+      ])
+      .select((eb) => delegatedTo(eb, eb.ref('api_keys.account_id')).as('brand_delegated'))
+      .where('api_keys.lookup', '=', p('lookup')),
 );
-
-/** The story's columns, as storyQuery names them. */
-const STORY_COLUMNS = [
-  'id',
-  'event_uri',
-  'title',
-  'severity',
-  'detected_at',
-  'topics',
-  'status',
-  'unlocked_at',
-  'assignee',
-  'advisory_id',
-  'assessment',
-  'urgency',
-  'spread',
-  'schema',
-  'executive_summary',
-  'summary_basis',
-  'note_text',
-  'note_published_at',
-  'proposal_id',
-  'sources',
-  'phases',
-] as const satisfies readonly (keyof StoryRow)[];
-
-/** The story's columns as the key's statement names them, all null for no story. */
-type StoryColumns = { [K in keyof StoryRow as `story_${K}`]: StoryRow[K] | null };
-
-/** The story read with the key (null: the brand has no such story). */
-function storyOf(row: StoryColumns): StoryRow | null {
-  if (row.story_id === null) return null;
-  const columns = row as unknown as Record<string, unknown>;
-  return Object.fromEntries(STORY_COLUMNS.map((c) => [c, columns[`story_${c}`]])) as StoryRow;
-}
 
 interface KeyRow {
   id: string;
@@ -268,20 +192,10 @@ interface KeyRow {
   brand_delegated: unknown;
 }
 
-async function findKey(
-  app: AppContext,
-  rawKey: string | undefined,
-  host: string | null,
-  eventUri: string | undefined,
-): Promise<{ row: KeyRow; story?: StoryRow | null } | undefined> {
+async function findKey(app: AppContext, rawKey: string | undefined, host: string | null) {
   const lookup = rawKey ? apiKeyLookup(rawKey) : null;
   if (!rawKey || !lookup) return undefined;
-  const valid = (read: KeyRow | undefined): read is KeyRow =>
-    read !== undefined && read.revoked_at === null && apiKeyMatches(rawKey, read.secret_hash);
-  if (host !== null && eventUri !== undefined && postgresPool(app.db) !== undefined) {
-    const read = await keyByLookupWithStory.first(app.db, { lookup, host, eventUri });
-    return valid(read) ? { row: read, story: storyOf(read) } : undefined;
-  }
-  const read = await keyByLookup.first(app.db, { lookup, host });
-  return valid(read) ? { row: read } : undefined;
+  const row = await keyByLookup.first(app.db, { lookup, host });
+  if (!row || row.revoked_at !== null || !apiKeyMatches(rawKey, row.secret_hash)) return undefined;
+  return row;
 }

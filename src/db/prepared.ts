@@ -40,8 +40,6 @@ function toObjects<R>(rows: unknown[][], columns: string[]): R[] {
 export function prepared<P extends Record<string, unknown>, R>(
   label: string,
   build: (db: Db, p: <K extends keyof P & string>(name: K) => Expression<P[K]>) => Compilable<R>,
-  /** Only ever run on PostgreSQL (SQL that SQLite does not take, such as a lateral join). */
-  options: { postgresOnly?: boolean } = {},
 ) {
   const compiled = new WeakMap<Db, CompiledQuery<R>>();
   const name = `brs_${++statements}`;
@@ -91,7 +89,6 @@ export function prepared<P extends Record<string, unknown>, R>(
 
   hotQueries.push({
     label,
-    postgresOnly: options.postgresOnly === true,
     compile: (db, params) => bind(db, params as P),
   });
   return {
@@ -106,7 +103,6 @@ export function prepared<P extends Record<string, unknown>, R>(
  */
 export const hotQueries: {
   label: string;
-  postgresOnly: boolean;
   /** Its SQL and values for these parameters (those it does not take are ignored). */
   compile: (db: Db, params: Record<string, unknown>) => { sql: string; values: unknown[] };
 }[] = [];

@@ -23,7 +23,6 @@ export async function hotQueryPlans(db: Db, eventUri: string): Promise<QueryPlan
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const plans: QueryPlan[] = [];
   for (const query of hotQueries) {
-    if (query.postgresOnly && !postgres) continue;
     const { sql: text, values } = query.compile(db, params);
     const plan = postgres
       ? await postgresPlan(db, text, values)

@@ -32,11 +32,8 @@ export async function loadStoryDetail(
   db: Db,
   brandId: string,
   eventUri: string,
-  /** The story as read ahead with the caller's key (null: none there), if it was. */
-  ahead?: StoryRow | null,
 ): Promise<z.input<typeof StoryDetail>> {
-  const s =
-    ahead === undefined ? await storyWithLiveAdvisory.first(db, { brandId, eventUri }) : ahead;
+  const s = await storyWithLiveAdvisory.first(db, { brandId, eventUri });
   if (!s) throw notFound();
 
   const unlocked = s.unlocked_at !== null;
@@ -56,38 +53,34 @@ export async function loadStoryDetail(
   return detail;
 }
 
-/** A story with its live advisory, as storyQuery reads it. */
-export type StoryRow = {
-  id: string;
-  event_uri: string;
-  title: string;
-  severity: Severity;
-  detected_at: string;
-  topics: string;
-  status: StoryStatus;
-  unlocked_at: string | null;
-  assignee: string | null;
-  advisory_id: string;
-  assessment: Assessment | null;
-  urgency: Urgency | null;
-  spread: Spread | null;
-  schema: string;
-  executive_summary: string;
-  summary_basis: string;
-  note_text: string | null;
-  note_published_at: string | null;
-  proposal_id: string | null;
-  /** On PostgreSQL, the rows of an unlocked story; otherwise null (read on their own). */
-  sources: z.input<typeof Source>[] | null;
-  phases: PhaseRow[] | null;
-};
-
-/**
- * Everything but the plan and sources in one statement, including whether a proposal
- * waits: the story statement's query, also read ahead with a get_story's key on
- * PostgreSQL (authenticate-key.ts), `brandId` there being the brand read with it.
- */
-export const storyQuery = (db: Db, brandId: Expression<string>, eventUri: Expression<string>) =>
+/** Everything but the plan and sources in one statement, including whether a proposal waits. */
+const storyWithLiveAdvisory = prepared<
+  { brandId: string; eventUri: string },
+  {
+    id: string;
+    event_uri: string;
+    title: string;
+    severity: Severity;
+    detected_at: string;
+    topics: string;
+    status: StoryStatus;
+    unlocked_at: string | null;
+    assignee: string | null;
+    advisory_id: string;
+    assessment: Assessment | null;
+    urgency: Urgency | null;
+    spread: Spread | null;
+    schema: string;
+    executive_summary: string;
+    summary_basis: string;
+    note_text: string | null;
+    note_published_at: string | null;
+    proposal_id: string | null;
+    /** On PostgreSQL, the rows of an unlocked story; otherwise null (read on their own). */
+    sources: z.input<typeof Source>[] | null;
+    phases: PhaseRow[] | null;
+  }
+>('story with its live advisory', (db, p) =>
   db
     .selectFrom('stories as s')
     .innerJoin('advisories as a', (j) =>
@@ -135,12 +128,8 @@ export const storyQuery = (db: Db, brandId: Expression<string>, eventUri: Expres
         .end()
         .as('phases'),
     ])
-    .where('s.brand_id', '=', brandId)
-    .where('s.event_uri', '=', eventUri);
-
-const storyWithLiveAdvisory = prepared<{ brandId: string; eventUri: string }, StoryRow>(
-  'story with its live advisory',
-  (db, p) => storyQuery(db, p('brandId'), p('eventUri')),
+    .where('s.brand_id', '=', p('brandId'))
+    .where('s.event_uri', '=', p('eventUri')),
 );
 
 type PhaseRow = {

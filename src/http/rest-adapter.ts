@@ -32,17 +32,13 @@ export function mountRest(
       // The access bar depends on the caller only, so it comes before the body too: an
       // operation a key can never perform is a 403 whatever is sent (type, size, JSON).
       onRequest: async (req, reply) => {
-        // The brand a GET or DELETE names is read with the key (brandReadAhead in policy.ts),
-        // and get_story's story on PostgreSQL (storyReadAhead).
-        const query = req.query as { brand?: unknown; event_uri?: unknown };
-        const brand = method === 'POST' ? undefined : query.brand;
-        const eventUri = op.readsStoryAhead ? query.event_uri : undefined;
+        // The brand a GET or DELETE names is read with the key (brandReadAhead in policy.ts).
+        const brand = method === 'POST' ? undefined : (req.query as { brand?: unknown }).brand;
         const { actor, headers } = await authenticateKey(
           app,
           presentedKey(req.headers),
           req.ip,
           typeof brand === 'string' ? brand : undefined,
-          typeof eventUri === 'string' ? eventUri : undefined,
         );
         reply.headers(headers);
         checkAccess(actor, ruleFor(op.access, actor.kind));

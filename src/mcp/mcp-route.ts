@@ -16,7 +16,6 @@ import { authenticateToken } from '../oauth/authenticate-token.js';
 import { issuerOf, MCP_SCOPE } from '../oauth/provider.js';
 import type { Actor } from '../policy.js';
 import { mcpServerFor, serverInfo, toolsFor } from './mcp-server.js';
-import { partnerTools } from './partner-tools.js';
 import { answerPlainCall, plainToolCall } from './plain-tool-call.js';
 
 /**
@@ -61,9 +60,8 @@ export function mountMcp(
       if (presented === undefined) {
         throw new AppError('unauthenticated', 'sign in with OAuth or send a partner API key');
       }
-      const named = namedByCall(req.body);
       const auth = isKey
-        ? await authenticateKey(app, presented, req.ip, named.brand, named.eventUri)
+        ? await authenticateKey(app, presented, req.ip, brandOfCall(req.body))
         : await authenticateToken(app, await getProvider(), presented, req.ip);
       actor = auth.actor;
       reply.headers(auth.headers);
@@ -128,27 +126,11 @@ export function sdkAnswers(app: AppContext, info: ReturnType<typeof serverInfo>)
   };
 }
 
-/** The partner tools whose story is read with the key on PostgreSQL (get_story). */
-const READS_STORY_AHEAD = new Set(
-  partnerTools.filter((t) => t.operation.readsStoryAhead).map((t) => t.name),
-);
-
-/**
- * The brand a tool call names, read with the key (brandReadAhead in policy.ts), and the
- * story of a tool that reads it ahead (storyReadAhead).
- */
-function namedByCall(body: unknown): { brand?: string; eventUri?: string } {
-  const call = body as {
-    method?: unknown;
-    params?: { name?: unknown; arguments?: { brand?: unknown; event_uri?: unknown } };
-  };
-  if (call?.method !== 'tools/call') return {};
-  const { brand, event_uri: eventUri } = call.params?.arguments ?? {};
-  const story = READS_STORY_AHEAD.has(call.params?.name as string);
-  return {
-    ...(typeof brand === 'string' && { brand }),
-    ...(story && typeof eventUri === 'string' && { eventUri }),
-  };
+/** The brand a tool call names, read with the key (brandReadAhead in policy.ts). */
+function brandOfCall(body: unknown): string | undefined {
+  const call = body as { method?: unknown; params?: { arguments?: { brand?: unknown } } };
+  const brand = call?.method === 'tools/call' ? call.params?.arguments?.brand : undefined;
+  return typeof brand === 'string' ? brand : undefined;
 }
 
 /**

@@ -85,11 +85,6 @@ export interface Operation<
   rest?: RestBinding<O> & { tool?: PartnerTool<I> };
   userTool?: UserTool<I, O, A>;
   portal?: true;
-  /**
-   * The story its `event_uri` names is read with the caller's key on PostgreSQL, as the
-   * brand is (authenticate-key.ts): set by get_story, whose handler takes it (storyAhead).
-   */
-  readsStoryAhead?: true;
 }
 
 /** Identity function: exists so the handler's types are inferred from the schemas. */

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateKey } from '../../src/auth/authenticate-key.js';
 import { inTransaction } from '../../src/context.js';
-import { postgresPool } from '../../src/db/database.js';
-import { executeOperation } from '../../src/operations/execute.js';
-import { getStory } from '../../src/operations/stories/get-story.js';
-import { brandFor, storyAhead } from '../../src/policy.js';
+import { brandFor } from '../../src/policy.js';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -109,67 +106,5 @@ describe('the brand read with the key', () => {
       .execute();
     expect((await get()).status).toBe(404);
     expect((await call()).body.result.isError).toBe(true);
-  });
-});
-
-/**
- * On PostgreSQL a get_story's story is read in the key's statement too (storyReadAhead):
- * the same answers as the story's own statement, whatever the story, brand and caller.
- */
-describe('the story read with a get_story key', () => {
-  const onPostgres = () => postgresPool(svc.app.db) !== undefined;
-  const getWith = async (key: string, brand: string, eventUri: string, ahead: boolean) => {
-    const actor = (
-      await authenticateKey(svc.app, key, '127.0.0.1', brand, ahead ? eventUri : undefined)
-    ).actor;
-    try {
-      return await executeOperation(svc.app, getStory, actor, { brand, event_uri: eventUri });
-    } catch (e) {
-      return { refused: (e as Error).message };
-    }
-  };
-
-  it('answers as the story statement: locked, unlocked, another brand’s, unknown, foreign', async () => {
-    const host = await w.clientBrand();
-    const locked = await w.story(host, 1);
-    const unlocked = await w.story(host, 2);
-    await svc.app.db
-      .updateTable('stories')
-      .set({ unlocked_at: new Date().toISOString() })
-      .where('event_uri', '=', unlocked)
-      .execute();
-    const cases: [key: string, brand: string, eventUri: string][] = [
-      [w.keys.owner, host, locked],
-      [w.keys.owner, host, unlocked],
-      [w.keys.owner, 'northwind.example', w.stories.northwind],
-      [w.keys.owner, 'northwind.example', unlocked], // another brand's story
-      [w.keys.owner, host, 'evt_nothing_here'],
-      [w.keys.owner, 'globex.com', w.stories.globex], // a foreign brand
-      [w.keys.other, host, unlocked],
-    ];
-    for (const [key, brand, eventUri] of cases) {
-      const label = `${brand} ${eventUri}`;
-      const direct = await getWith(key, brand, eventUri, false);
-      const ahead = await getWith(key, brand, eventUri, true);
-      expect({ label, answer: ahead }).toEqual({ label, answer: direct });
-    }
-    const full = (await getWith(w.keys.owner, host, unlocked, true)) as any;
-    expect(full.body.story.advisory.locked).toBe(false);
-    expect(full.body.story.advisory.sources.length).toBeGreaterThan(0);
-  });
-
-  it('is read with the key on PostgreSQL only, and taken once, for its brand and story', async () => {
-    const { actor } = await authenticateKey(
-      svc.app,
-      w.keys.owner,
-      '127.0.0.1',
-      'northwind.example',
-      w.stories.northwind,
-    );
-    const { brand } = await brandFor(svc.app, actor, 'northwind.example');
-    const row = storyAhead(svc.app, actor, brand.id, w.stories.northwind);
-    if (onPostgres()) expect(row).toMatchObject({ event_uri: w.stories.northwind });
-    else expect(row).toBeUndefined();
-    expect(storyAhead(svc.app, actor, brand.id, w.stories.northwind)).toBeUndefined();
   });
 });

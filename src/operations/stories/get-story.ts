@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loadStoryDetail } from '../../domain/story-view.js';
-import { brandFor, storyAhead } from '../../policy.js';
+import { brandFor } from '../../policy.js';
 import { defineOperation } from '../operation.js';
 import { BrandHost, EventUri, StoryArgs } from '../schemas.js';
 import { Advisory, StoryDetail } from '../shapes.js';
@@ -44,15 +44,9 @@ export const getStory = defineOperation({
     },
   },
   portal: true,
-  readsStoryAhead: true,
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
     const { brand } = await brandFor(app, actor, input.brand);
-    // The story as read with the key, for this brand, if it was (PostgreSQL: storyAhead).
-    const ahead = storyAhead(app, actor, brand.id, input.event_uri);
-    return {
-      brand: brand.host,
-      story: await loadStoryDetail(app.db, brand.id, input.event_uri, ahead),
-    };
+    return { brand: brand.host, story: await loadStoryDetail(app.db, brand.id, input.event_uri) };
   },
 });
