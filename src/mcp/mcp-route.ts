@@ -16,7 +16,7 @@ import { authenticateToken } from '../oauth/authenticate-token.js';
 import { issuerOf, MCP_SCOPE } from '../oauth/provider.js';
 import type { Actor } from '../policy.js';
 import { mcpServerFor, serverInfo, toolsFor } from './mcp-server.js';
-import { answerPlainCall, plainToolCall } from './plain-tool-call.js';
+import { plainCallAnswers, plainToolCall } from './plain-tool-call.js';
 
 /**
  * The MCP server at /mcp, Streamable HTTP, stateless (any process answers any request),
@@ -42,6 +42,7 @@ export function mountMcp(
   const challenge = `Bearer resource_metadata="${issuerOf(app)}/.well-known/oauth-protected-resource", scope="${MCP_SCOPE}"`;
   const info = serverInfo(app);
   const sdk = sdkAnswers(app, info);
+  const answerPlain = plainCallAnswers(app, info);
 
   // Browser-based clients: a preflight from an allowed origin, refused from any other.
   fastify.options('/mcp', async (req, reply) => {
@@ -90,7 +91,7 @@ export function mountMcp(
     const call = plainToolCall(req.headers, req.body, toolsFor(actor));
     if (call) {
       // A buffer, which Fastify sends as it is: the SDK's type has no charset parameter.
-      const answer = Buffer.from(await answerPlainCall(app, actor, call, info));
+      const answer = Buffer.from(await answerPlain(actor, call));
       return reply.type('application/json').send(answer);
     }
     return sendResponse(reply, await sdk.answer(actor, req.headers, req.url, req.body));

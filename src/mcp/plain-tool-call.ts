@@ -102,28 +102,26 @@ function eraOf(headers: IncomingHttpHeaders, meta: unknown, name: string) {
 }
 
 /**
- * The JSON-RPC answer, as the SDK writes it: the result, plus on 2026-07-28 its envelope.
- * A result's structured content is the answer its text holds, serialised alike, so the
- * text is spliced in for it rather than serialising the answer a third time (the answer's
+ * Answers plain calls as the SDK writes them: the result, plus on 2026-07-28 its envelope
+ * (the server's identity, serialised once here rather than on every call). A result's
+ * structured content is the answer its text holds, serialised alike, so the text is
+ * spliced in for it rather than serialising the answer a third time (the answer's
  * serialisations were the largest part of the call's own cost).
  */
-export async function answerPlainCall(
-  app: AppContext,
-  actor: Actor,
-  call: PlainToolCall,
-  info: ReturnType<typeof serverInfo>,
-): Promise<string> {
-  const result = await callTool(app, actor, call.tool, call.args);
-  const envelope = call.modern
-    ? { resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: info } }
-    : {};
-  if (result.isError) {
-    return JSON.stringify({ result: { ...result, ...envelope }, jsonrpc: '2.0', id: call.id });
-  }
-  if (!isPlainObject(result.structuredContent)) {
-    throw new Error(`mcp: ${call.tool.name} answered something other than an object`);
-  }
-  const text = result.content[0]!.text;
-  const rest = JSON.stringify(envelope).slice(1, -1);
-  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${rest && `,${rest}`}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+export function plainCallAnswers(app: AppContext, info: ReturnType<typeof serverInfo>) {
+  const modern = { resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: info } };
+  const modernMembers = `,${JSON.stringify(modern).slice(1, -1)}`;
+  return async (actor: Actor, call: PlainToolCall): Promise<string> => {
+    const result = await callTool(app, actor, call.tool, call.args);
+    if (result.isError) {
+      const answer = call.modern ? { ...result, ...modern } : result;
+      return JSON.stringify({ result: answer, jsonrpc: '2.0', id: call.id });
+    }
+    if (!isPlainObject(result.structuredContent)) {
+      throw new Error(`mcp: ${call.tool.name} answered something other than an object`);
+    }
+    const text = result.content[0]!.text;
+    const envelope = call.modern ? modernMembers : '';
+    return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${envelope}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+  };
 }

@@ -6,7 +6,7 @@ import { activeMember } from '../../src/domain/accounts.js';
 import { sdkAnswers } from '../../src/mcp/mcp-route.js';
 import { serverInfo, toolsFor } from '../../src/mcp/mcp-server.js';
 import { partnerTools } from '../../src/mcp/partner-tools.js';
-import { answerPlainCall, plainToolCall } from '../../src/mcp/plain-tool-call.js';
+import { plainCallAnswers, plainToolCall } from '../../src/mcp/plain-tool-call.js';
 import { userTools } from '../../src/mcp/user-tools.js';
 import { memberActor } from '../../src/oauth/authenticate-token.js';
 import type { Actor } from '../../src/policy.js';
@@ -24,6 +24,7 @@ let w: World;
 let keyActor: Actor;
 let userActor: Actor;
 let sdk: ReturnType<typeof sdkAnswers>;
+let answerPlain: ReturnType<typeof plainCallAnswers>;
 const MODERN = '2026-07-28';
 
 beforeAll(async () => {
@@ -39,6 +40,7 @@ beforeAll(async () => {
   const member = await activeMember(svc.app, w.accounts.agency, owner.id);
   userActor = memberActor(member!, new Date());
   sdk = sdkAnswers(svc.app, serverInfo(svc.app));
+  answerPlain = plainCallAnswers(svc.app, serverInfo(svc.app));
 });
 afterAll(async () => {
   await sdk.close();
@@ -184,7 +186,7 @@ async function bothWays(actor: Actor, c: Case) {
   const sdkBody = await sdkResponse.text();
   if (!plain) return { plain: undefined, sdkStatus: sdkResponse.status, sdkBody };
   return {
-    plain: await answerPlainCall(svc.app, actor, plain, serverInfo(svc.app)),
+    plain: await answerPlain(actor, plain),
     sdkStatus: sdkResponse.status,
     sdkType: sdkResponse.headers.get('content-type'),
     sdkBody,
