@@ -95,6 +95,16 @@ function nextUtcHour(hh: number) {
 /** HH:MM in Paris (UTC+1 in November and December) of an instant. */
 const parisTime = (at: Date) => new Date(at.getTime() + 3_600_000).toISOString().slice(11, 16);
 
+/** Makes ana's quiet hours start this minute, on her clock in Paris, for an hour: their end. */
+async function quietForAnHour() {
+  await ana.get('/app/alerts');
+  const minute = Math.floor(clock.now().getTime() / 60_000) * 60_000;
+  const end = new Date(minute + 3_600_000);
+  const quiet = { start: parisTime(new Date(minute)), end: parisTime(end) };
+  expect((await ana.post('/app/alerts/quiet', quiet)).status).toBe(303);
+  return end;
+}
+
 beforeAll(async () => {
   const smtpPort = await freePort();
   smtp = await startSmtp(smtpPort);
@@ -333,12 +343,7 @@ describe('alerts', () => {
   });
 
   it('holds an alert in quiet hours and sends it when they end', async () => {
-    await ana.get('/app/alerts');
-    // Quiet from this minute, on ana's clock in Paris, for an hour.
-    const minute = Math.floor(clock.now().getTime() / 60_000) * 60_000;
-    const end = new Date(minute + 3_600_000);
-    const quiet = { start: parisTime(new Date(minute)), end: parisTime(end) };
-    expect((await ana.post('/app/alerts/quiet', quiet)).status).toBe(303);
+    const end = await quietForAnHour();
     try {
       const uri = await story({ ...BREACH, title: 'Acme breach reaches payment data' });
       await svc.app.jobs.drain();
@@ -359,11 +364,7 @@ describe('alerts', () => {
   });
 
   it('sends a held alert nowhere once its rule is paused meanwhile', async () => {
-    await ana.get('/app/alerts');
-    const minute = Math.floor(clock.now().getTime() / 60_000) * 60_000;
-    const end = new Date(minute + 3_600_000);
-    const quiet = { start: parisTime(new Date(minute)), end: parisTime(end) };
-    expect((await ana.post('/app/alerts/quiet', quiet)).status).toBe(303);
+    const end = await quietForAnHour();
     const page = (await ana.get('/app/alerts')).html;
     const id = /action="\/app\/alerts\/rules\/(rule_[a-z0-9]+)\/pause"/.exec(page)![1]!;
     try {
