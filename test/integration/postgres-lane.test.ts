@@ -10,9 +10,10 @@ import { freshDatabase, testDialect } from '../support/databases.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /**
- * The hot reads on PostgreSQL share one pipelined connection per process
- * (src/db/postgres-lane.ts): many requests' reads in flight on it at once each get their
- * own answer, a failing read fails alone, and a broken connection is replaced.
+ * The hot reads on PostgreSQL share one connection per process (src/db/postgres-lane.ts),
+ * written a turn's batch at a time behind one Sync (src/db/read-batch.ts): many requests'
+ * reads in flight on it at once each get their own answer, a failing read fails alone,
+ * and a broken connection is replaced.
  */
 describe.runIf(testDialect() === 'postgres')(
   'PostgreSQL: the pipelined connection of the hot reads',
@@ -96,6 +97,93 @@ describe.runIf(testDialect() === 'postgres')(
         expect((slow as PromiseRejectedResult).reason.code).toBe('57014');
         expect(after).toMatchObject({ status: 'fulfilled', value: { rows: [{ n: 2 }] } });
         expect((await read(3)).rows).toEqual([{ n: 3 }]);
+      } finally {
+        await l.end();
+      }
+    });
+
+    /** The transaction a lane read runs in: reads behind one Sync share one. */
+    const txOf = (l: PostgresLane, tag: number) =>
+      l
+        .query<{ tx: string; tag: number }>({
+          name: 'lane_test_tx',
+          text: 'select txid_current()::text as tx, $1::int as tag',
+          values: [tag],
+        })
+        .then((r) => r.rows[0]!);
+
+    it('the reads of one turn leave together, behind one Sync: they share one implicit transaction; reads of later turns get their own', async () => {
+      const l = lane();
+      try {
+        const together = await Promise.all([1, 2, 3, 4, 5].map((n) => txOf(l, n)));
+        expect(together.map((r) => r.tag)).toEqual([1, 2, 3, 4, 5]);
+        expect(new Set(together.map((r) => r.tx)).size).toBe(1);
+        const apart = [await txOf(l, 6), await txOf(l, 7)];
+        expect(new Set([...apart, together[0]!].map((r) => r.tx)).size).toBe(3);
+      } finally {
+        await l.end();
+      }
+    });
+
+    it('while a batch is out, the reads of the turns that follow gather into the next one', async () => {
+      const l = lane();
+      try {
+        const slow = l.query({
+          name: 'lane_test_sleep',
+          text: 'select pg_sleep($1)',
+          values: [0.3],
+        });
+        const later: Promise<{ tx: string; tag: number }>[] = [];
+        for (let n = 1; n <= 4; n++) {
+          await new Promise((r) => setTimeout(r, 20));
+          later.push(txOf(l, n));
+        }
+        await slow;
+        const rows = await Promise.all(later);
+        expect(rows.map((r) => r.tag)).toEqual([1, 2, 3, 4]);
+        expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
+      } finally {
+        await l.end();
+      }
+    });
+
+    it('a statement new to the connection is prepared once per batch and read by its description; one whose first run failed after it was parsed is prepared again', async () => {
+      const l = lane();
+      try {
+        const asInt = (v: unknown) =>
+          l.query<{ n: number; t: string }>({
+            name: 'lane_test_int',
+            text: "select $1::int as n, 'x'::text as t",
+            values: [v],
+          });
+        // The value fails at Bind, after the Parse succeeded; the read after it in the batch
+        // is sent again, and the statement is prepared again without a "already exists".
+        const [bad, good] = await Promise.allSettled([asInt('not a number'), asInt(2)]);
+        expect(bad.status).toBe('rejected');
+        expect((bad as PromiseRejectedResult).reason.code).toBe('22P02');
+        expect(good).toMatchObject({ status: 'fulfilled', value: { rows: [{ n: 2, t: 'x' }] } });
+        // Two reads of a statement new to the connection in one batch: the second reads its
+        // rows by the description the first asked for.
+        const two = await Promise.all([
+          l.query({ name: 'lane_test_pair', text: 'select $1::int + 1 as n', values: [1] }),
+          l.query({ name: 'lane_test_pair', text: 'select $1::int + 1 as n', values: [41] }),
+        ]);
+        expect(two.map((r) => r.rows)).toEqual([[{ n: 2 }], [{ n: 42 }]]);
+        expect((await asInt(3)).rows).toEqual([{ n: 3, t: 'x' }]);
+      } finally {
+        await l.end();
+      }
+    });
+
+    it('a value the hot reads do not take (an object) is refused before it is sent; the connection goes on', async () => {
+      const l = lane();
+      try {
+        const err = await l
+          .query({ name: 'lane_test_n', text: 'select $1::int as n', values: [{ n: 1 }] })
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(TypeError);
+        const ok = await l.query({ name: 'lane_test_n', text: 'select $1::int as n', values: [5] });
+        expect(ok.rows).toEqual([{ n: 5 }]);
       } finally {
         await l.end();
       }
