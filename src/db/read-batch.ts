@@ -149,8 +149,10 @@ export class ReadBatch {
     this.finished = true;
     // Every read was answered before the Sync's; a read left over means the answers and the
     // reads fell out of step, which only a broken connection could do.
-    const lost = new Error('Connection terminated: a read of the batch got no answer');
-    for (const read of this.reads.slice(this.answered)) read.reject(lost);
+    if (this.answered < this.reads.length) {
+      const lost = new Error('Connection terminated: a read of the batch got no answer');
+      for (const read of this.reads.slice(this.answered)) read.reject(lost);
+    }
     this.callback?.(null);
   }
 }
