@@ -1,3 +1,4 @@
+import { ReadNotRun } from './read-batch.js';
 import { SQLITE_FILE_MOVED } from './sqlite-file-guard.js';
 
 /**
@@ -42,13 +43,16 @@ const OUTAGE_CODES = new Set([
 /**
  * pg reports its own timeouts and lost connections as plain errors, told apart only by
  * their text: a query with no answer within query_timeout, no free pooled connection
- * within connectionTimeoutMillis, a connection closed under a query, and a query on one.
+ * within connectionTimeoutMillis, a client (the hot reads' own, postgres-lane.ts) not
+ * connected within it, a connection closed under a query, and a query on one.
  */
 const PG_OUTAGE_MESSAGE =
-  /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated|Client was closed and is not queryable|Client has encountered a connection error and is not queryable)/;
+  /^(Query read timeout|timeout exceeded when trying to connect|timeout expired$|Connection terminated|Client was closed and is not queryable|Client has encountered a connection error and is not queryable)/;
 
 /** Whether a database error means the database is unreachable or busy (a 503, not a bug). */
 export function isDatabaseOutage(err: unknown): boolean {
+  // A hot read that, sent again and again, never ran: its batches kept failing or breaking.
+  if (err instanceof ReadNotRun) return true;
   const code = (err as { code?: string })?.code ?? '';
   // SQLITE_BUSY and its variants (BUSY_SNAPSHOT, BUSY_TIMEOUT, …): another process held
   // the database longer than the busy timeout. Class 08: PostgreSQL connection exceptions.

@@ -15,10 +15,16 @@ interface Statement {
   parsers: ((text: string) => unknown)[];
 }
 
-/** A read PostgreSQL skipped because a read before it in its batch failed (`cause`). */
+/**
+ * A read that did not run: PostgreSQL skipped it because a read before it in its batch
+ * failed, or its batch was never written (the connection broke first). The lane sends it
+ * again; one that still has not run after that fails as an outage (errors.ts).
+ */
 export class ReadNotRun extends Error {
   constructor(cause: unknown) {
-    super('an earlier read of its batch failed', { cause });
+    super('the read did not run: an earlier read of its batch failed or the connection broke', {
+      cause,
+    });
   }
 }
 
@@ -41,7 +47,9 @@ type Field = { name: string; dataTypeID: number };
  * a system call and a wake-up each (most of its time for these reads, measured); with one
  * Sync it sends them together. Behind one Sync the reads share an implicit transaction:
  * each still sees what was committed when it started (read committed), but a failing read
- * makes PostgreSQL skip the ones after it, which are answered `ReadNotRun` to be sent again.
+ * makes PostgreSQL skip the ones after it, which are answered `ReadNotRun` to be sent again
+ * (before any other, postgres-lane.ts), as are the reads of a batch that was never written.
+ * The answers come at the Sync: a batch is as quick as its slowest read.
  *
  * A statement new to the connection is closed (in case an earlier batch parsed it and then
  * failed), parsed and described once; after that its rows are read with the columns and
@@ -58,16 +66,17 @@ export class ReadBatch {
   private rows: object[] = [];
   /** A row of the read being answered that could not be read (pg's parsers threw). */
   private unreadable: unknown;
+  private written = false;
   private finished = false;
 
   constructor(
     readonly statements: Map<string, Statement>,
-    /** Called as the batch is written: reads from then on go to another batch. */
-    private readonly onWrite: () => void,
+    /** Called once every read has its outcome. */
+    private readonly onFinish: () => void,
   ) {}
 
   submit(connection: Connection) {
-    this.onWrite();
+    this.written = true;
     const preparing = new Set<string>();
     connection.stream.cork();
     try {
@@ -134,14 +143,18 @@ export class ReadBatch {
     this.finished = true;
     const pending = this.reads.slice(this.answered);
     // An error from PostgreSQL belongs to the read it answers, and the server skipped the
-    // rest; any other (the connection broke, no answer in time) fails every read left.
-    if (err instanceof pg.DatabaseError) {
+    // rest; any other (the connection broke, no answer in time) fails every read left,
+    // unless the batch was never written: then none of them ran.
+    if (!this.written) {
+      for (const read of pending) read.reject(new ReadNotRun(err));
+    } else if (err instanceof pg.DatabaseError) {
       pending.shift()?.reject(err);
       for (const read of pending) read.reject(new ReadNotRun(err));
     } else {
       for (const read of pending) read.reject(err);
     }
     this.callback?.(err);
+    this.onFinish();
   }
 
   handleReadyForQuery() {
@@ -154,6 +167,7 @@ export class ReadBatch {
       for (const read of this.reads.slice(this.answered)) read.reject(lost);
     }
     this.callback?.(null);
+    this.onFinish();
   }
 }
 

@@ -189,6 +189,92 @@ describe.runIf(testDialect() === 'postgres')(
       }
     });
 
+    it('reads failing batch after batch (statement timeouts under load) fail alone: the reads sent with them are all answered', async () => {
+      const l = lane(100);
+      const settle = (p: Promise<unknown>) =>
+        p.then(
+          (value) => ({ ok: true as const, value }),
+          (reason: unknown) => ({ ok: false as const, reason }),
+        );
+      try {
+        const slow: Promise<{ ok: boolean }>[] = [];
+        const fast: Promise<{ ok: boolean; value?: unknown }>[] = [];
+        // Every 20 ms a read that runs past the timeout and ten quick ones: while one batch
+        // is out, several slow reads gather into the next.
+        for (let round = 0; round < 6; round++) {
+          slow.push(
+            settle(l.query({ name: 'lane_test_sleep', text: 'select pg_sleep($1)', values: [1] })),
+          );
+          for (let n = 0; n < 10; n++) {
+            fast.push(
+              settle(
+                l.query({
+                  name: 'lane_test_n',
+                  text: 'select $1::int as n',
+                  values: [round * 10 + n],
+                }),
+              ),
+            );
+          }
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect((await Promise.all(slow)).map((o) => o.ok)).toEqual(Array(6).fill(false));
+        const answers = await Promise.all(fast);
+        expect(answers.filter((o) => !o.ok)).toEqual([]);
+        expect(answers.map((o) => (o.value as { rows: unknown }).rows)).toEqual(
+          Array.from({ length: 60 }, (_, n) => [{ n }]),
+        );
+      } finally {
+        await l.end();
+      }
+    });
+
+    it('a batch holds at most 64 reads: 200 reads of one turn leave as four batches, all answered', async () => {
+      const l = lane();
+      try {
+        const rows = await Promise.all(Array.from({ length: 200 }, (_, n) => txOf(l, n)));
+        expect(rows.map((r) => r.tag)).toEqual(Array.from({ length: 200 }, (_, n) => n));
+        expect(new Set(rows.map((r) => r.tx)).size).toBe(4);
+      } finally {
+        await l.end();
+      }
+    });
+
+    it('the reads waiting for their batch when the connection breaks were never sent: they go to the next connection', async () => {
+      const l = lane();
+      try {
+        await l.query({ name: 'lane_test_one', text: 'select 1', values: [] });
+        const [pid] = await laneBackends();
+        const out = l
+          .query({ name: 'lane_test_sleep', text: 'select pg_sleep($1)', values: [5] })
+          .catch((e: unknown) => e);
+        await new Promise((r) => setTimeout(r, 100));
+        const waiting = [1, 2, 3].map((n) => txOf(l, n));
+        await new Promise((r) => setTimeout(r, 100));
+        await admin.query('select pg_terminate_backend($1)', [pid]);
+        expect(isDatabaseOutage(await out)).toBe(true);
+        expect((await Promise.all(waiting)).map((r) => r.tag)).toEqual([1, 2, 3]);
+        const now = await laneBackends();
+        expect(now).toHaveLength(1);
+        expect(now[0]).not.toBe(pid);
+      } finally {
+        await l.end();
+      }
+    });
+
+    it('ending the lane lets the reads out be answered before it closes the connection', async () => {
+      const l = lane();
+      const out = l.query<{ n: number }>({
+        name: 'lane_test_late',
+        text: 'select $1::int as n from pg_sleep(0.3)',
+        values: [9],
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      await l.end();
+      expect((await out).rows).toEqual([{ n: 9 }]);
+      expect(await laneBackends()).toHaveLength(0);
+    });
+
     it('a connection broken under reads fails them as an outage (503, not a bug), and the next read opens a new one', async () => {
       const l = lane();
       try {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ReadNotRun } from '../../src/db/read-batch.js';
 import { AppError, forbidden, pageError, restError, toolError } from '../../src/errors.js';
 
 describe('restError', () => {
@@ -25,6 +26,10 @@ describe('restError', () => {
     expect(restError(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' })).status).toBe(
       503,
     );
+    // A hot read on PostgreSQL that, sent again and again, never ran, and the hot reads'
+    // own client not connected within its timeout (postgres-lane.ts), in pg's words.
+    expect(restError(new ReadNotRun(new Error('Connection terminated'))).status).toBe(503);
+    expect(restError(new Error('timeout expired')).status).toBe(503);
     expect(restError(new TypeError('secret detail'))).toEqual({
       status: 500,
       body: { error: 'internal error' },
