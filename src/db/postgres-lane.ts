@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { isDatabaseOutage } from './errors.js';
 import { laneValue, ReadBatch, ReadNotRun } from './read-batch.js';
@@ -13,10 +14,14 @@ const MAX_BATCH = 64;
 
 /**
  * How many times a read that did not run (read-batch.ts) is sent again. The reads a batch
- * skipped leave first, in their order, as a batch of their own: each time, the read that
- * failed ahead of them is gone, so a read is sent again at most once per read ahead of it.
+ * skipped leave first, in their order: each time, the read that failed ahead of them is
+ * gone, so a read is skipped at most once per read ahead of it. A read never sent because
+ * its connection broke goes to the next one, a few times at most.
  */
-const RESENDS = MAX_BATCH;
+const RESENDS = { skipped: MAX_BATCH, unsent: 3 };
+
+/** Without a configured read timeout (query_timeout), a batch still gives up after this. */
+const DEFAULT_STALL_MS = 60_000;
 
 /** How long `end` waits for the reads out to be answered before it closes the connection. */
 const END_WAIT_MS = 5_000;
@@ -56,14 +61,17 @@ export class PostgresLane {
     const values = q.values.map(laneValue);
     this.inFlight++;
     try {
-      for (let resend = 0; ; resend++) {
+      const resent = { skipped: 0, unsent: 0 };
+      for (;;) {
         const connecting = this.connected();
         const connection = await connecting;
         try {
-          return { rows: (await connection.read(q.name, q.text, values, resend > 0)) as R[] };
+          const again = resent.skipped + resent.unsent > 0;
+          return { rows: (await connection.read(q.name, q.text, values, again)) as R[] };
         } catch (err) {
           if (err instanceof ReadNotRun) {
-            if (resend < RESENDS) continue;
+            const kind = err.unsent ? 'unsent' : 'skipped';
+            if (++resent[kind] <= RESENDS[kind]) continue;
             throw err;
           }
           // The server ended the connection (its error comes before the socket closes) or it
@@ -93,22 +101,25 @@ export class PostgresLane {
     }
     const open = this.connection;
     this.connection = undefined;
-    await open?.then((c) => c.client.end()).catch(() => {});
+    await open?.then((c) => c.close()).catch(() => {});
   }
 
   private retire(connection: Promise<LaneConnection>) {
     if (this.connection !== connection) return;
     this.connection = undefined;
-    connection.then((c) => c.client.end()).catch(() => {});
+    connection.then((c) => c.close()).catch(() => {});
   }
 
   private connected(): Promise<LaneConnection> {
     // pg's own text for a query on a closed client, which errors.ts classes as an outage.
     if (this.ended) return Promise.reject(new Error('Client was closed and is not queryable'));
     if (this.connection) return this.connection;
-    const client = new pg.Client({ ...this.config, application_name: LANE_APPLICATION_NAME });
-    const connection = client.connect().then(
-      () => new LaneConnection(client),
+    // The batch keeps the read timeout itself (read-batch.ts): pg's would fail its reads
+    // but leave a batch whose reads all had their answers in place, and the lane behind it.
+    const { query_timeout: stallMs = DEFAULT_STALL_MS, ...config } = this.config;
+    const client = new pg.Client({ ...config, application_name: LANE_APPLICATION_NAME });
+    const connection: Promise<LaneConnection> = client.connect().then(
+      () => new LaneConnection(client, stallMs, () => this.retire(connection)),
       (err) => {
         forget();
         throw err;
@@ -128,37 +139,45 @@ export class PostgresLane {
 /**
  * The lane's connection and its batches: the one out (written, waiting for its answers),
  * the reads to send again, the batches full and waiting their turn, and the one gathering
- * reads. Only one is ever handed to pg at a time, so pg's own queue stays empty.
+ * reads. Only one is ever handed to pg at a time, so pg's own queue stays empty. Once the
+ * connection breaks (it ended, or a batch out failed other than by PostgreSQL's answer)
+ * it takes no more reads: those waiting go to the next connection (ReadNotRun).
  */
 class LaneConnection {
   /** The statements prepared on this connection (read-batch.ts). */
   private readonly statements: ReadBatch['statements'] = new Map();
   private out: ReadBatch | undefined;
   /** The reads that did not run, sent again before any other. */
-  private again: ReadBatch | undefined;
+  private readonly again: ReadBatch[] = [];
   private readonly full: ReadBatch[] = [];
   private gathering: ReadBatch | undefined;
   private scheduled = false;
+  private broken: Error | undefined;
 
-  constructor(readonly client: pg.Client) {
-    // Batches not yet written when the connection ends did not run: their reads go to the
-    // next connection (ReadNotRun). pg fails the one out itself.
-    client.on('end', () => {
-      const waiting = [this.again, ...this.full, this.gathering].filter((b) => b !== undefined);
-      this.again = undefined;
-      this.full.length = 0;
-      this.gathering = undefined;
-      for (const batch of waiting) batch.handleError(new Error('Connection terminated'));
-    });
+  constructor(
+    readonly client: pg.Client,
+    private readonly stallMs: number,
+    /** Tells the lane to use another connection from now on. */
+    private readonly onBreak: () => void,
+  ) {
+    client.on('end', () => this.break(new Error('Connection terminated')));
+    client.on('error', (err) => this.break(err));
   }
 
   read(name: string, text: string, values: (string | null)[], again: boolean) {
     return new Promise<object[]>((resolve, reject) => {
+      if (this.broken) {
+        reject(new ReadNotRun(this.broken, true));
+        return;
+      }
       const read = { name, text, values, resolve, reject };
       if (again) {
-        // All from the one batch that skipped them, so never more than MAX_BATCH.
-        this.again ??= this.batch();
-        this.again.reads.push(read);
+        let batch = this.again.at(-1);
+        if (!batch || batch.reads.length >= MAX_BATCH) {
+          batch = this.batch();
+          this.again.push(batch);
+        }
+        batch.reads.push(read);
         return;
       }
       this.gathering ??= this.batch();
@@ -170,8 +189,33 @@ class LaneConnection {
     });
   }
 
+  /** Closes the connection: pg waits for the batch out, unless the peer has gone silent. */
+  async close() {
+    const ended = this.client.end();
+    const timer = setTimeout(() => this.destroy(), END_WAIT_MS);
+    await ended.finally(() => clearTimeout(timer));
+  }
+
+  private destroy() {
+    // pg does not type its connection; its stream is the socket.
+    (this.client as unknown as { connection: { stream: Socket } }).connection.stream.destroy();
+  }
+
+  /** Fails what waits (to the next connection), tells the lane, and closes the socket. */
+  private break(err: Error) {
+    if (this.broken) return;
+    this.broken = err;
+    const waiting = [...this.again, ...this.full, this.gathering].filter((b) => b !== undefined);
+    this.again.length = 0;
+    this.full.length = 0;
+    this.gathering = undefined;
+    for (const batch of waiting) batch.handleError(err);
+    this.onBreak();
+    this.destroy();
+  }
+
   private batch() {
-    const batch = new ReadBatch(this.statements, () => this.finished(batch));
+    const batch = new ReadBatch(this.statements, this.stallMs, (err) => this.finished(batch, err));
     this.schedule();
     return batch;
   }
@@ -187,10 +231,9 @@ class LaneConnection {
   }
 
   private writeNext() {
-    if (this.out) return;
-    const next = this.again ?? this.full.shift() ?? this.gathering;
+    if (this.out || this.broken) return;
+    const next = this.again.shift() ?? this.full.shift() ?? this.gathering;
     if (!next) return;
-    if (next === this.again) this.again = undefined;
     if (next === this.gathering) this.gathering = undefined;
     this.out = next;
     try {
@@ -203,10 +246,13 @@ class LaneConnection {
   }
 
   /** When the batch out has every outcome, the next one leaves at the end of this turn. */
-  private finished(batch: ReadBatch) {
+  private finished(batch: ReadBatch, err?: Error) {
     if (batch !== this.out) return;
     this.out = undefined;
-    if (this.again || this.full.length > 0 || this.gathering) this.schedule();
+    // Any failure but PostgreSQL's answer to a read (which leaves the connection as it was)
+    // means the connection can no longer be trusted to answer in order.
+    if (err && !(err instanceof pg.DatabaseError && batch.written)) this.break(err);
+    else if (this.again.length > 0 || this.full.length > 0 || this.gathering) this.schedule();
   }
 }
 

@@ -21,12 +21,19 @@ interface Statement {
  * again; one that still has not run after that fails as an outage (errors.ts).
  */
 export class ReadNotRun extends Error {
-  constructor(cause: unknown) {
+  constructor(
+    cause: unknown,
+    /** Never sent (the connection broke first), rather than skipped by PostgreSQL. */
+    readonly unsent: boolean,
+  ) {
     super('the read did not run: an earlier read of its batch failed or the connection broke', {
       cause,
     });
   }
 }
+
+/** pg's own text for a query with no answer in time, which errors.ts classes as an outage. */
+const NO_ANSWER = 'Query read timeout';
 
 /** pg's message shapes, as its parser hands them to a query (pg does not export the types). */
 type Connection = {
@@ -49,7 +56,11 @@ type Field = { name: string; dataTypeID: number };
  * each still sees what was committed when it started (read committed), but a failing read
  * makes PostgreSQL skip the ones after it, which are answered `ReadNotRun` to be sent again
  * (before any other, postgres-lane.ts), as are the reads of a batch that was never written.
- * The answers come at the Sync: a batch is as quick as its slowest read.
+ * The answers come at the Sync (or as PostgreSQL's output buffer fills): a batch is as
+ * quick as its slowest read, and must be answered within `stallMs` of its write or of its
+ * last answer, as each of pg's pipelined reads had to be within its read timeout of being
+ * sent. Past that the connection counts as one that stopped answering; the lane closes it
+ * even when every read had its answer and only the batch's end is missing.
  *
  * A statement new to the connection is closed (in case an earlier batch parsed it and then
  * failed), parsed and described once; after that its rows are read with the columns and
@@ -60,23 +71,27 @@ type Field = { name: string; dataTypeID: number };
  */
 export class ReadBatch {
   readonly reads: LaneRead[] = [];
-  /** pg sets this (through its read timeout) and calls it with the outcome. */
+  /** pg sets this on a query it runs; the batch calls it with the outcome. */
   callback: ((err: Error | null) => void) | undefined;
+  private stall: NodeJS.Timeout | undefined;
   private answered = 0;
   private rows: object[] = [];
   /** A row of the read being answered that could not be read (pg's parsers threw). */
   private unreadable: unknown;
-  private written = false;
+  written = false;
   private finished = false;
 
   constructor(
     readonly statements: Map<string, Statement>,
-    /** Called once every read has its outcome. */
-    private readonly onFinish: () => void,
+    /** How long the batch waits for its next answer before the connection counts as dead. */
+    private readonly stallMs: number,
+    /** Called once every read has its outcome, with the error that ended the batch, if any. */
+    private readonly onFinish: (err?: Error) => void,
   ) {}
 
   submit(connection: Connection) {
     this.written = true;
+    this.stall = setTimeout(() => this.handleError(new Error(NO_ANSWER)), this.stallMs);
     const preparing = new Set<string>();
     connection.stream.cork();
     try {
@@ -100,6 +115,7 @@ export class ReadBatch {
 
   handleRowDescription(msg: { fields: Field[] }) {
     if (this.finished) return;
+    this.stall?.refresh();
     const read = this.reads[this.answered]!;
     this.statements.set(read.name, {
       names: msg.fields.map((f) => f.name),
@@ -126,6 +142,7 @@ export class ReadBatch {
 
   handleCommandComplete() {
     if (this.finished) return;
+    this.stall?.refresh();
     const read = this.reads[this.answered++]!;
     const { rows, unreadable } = this;
     this.rows = [];
@@ -145,29 +162,32 @@ export class ReadBatch {
     // An error from PostgreSQL belongs to the read it answers, and the server skipped the
     // rest; any other (the connection broke, no answer in time) fails every read left,
     // unless the batch was never written: then none of them ran.
+    clearTimeout(this.stall);
     if (!this.written) {
-      for (const read of pending) read.reject(new ReadNotRun(err));
+      for (const read of pending) read.reject(new ReadNotRun(err, true));
     } else if (err instanceof pg.DatabaseError) {
       pending.shift()?.reject(err);
-      for (const read of pending) read.reject(new ReadNotRun(err));
+      for (const read of pending) read.reject(new ReadNotRun(err, false));
     } else {
       for (const read of pending) read.reject(err);
     }
     this.callback?.(err);
-    this.onFinish();
+    this.onFinish(err);
   }
 
   handleReadyForQuery() {
     if (this.finished) return;
     this.finished = true;
+    clearTimeout(this.stall);
     // Every read was answered before the Sync's; a read left over means the answers and the
     // reads fell out of step, which only a broken connection could do.
+    let lost: Error | undefined;
     if (this.answered < this.reads.length) {
-      const lost = new Error('Connection terminated: a read of the batch got no answer');
+      lost = new Error('Connection terminated: a read of the batch got no answer');
       for (const read of this.reads.slice(this.answered)) read.reject(lost);
     }
     this.callback?.(null);
-    this.onFinish();
+    this.onFinish(lost);
   }
 }
 

@@ -1,3 +1,4 @@
+import { createServer, type Server, Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -40,8 +41,67 @@ describe.runIf(testDialect() === 'postgres')(
         )
       ).rows.map((r) => r.pid);
 
-    const lane = (statementMs = 30_000) =>
-      new PostgresLane({ connectionString: db.url, statement_timeout: statementMs });
+    const lane = (statementMs = 30_000, readTimeoutMs?: number, url = db.url) =>
+      new PostgresLane({
+        connectionString: url,
+        statement_timeout: statementMs,
+        query_timeout: readTimeoutMs,
+      });
+
+    /**
+     * A TCP proxy to the test database that can drop the next ReadyForQuery message the
+     * server sends: the answers of a batch arrive, its end never does.
+     */
+    async function readyDroppingProxy() {
+      const target = new URL(db.url);
+      let dropNext = false;
+      const sockets: Socket[] = [];
+      const server: Server = createServer((client) => {
+        const upstream = new Socket();
+        sockets.push(client, upstream);
+        upstream.connect(Number(target.port || 5432), target.hostname);
+        client.pipe(upstream);
+        let pending = Buffer.alloc(0);
+        // The server's stream (no TLS here) is messages: a type byte and a length that
+        // counts itself; each is passed on whole, but the one to drop.
+        upstream.on('data', (chunk: Buffer) => {
+          pending = Buffer.concat([pending, chunk]);
+          const out: Buffer[] = [];
+          while (pending.length >= 5) {
+            const len = pending.readInt32BE(1);
+            if (pending.length < 1 + len) break;
+            const message = pending.subarray(0, 1 + len);
+            pending = pending.subarray(1 + len);
+            if (dropNext && message[0] === 0x5a) {
+              dropNext = false;
+              continue;
+            }
+            out.push(message);
+          }
+          if (out.length > 0) client.write(Buffer.concat(out));
+        });
+        const end = () => {
+          client.destroy();
+          upstream.destroy();
+        };
+        client.on('error', end).on('close', end);
+        upstream.on('error', end).on('close', end);
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const port = (server.address() as { port: number }).port;
+      const url = new URL(db.url);
+      url.host = `127.0.0.1:${port}`;
+      return {
+        url: url.toString(),
+        dropNextReady: () => {
+          dropNext = true;
+        },
+        close: async () => {
+          for (const socket of sockets) socket.destroy();
+          await new Promise((r) => server.close(r));
+        },
+      };
+    }
 
     it('through the service: 300 reads at once, of 20 stories and three keys, each get their own story, all on one connection', async () => {
       const app: AppContext = await createContext(
@@ -249,16 +309,39 @@ describe.runIf(testDialect() === 'postgres')(
           .query({ name: 'lane_test_sleep', text: 'select pg_sleep($1)', values: [5] })
           .catch((e: unknown) => e);
         await new Promise((r) => setTimeout(r, 100));
-        const waiting = [1, 2, 3].map((n) => txOf(l, n));
+        const waiting = Array.from({ length: 500 }, (_, n) => txOf(l, n));
         await new Promise((r) => setTimeout(r, 100));
         await admin.query('select pg_terminate_backend($1)', [pid]);
         expect(isDatabaseOutage(await out)).toBe(true);
-        expect((await Promise.all(waiting)).map((r) => r.tag)).toEqual([1, 2, 3]);
+        expect((await Promise.all(waiting)).map((r) => r.tag)).toEqual(
+          Array.from({ length: 500 }, (_, n) => n),
+        );
         const now = await laneBackends();
         expect(now).toHaveLength(1);
         expect(now[0]).not.toBe(pid);
       } finally {
         await l.end();
+      }
+    });
+
+    it('a batch whose answers came but not its end (the connection stopped answering) is given up after the read timeout, and the connection with it: the reads behind it go to a new one', async () => {
+      const proxy = await readyDroppingProxy();
+      const l = lane(30_000, 300, proxy.url);
+      try {
+        expect((await txOf(l, 1)).tag).toBe(1);
+        const [pid] = await laneBackends();
+        proxy.dropNextReady();
+        // Its answer came: the read has its row, but the batch never ends.
+        expect((await txOf(l, 2)).tag).toBe(2);
+        const t0 = performance.now();
+        expect((await Promise.all([3, 4].map((n) => txOf(l, n)))).map((r) => r.tag)).toEqual([
+          3, 4,
+        ]);
+        expect(performance.now() - t0).toBeLessThan(2000);
+        expect(await laneBackends()).not.toContain(pid);
+      } finally {
+        await l.end();
+        await proxy.close();
       }
     });
 

@@ -28,7 +28,7 @@ describe('restError', () => {
     );
     // A hot read on PostgreSQL that, sent again and again, never ran, and the hot reads'
     // own client not connected within its timeout (postgres-lane.ts), in pg's words.
-    expect(restError(new ReadNotRun(new Error('Connection terminated'))).status).toBe(503);
+    expect(restError(new ReadNotRun(new Error('Connection terminated'), true)).status).toBe(503);
     expect(restError(new Error('timeout expired')).status).toBe(503);
     expect(restError(new TypeError('secret detail'))).toEqual({
       status: 500,
