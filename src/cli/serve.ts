@@ -1,4 +1,4 @@
-import cluster from 'node:cluster';
+import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -77,6 +77,8 @@ async function serveAsWorker(config: Config) {
   const app = await createContext(config, limiter ? { limiter } : {});
   const server = await buildServer(app);
   try {
+    await server.ready();
+    await primarySaysListen();
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {
     // Exit for real (the IPC channel would keep the process alive) so the primary sees it.
@@ -96,6 +98,30 @@ async function serveAsWorker(config: Config) {
   process.on('SIGINT', () => {});
 }
 
+const BUILT = { brsWorker: 'built' } as const;
+const LISTEN = { brsWorker: 'listen' } as const;
+const isBuilt = (m: unknown) => (m as typeof BUILT | null)?.brsWorker === 'built';
+
+/**
+ * In a worker: tells the primary it is built and resolves when the primary says to listen.
+ * The primary accepts connections from the first worker's listen on and hands each to a
+ * worker listening then: a worker that listened a second before the others (building one
+ * takes that long) got every connection a load balancer or a client opened meanwhile, and
+ * kept them as long as they lived, while the other CPUs idled (the bench's first scenario
+ * ran on one worker: docs/benchmarks.md).
+ */
+function primarySaysListen(): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if ((m as typeof LISTEN | null)?.brsWorker !== 'listen') return;
+      process.off('message', onMessage);
+      resolve();
+    };
+    process.on('message', onMessage);
+    process.send!(BUILT);
+  });
+}
+
 async function servePrimary(
   config: Config,
   app: AppContext,
@@ -106,10 +132,23 @@ async function servePrimary(
   let stopping = false;
   let port = config.port;
 
+  // The workers start listening together, once every one of them is built (see
+  // primarySaysListen); a worker started later, in place of one that died, at once.
+  let started = false;
+  const built: Worker[] = [];
+  const onBuilt = (worker: Worker) => {
+    if (started) return worker.send(LISTEN);
+    built.push(worker);
+    if (built.length === config.workers) for (const w of built) w.send(LISTEN);
+  };
+
   // A worker that fails before it ever listened is a start-up error: stop, do not loop.
   const fork = () =>
     new Promise<void>((resolve, reject) => {
       const worker = cluster.fork();
+      worker.on('message', (m) => {
+        if (isBuilt(m)) onBuilt(worker);
+      });
       let listening = false;
       worker.once('listening', (a) => {
         listening = true;
@@ -131,8 +170,8 @@ async function servePrimary(
     });
 
   try {
-    await fork();
-    await Promise.all(Array.from({ length: config.workers - 1 }, fork));
+    await Promise.all(Array.from({ length: config.workers }, fork));
+    started = true;
   } catch (e) {
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');

@@ -2,9 +2,11 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { promisify } from 'node:util';
+import { Agent, request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brs, brsServe } from '../support/cli.js';
+import { brs, brsServe, brsServeAnswering } from '../support/cli.js';
 import { migratedDatabase } from '../support/databases.js';
+import { freePort } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
 
 /** WORKERS=2: several server processes on one port, without Redis. */
@@ -119,6 +121,35 @@ describe('WORKERS=2', () => {
     const statuses = new Set<number>();
     for (let i = 0; i < 6; i++) statuses.add((await get('/healthz')).status);
     expect([...statuses]).toEqual([200]);
+  });
+
+  it('starts its workers listening together: the first connections reach every one', async () => {
+    const port = await freePort();
+    const own = await brsServeAnswering(env, port);
+    const agent = new Agent({ connections: 20 });
+    try {
+      // Twenty keep-alive connections the moment it first answers, as a balancer's pool.
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          undiciRequest(`${own.url}/healthz`, { dispatcher: agent }).then((r) => r.body.dump()),
+        ),
+      );
+      const { stdout } = await promisify(execFile)('ss', [
+        '-tnpH',
+        'state',
+        'established',
+        `( sport = :${port} )`,
+      ]);
+      const perWorker = new Map<number, number>();
+      for (const pid of stdout.matchAll(/pid=(\d+)/g)) {
+        perWorker.set(Number(pid[1]), (perWorker.get(Number(pid[1])) ?? 0) + 1);
+      }
+      // One worker alone held them all when the others started listening a second later.
+      expect([...perWorker.keys()].sort()).toEqual((await workerPids(own)).sort());
+    } finally {
+      await agent.close();
+      await own.stop();
+    }
   });
 
   it('stops every process on SIGTERM', async () => {

@@ -89,6 +89,27 @@ export async function brsServe(
   };
 }
 
+/**
+ * Starts `brs serve` on `port` and resolves at its first answer to /healthz, as a load
+ * balancer's health check would see it, without waiting for the banner.
+ */
+export async function brsServeAnswering(env: Record<string, string>, port: number) {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: childEnv({ ...env, PORT: String(port) }),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stop = () => stopChild(child);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`brs serve exited with ${child.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { url: `http://127.0.0.1:${port}`, child, stop };
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** Runs `brs start` (the quickstart) and collects its banner, up to its last line. */
 export async function brsStart(env: Record<string, string>, cwd: string, { bin = BIN } = {}) {
   const child = spawn(process.execPath, [bin, 'start'], {
