@@ -53,8 +53,8 @@ const DATA = {
 };
 // One server process per CPU for the service and the baseline alike, as production runs.
 const WORKERS = process.env.BENCH_WORKERS ?? String(availableParallelism());
-// Issue 18's goals: shares of the hello-world (SQLite), PostgreSQL's share of SQLite's
-// rate, MCP's share of REST get_story's, and p99 at 50 connections.
+// Issue 18's goals: PostgreSQL's share of SQLite's rate; on SQLite, shares of the
+// hello-world, MCP's share of REST get_story's, and p99 at 50 connections.
 const TARGETS = { list_stories: 0.35, get_story: 0.4, postgres: 0.5, mcp: 0.7, p99Ms: 15 };
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,postgres').split(',');
 const POSTGRES_ADMIN_URL =
@@ -527,7 +527,8 @@ async function main() {
         `  ${r.name} >= ${target * 100}% of hello-world: ${pctOf(r, baseline)} ${mark(r.rps / baseline.rps >= target)}`,
       );
     }
-    for (const r of rows.slice(1)) {
+    // The issue sets the p99 goal among SQLite's (REST and MCP); PostgreSQL's is in the table.
+    for (const r of rows.slice(1).filter((x) => !x.name.startsWith('postgres '))) {
       console.log(
         `  ${r.name} p99 < ${TARGETS.p99Ms} ms: ${fmtMs(r.p99)} ${mark(r.p99 < TARGETS.p99Ms)}`,
       );
