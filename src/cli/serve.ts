@@ -13,22 +13,35 @@ import { shutdown } from '../http/shutdown.js';
 
 type Banner = (url: string) => Promise<string>;
 
-/** The young generation's semi-space of a server worker, in MiB (see workerNodeFlags). */
-const WORKER_SEMI_SPACE_MIB = 64;
-
 /**
- * Node's flags for the server workers: this process's, and a larger young generation
- * unless the operator chose one (on the command line or in NODE_OPTIONS). A request makes
- * short-lived garbage only; with V8's default semi-space the workers collected it tens of
- * times a second under load, each collection a pause for every request in flight. At 64
- * MiB the bench served 8 to 10% more requests with a p99 2 to 3 ms lower, and no higher
- * peak memory (docs/benchmarks.md).
+ * V8 flags the server workers run with unless the operator chose otherwise (the same flag,
+ * or its `--no-` form, on the command line or in NODE_OPTIONS), each as the pattern that
+ * recognises the operator's choice and the flag to add:
+ *
+ * - A 64 MiB young generation. A request makes short-lived garbage only; with V8's default
+ *   semi-space the workers collected it tens of times a second under load, each
+ *   collection a pause for every request in flight. At 64 MiB the bench served 8 to 10%
+ *   more requests with a p99 2 to 3 ms lower, and no higher peak memory.
+ * - No allocation-site pretenuring. V8 allocates straight into the old generation the
+ *   objects of an allocation site whose objects survived a young collection. In 5 workers
+ *   of 12 it decided so for a site of the request path, and then every young collection
+ *   found about 5 MB of finished requests still reachable from those old objects (dead,
+ *   but only a full collection can tell) and promoted them: pauses of 6 to 10 ms instead
+ *   of 2 and frequent full collections, for as long as the process lived.
+ *   Without it: none in eight workers, and `get_story` used 6% less CPU with a lower p99.
+ *
+ * docs/benchmarks.md has the measurements.
  */
+const WORKER_V8_FLAGS: [chosen: RegExp, flag: string][] = [
+  [/^--max[-_]semi[-_]space[-_]size\b/, '--max-semi-space-size=64'],
+  [/^--(no[-_])?allocation[-_]site[-_]pretenuring$/, '--no-allocation-site-pretenuring'],
+];
+
+/** Node's flags for the server workers: this process's, plus WORKER_V8_FLAGS not chosen. */
 export function workerNodeFlags(execArgv: string[], nodeOptions = ''): string[] {
-  const chosen = [...execArgv, ...nodeOptions.split(/\s+/)].some((f) =>
-    /^--max[-_]semi[-_]space[-_]size\b/.test(f),
-  );
-  return chosen ? execArgv : [...execArgv, `--max-semi-space-size=${WORKER_SEMI_SPACE_MIB}`];
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
+  const added = WORKER_V8_FLAGS.filter(([chosen]) => !given.some((f) => chosen.test(f)));
+  return [...execArgv, ...added.map(([, flag]) => flag)];
 }
 
 /**

@@ -62,10 +62,11 @@ describe('WORKERS=2', () => {
     expect(await workerPids()).toHaveLength(2);
   });
 
-  it('gives the workers a larger young generation (fewer collections under load)', async () => {
+  it('runs the workers with a larger young generation and no pretenuring', async () => {
     for (const pid of await workerPids()) {
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       expect(args).toContain('--max-semi-space-size=64');
+      expect(args).toContain('--no-allocation-site-pretenuring');
     }
   });
 
