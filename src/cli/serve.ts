@@ -159,9 +159,12 @@ async function servePrimary(
   const fork = () =>
     new Promise<void>((resolve, reject) => {
       const worker = cluster.fork();
-      worker.on('message', (m) => {
-        if (isBuilt(m)) onBuilt(worker);
-      });
+      const whenBuilt = (m: unknown) => {
+        if (!isBuilt(m)) return;
+        worker.off('message', whenBuilt);
+        onBuilt(worker);
+      };
+      worker.on('message', whenBuilt);
       let listening = false;
       worker.once('listening', (a) => {
         listening = true;

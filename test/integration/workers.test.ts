@@ -3,16 +3,13 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Agent, request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brs, brsServe, brsServeAnswering } from '../support/cli.js';
+import { brs, brsProcess, brsServe, brsServeAnswering } from '../support/cli.js';
 import { migratedDatabase } from '../support/databases.js';
 import { freePort } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
-
-const BIN = fileURLToPath(new URL('../../bin/brs.js', import.meta.url));
 
 /** WORKERS=2: several server processes on one port, without Redis. */
 let env: Record<string, string>;
@@ -163,17 +160,11 @@ describe('WORKERS=2', () => {
     await once(taken, 'listening');
     const { port } = taken.address() as AddressInfo;
     try {
-      const { BASE_URL: _vite, ...parent } = process.env;
-      const run = await promisify(execFile)(process.execPath, [BIN, 'serve'], {
-        env: { ...parent, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-        timeout: 30_000,
-      }).then(
-        () => ({ code: 0, stderr: '' }),
-        (e: { code: number; stderr: string }) => e,
-      );
+      const run = await brsProcess({ ...env, PORT: String(port), HOST: '127.0.0.1' }, 'serve');
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('EADDRINUSE');
-      expect(run.stderr).toContain('a server worker exited at start');
+      // Each worker says why; the command, as JSON (--json), that it stopped.
+      expect(run.out).toEqual({ error: 'a server worker exited at start (1)' });
     } finally {
       taken.close();
     }
