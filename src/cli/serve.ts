@@ -39,7 +39,11 @@ const WORKER_V8_FLAGS: [chosen: RegExp, flag: string][] = [
 
 /** Node's flags for the server workers: this process's, plus WORKER_V8_FLAGS not chosen. */
 export function workerNodeFlags(execArgv: string[], nodeOptions = ''): string[] {
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)];
+  // NODE_OPTIONS may quote a flag ("--max-semi-space-size=16"); Node takes it so.
+  const given = [
+    ...execArgv,
+    ...nodeOptions.split(/\s+/).map((f) => f.replace(/^(["'])(.*)\1$/, '$2')),
+  ];
   const added = WORKER_V8_FLAGS.filter(([chosen]) => !given.some((f) => chosen.test(f)));
   return [...execArgv, ...added.map(([, flag]) => flag)];
 }
@@ -87,23 +91,27 @@ async function announce(config: Config, address: string, opts: { json: boolean; 
 async function serveAsWorker(config: Config) {
   // Without Redis, the primary keeps the windows, so a key's 120 hold across processes.
   const limiter = config.redisUrl ? undefined : new ClusterRateLimiter();
-  const app = await createContext(config, limiter ? { limiter } : {});
-  const server = await buildServer(app);
+  let app: AppContext | undefined;
+  let server: Awaited<ReturnType<typeof buildServer>>;
   try {
+    app = await createContext(config, limiter ? { limiter } : {});
+    server = await buildServer(app);
     await server.ready();
     await primarySaysListen();
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {
-    // Exit for real (the IPC channel would keep the process alive) so the primary sees it.
+    // Exit for real (the IPC channel would keep the process alive) so the primary sees it,
+    // and the others, waiting to listen together, stop too.
     process.stderr.write(`brs: ${(e as Error).message}\n`);
-    await app.close();
+    await app?.close();
     process.exit(1);
   }
+  const running = app;
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await shutdown(server, app);
+    await shutdown(server, running);
     process.exit(0);
   };
   process.once('SIGTERM', stop);
@@ -146,13 +154,19 @@ async function servePrimary(
   let port = config.port;
 
   // The workers start listening together, once every one of them is built (see
-  // primarySaysListen); a worker started later, in place of one that died, at once.
-  let started = false;
+  // primarySaysListen); a worker built after that, in place of one that died, at once.
+  let released = false;
   const built: Worker[] = [];
+  const listen = (w: Worker) => {
+    if (w.isConnected()) w.send(LISTEN);
+  };
   const onBuilt = (worker: Worker) => {
-    if (started) return worker.send(LISTEN);
+    if (stopping) return;
+    if (released) return listen(worker);
     built.push(worker);
-    if (built.length === config.workers) for (const w of built) w.send(LISTEN);
+    if (built.length < config.workers) return;
+    released = true;
+    for (const w of built) listen(w);
   };
 
   // A worker that fails before it ever listened is a start-up error: stop, do not loop.
@@ -187,7 +201,6 @@ async function servePrimary(
 
   try {
     await Promise.all(Array.from({ length: config.workers }, fork));
-    started = true;
   } catch (e) {
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');

@@ -34,6 +34,35 @@ function get(
   });
 }
 
+/**
+ * Opens twenty keep-alive connections to `url` at once, one request each, and counts, with
+ * `ss`, the connections each server process holds, by pid.
+ */
+async function connectionsPerWorker(url: string): Promise<Map<number, number>> {
+  const agent = new Agent({ connections: 20 });
+  try {
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        undiciRequest(`${url}/healthz`, { dispatcher: agent }).then((r) => r.body.dump()),
+      ),
+    );
+    const { port } = new URL(url);
+    const { stdout } = await promisify(execFile)('ss', [
+      '-tnpH',
+      'state',
+      'established',
+      `( sport = :${port} )`,
+    ]);
+    const perWorker = new Map<number, number>();
+    for (const [, pid] of stdout.matchAll(/pid=(\d+)/g)) {
+      perWorker.set(Number(pid), (perWorker.get(Number(pid)) ?? 0) + 1);
+    }
+    return perWorker;
+  } finally {
+    await agent.close();
+  }
+}
+
 async function workerPids(of = server): Promise<number[]> {
   const { stdout } = await promisify(execFile)('pgrep', ['-P', String(of.child.pid)]);
   return stdout.trim().split('\n').map(Number);
@@ -124,33 +153,23 @@ describe('WORKERS=2', () => {
     const statuses = new Set<number>();
     for (let i = 0; i < 6; i++) statuses.add((await get('/healthz')).status);
     expect([...statuses]).toEqual([200]);
+    // Once built, the new worker listens: connections reach it too.
+    let holders: number[] = [];
+    for (let i = 0; i < 50 && holders.length < 2; i++) {
+      holders = [...(await connectionsPerWorker(server.url)).keys()];
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(holders.sort()).toEqual(pids.sort());
   });
 
   it('starts its workers listening together: the first connections reach every one', async () => {
-    const port = await freePort();
-    const own = await brsServeAnswering(env, port);
-    const agent = new Agent({ connections: 20 });
+    const own = await brsServeAnswering(env, await freePort());
     try {
-      // Twenty keep-alive connections the moment it first answers, as a balancer's pool.
-      await Promise.all(
-        Array.from({ length: 20 }, () =>
-          undiciRequest(`${own.url}/healthz`, { dispatcher: agent }).then((r) => r.body.dump()),
-        ),
-      );
-      const { stdout } = await promisify(execFile)('ss', [
-        '-tnpH',
-        'state',
-        'established',
-        `( sport = :${port} )`,
-      ]);
-      const perWorker = new Map<number, number>();
-      for (const pid of stdout.matchAll(/pid=(\d+)/g)) {
-        perWorker.set(Number(pid[1]), (perWorker.get(Number(pid[1])) ?? 0) + 1);
-      }
-      // One worker alone held them all when the others started listening a second later.
+      // Connections opened the moment it first answers, as a balancer's pool: one worker
+      // alone held them all when the others started listening a second later.
+      const perWorker = await connectionsPerWorker(own.url);
       expect([...perWorker.keys()].sort()).toEqual((await workerPids(own)).sort());
     } finally {
-      await agent.close();
       await own.stop();
     }
   });

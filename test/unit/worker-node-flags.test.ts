@@ -24,8 +24,13 @@ describe('the server workers’ node flags', () => {
       '--allocation-site-pretenuring',
       '--max-semi-space-size=64',
     ]);
-    expect(workerNodeFlags([], '--no_allocation_site_pretenuring')).toEqual([
+    expect(workerNodeFlags(['--no_allocation_site_pretenuring'])).toEqual([
+      '--no_allocation_site_pretenuring',
       '--max-semi-space-size=64',
+    ]);
+    // Node takes a quoted flag in NODE_OPTIONS as the flag.
+    expect(workerNodeFlags([], '"--max-semi-space-size=16"')).toEqual([
+      '--no-allocation-site-pretenuring',
     ]);
   });
 });
