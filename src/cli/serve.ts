@@ -119,9 +119,11 @@ async function serveAsWorker(config: Config) {
   process.on('SIGINT', () => {});
 }
 
+/** The start-up messages between a worker and the primary (rate-limit calls share the channel). */
 const BUILT = { brsWorker: 'built' } as const;
 const LISTEN = { brsWorker: 'listen' } as const;
-const isBuilt = (m: unknown) => (m as typeof BUILT | null)?.brsWorker === 'built';
+const is = (m: unknown, what: typeof BUILT | typeof LISTEN) =>
+  (m as { brsWorker?: unknown } | null)?.brsWorker === what.brsWorker;
 
 /**
  * In a worker: tells the primary it is built and resolves when the primary says to listen.
@@ -134,7 +136,7 @@ const isBuilt = (m: unknown) => (m as typeof BUILT | null)?.brsWorker === 'built
 function primarySaysListen(): Promise<void> {
   return new Promise((resolve) => {
     const onMessage = (m: unknown) => {
-      if ((m as typeof LISTEN | null)?.brsWorker !== 'listen') return;
+      if (!is(m, LISTEN)) return;
       process.off('message', onMessage);
       resolve();
     };
@@ -174,7 +176,7 @@ async function servePrimary(
     new Promise<void>((resolve, reject) => {
       const worker = cluster.fork();
       const whenBuilt = (m: unknown) => {
-        if (!isBuilt(m)) return;
+        if (!is(m, BUILT)) return;
         worker.off('message', whenBuilt);
         onBuilt(worker);
       };

@@ -155,7 +155,7 @@ class LaneConnection {
   private broken: Error | undefined;
 
   constructor(
-    readonly client: pg.Client,
+    private readonly client: pg.Client,
     private readonly stallMs: number,
     /** Tells the lane to use another connection from now on. */
     private readonly onBreak: () => void,
