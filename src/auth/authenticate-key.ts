@@ -170,6 +170,7 @@ const keyByLookup = prepared<{ lookup: string; host: string | null }, KeyRow>(
       ])
       .select((eb) => delegatedTo(eb, eb.ref('api_keys.account_id')).as('brand_delegated'))
       .where('api_keys.lookup', '=', p('lookup')),
+  { gather: true },
 );
 
 interface KeyRow {

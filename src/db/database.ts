@@ -164,6 +164,25 @@ function sharedReads(sqlite: SQLite.Database) {
   };
 }
 
+let gathering: Promise<void> | undefined;
+
+/**
+ * Resolves in the check phase of this turn of the event loop (after the poll phase has
+ * handled every event it got), for every caller of the turn at once: the reads they make
+ * then run in one pass, so in one shared read transaction (sharedReads). A request's
+ * first read (its key) is made in the pass of its own bytes, alone; gathered, the turn's
+ * requests share one. Every request it gathers was received before the pass began.
+ */
+export function gatherReads(): Promise<void> {
+  gathering ??= new Promise((resolve) =>
+    setImmediate(() => {
+      gathering = undefined;
+      resolve();
+    }),
+  );
+  return gathering;
+}
+
 /**
  * Runs `fn` in a transaction, or inside the caller's when `db` already is one, so a
  * domain function can be composed into a larger unit (the idempotent request).

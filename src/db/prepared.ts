@@ -1,5 +1,5 @@
 import { type Compilable, CompiledQuery, type Expression, sql } from 'kysely';
-import { type Db, postgresPool, sqliteHandle } from './database.js';
+import { type Db, gatherReads, postgresPool, sqliteHandle } from './database.js';
 
 const MARK = '\u0000param:';
 /** Each prepared query's name on PostgreSQL connections. */
@@ -40,6 +40,11 @@ function toObjects<R>(rows: unknown[][], columns: string[]): R[] {
 export function prepared<P extends Record<string, unknown>, R>(
   label: string,
   build: (db: Db, p: <K extends keyof P & string>(name: K) => Expression<P[K]>) => Compilable<R>,
+  /**
+   * `gather`: a request's first read. On SQLite it waits for the turn's other first reads
+   * and runs in one pass with them (database.ts, gatherReads).
+   */
+  options: { gather?: boolean } = {},
 ) {
   const compiled = new WeakMap<Db, CompiledQuery<R>>();
   const name = `brs_${++statements}`;
@@ -72,6 +77,7 @@ export function prepared<P extends Record<string, unknown>, R>(
     const sqlite = sqliteHandle(db);
     const pool = postgresPool(db);
     if (sqlite) {
+      if (options.gather) await gatherReads();
       let reader = readers.get(db);
       if (!reader) {
         const statement = sqlite.prepareRaw(sql);

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type Db, openDatabase, sqliteHandle, withTransaction } from '../../src/db/database.js';
+import {
+  type Db,
+  gatherReads,
+  openDatabase,
+  sqliteHandle,
+  withTransaction,
+} from '../../src/db/database.js';
 
 /**
  * The hot reads of one pass of the microtask queue share a read transaction
@@ -94,5 +100,30 @@ it('while a transaction of Kysely is open, a hot read is left to Kysely (no unco
   expect(count()).toBeUndefined();
   release();
   await done;
+  expect(count()).toBe(2);
+});
+
+it('reads gathered from separate events run in one pass, after every one of those events', async () => {
+  const seen: unknown[] = [];
+  const event = (work: () => void) =>
+    new Promise<void>((resolve) =>
+      setTimeout(async () => {
+        await gatherReads();
+        work();
+        resolve();
+      }),
+    );
+  // Two timers are two events; each gathers its reads. The first event's two reads begin
+  // the shared transaction, so the second event's read has the same snapshot, in spite of
+  // the other process's write between them.
+  await Promise.all([
+    event(() => {
+      seen.push(count(), count());
+      other.prepare('insert into t values (7)').run();
+    }),
+    event(() => seen.push(count())),
+  ]);
+  expect(seen).toEqual([1, 1, 1]);
+  await nextEvent();
   expect(count()).toBe(2);
 });
