@@ -3,8 +3,8 @@
  * bare node:http hello-world, the Stories server (`brs serve`) on SQLite and then on
  * PostgreSQL, each seeded with the same data set, and the hello-world again, driving them
  * with autocannon from this process. Prints requests per second, the service's share of
- * the two hello-world runs' mean, each database's share of SQLite's, p50/p99 latency, and
- * the targets.
+ * the two hello-world runs' mean, each database's share of SQLite's, p50/p99 latency, the
+ * CPU time per request of the server and of the load generator, and the targets.
  *
  * Exits non-zero on errors only (a non-2xx response, a socket error, a failed check),
  * never on a missed target: the numbers are the output.
@@ -21,7 +21,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -207,6 +207,35 @@ function serverRssMiB(pid) {
   }
 }
 
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU time (ms) of the server so far: its process and the cluster's workers, read from
+ * /proc (Linux); NaN elsewhere or once it is gone.
+ */
+function serverCpuMs(pid) {
+  try {
+    const kids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.trim() !== '');
+    let ticks = 0;
+    for (const p of [pid, ...kids.map(Number)]) {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return (1000 * ticks) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** One scenario: warm-up, then the measured run. Latencies are kept exact (autocannon rounds to ms). */
 async function load(name, port, nextRequest, poolSize, pid) {
   process.stdout.write(`  ${name}: ${WARMUP_SECONDS} s warm-up + ${SECONDS} s ...`);
@@ -235,12 +264,31 @@ async function load(name, port, nextRequest, poolSize, pid) {
   const sampler = setInterval(() => {
     if (pid !== undefined) rss = Math.max(rss, serverRssMiB(pid));
   }, 1000);
+  // CPU per response, server's and this process's (the load generator's), from just after
+  // the warm-up to the end: the machine's speed drifts, their quotient much less.
+  const cpuNow = () => ({
+    server: serverCpuMs(pid),
+    client: process.cpuUsage(),
+    responses: latencies.length,
+  });
+  let cpuFrom;
+  const cpuStart = setTimeout(
+    () => {
+      cpuFrom = cpuNow();
+    },
+    (WARMUP_SECONDS + 0.5) * 1000,
+  );
   let r;
+  let cpuTo;
   try {
     r = await run;
+    cpuTo = cpuNow();
   } finally {
     clearInterval(sampler);
+    clearTimeout(cpuStart);
   }
+  const served = cpuTo.responses - (cpuFrom?.responses ?? Number.NaN);
+  const clientCpu = cpuFrom && process.cpuUsage(cpuFrom.client);
   latencies.sort((a, b) => a - b);
   const pct = (p) =>
     latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
@@ -260,6 +308,9 @@ async function load(name, port, nextRequest, poolSize, pid) {
     // Warm-up and run together last ~13 s, inside one rate-limit window per key.
     perKey: poolSize ? Math.ceil(sum((x) => x.requests.sent) / poolSize) : null,
     rss,
+    // µs per response
+    serverCpu: (1000 * (cpuTo.server - (cpuFrom?.server ?? Number.NaN))) / served,
+    clientCpu: clientCpu ? (clientCpu.user + clientCpu.system) / served : Number.NaN,
   };
   process.stdout.write(` ${Math.round(out.rps)} req/s\n`);
   return out;
@@ -503,11 +554,11 @@ async function main() {
 
     const rows = [helloFirst, helloLast, ...DATABASES.flatMap((d) => measured[d].rows)];
     const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
-    const WIDTHS = [16, 9, 10, 11, 11, 10, 9, 8, 10, 10];
+    const WIDTHS = [16, 9, 10, 11, 11, 10, 9, 8, 10, 10, 14];
     const line = (...cells) =>
       cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]) : c.padStart(WIDTHS[i]))).join('');
     console.log(
-      `\n${line('scenario', 'req/s', 'vs hello', 'p50', 'p99', 'requests', 'non-2xx', 'errors', 'per key', 'peak RSS')}`,
+      `\n${line('scenario', 'req/s', 'vs hello', 'p50', 'p99', 'requests', 'non-2xx', 'errors', 'per key', 'peak RSS', 'CPU µs/req')}`,
     );
     for (const r of rows) {
       console.log(
@@ -522,9 +573,13 @@ async function main() {
           String(r.errors),
           r.perKey === null ? '-' : `${r.perKey}/${RATE_LIMIT}`,
           `${Math.round(r.rss)} MiB`,
+          `${Math.round(r.serverCpu)} / ${Math.round(r.clientCpu)}`,
         ),
       );
     }
+    console.log(
+      "\nCPU µs/req: CPU time per response after the warm-up, the server's (all its processes) / the load generator's",
+    );
 
     const drift = (100 * (helloLast.rps - helloFirst.rps)) / helloFirst.rps;
     console.log(
