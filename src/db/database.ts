@@ -136,12 +136,20 @@ function withStatementCache(sqlite: SQLite.Database, guard: { check(): void }) {
 function sharedReads(sqlite: SQLite.Database) {
   const begin = sqlite.prepare('begin');
   const commit = sqlite.prepare('commit');
+  const rollback = sqlite.prepare('rollback');
   let readsInPass = 0;
   let open = false;
   const end = () => {
     if (!open) return;
     open = false;
-    commit.run();
+    // A read-only transaction's commit only releases its locks; should it fail all the
+    // same, the transaction must not outlive the pass (it runs in a tick: a throw there
+    // would end the process).
+    try {
+      commit.run();
+    } catch {
+      if (sqlite.inTransaction) rollback.run();
+    }
   };
   const endPass = () => {
     readsInPass = 0;
