@@ -68,7 +68,8 @@ it('a write after shared reads is committed when its await returns, not at the e
   expect(otherCount()).toBe(2);
   expect(count()).toBe(2);
   expect(count()).toBe(2);
-  // The other process can write: no lock of ours is held.
+  // The reads after the write share a snapshot again; a reader does not hold up another
+  // process's write (WAL), and the next event sees it.
   other.prepare('insert into t values (4)').run();
   await nextEvent();
   expect(count()).toBe(3);
