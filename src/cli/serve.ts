@@ -8,6 +8,7 @@ import { migrate } from '../db/database.js';
 import { DEMO_PASSWORD, seedDemo } from '../demo/seed-demo.js';
 import { hasAccounts } from '../domain/accounts.js';
 import { ClusterRateLimiter, serveRateLimitToWorkers } from '../http/cluster-rate-limiter.js';
+import { MemoryRateLimiter } from '../http/rate-limiter.js';
 import { buildServer } from '../http/server.js';
 import { shutdown } from '../http/shutdown.js';
 
@@ -150,7 +151,8 @@ async function servePrimary(
   app: AppContext,
   opts: { json: boolean; banner?: Banner },
 ) {
-  if (!config.redisUrl) serveRateLimitToWorkers(app.limiter);
+  // Without Redis the windows are this process's (createContext), shared with the workers.
+  if (app.limiter instanceof MemoryRateLimiter) serveRateLimitToWorkers(app.limiter);
   cluster.setupPrimary({ execArgv: workerNodeFlags(process.execArgv, process.env.NODE_OPTIONS) });
   let stopping = false;
   let port = config.port;

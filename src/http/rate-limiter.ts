@@ -34,6 +34,23 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async hit(bucket: string, windowMs: number): Promise<RateWindow> {
+    return { ...this.count(bucket, windowMs) };
+  }
+
+  async peek(bucket: string): Promise<RateWindow | null> {
+    const w = this.current(bucket);
+    return w && { ...w };
+  }
+
+  async release(bucket: string): Promise<void> {
+    this.takeBack(bucket);
+  }
+
+  /**
+   * hit, peek and release done at once, for the cluster's primary answering its workers
+   * (cluster-rate-limiter.ts): the window returned is the live one, to read straight away.
+   */
+  count(bucket: string, windowMs: number): RateWindow {
     const t = this.now();
     let w = this.windows.get(bucket);
     if (!w || w.resetAt <= t) {
@@ -41,17 +58,17 @@ export class MemoryRateLimiter implements RateLimiter {
       this.windows.set(bucket, w);
     }
     w.count += 1;
-    return { ...w };
+    return w;
   }
 
-  async peek(bucket: string): Promise<RateWindow | null> {
+  current(bucket: string): RateWindow | null {
     const w = this.windows.get(bucket);
-    return w && w.resetAt > this.now() ? { ...w } : null;
+    return w && w.resetAt > this.now() ? w : null;
   }
 
-  async release(bucket: string): Promise<void> {
-    const w = this.windows.get(bucket);
-    if (w && w.resetAt > this.now() && w.count > 0) w.count -= 1;
+  takeBack(bucket: string): void {
+    const w = this.current(bucket);
+    if (w && w.count > 0) w.count -= 1;
   }
 
   async ping(): Promise<void> {}

@@ -114,6 +114,25 @@ describe('WORKERS=2', () => {
     expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
+  it('answers each of many calls sent together by its own window', async () => {
+    // Requests at once travel to the primary in batches of several calls: each answer
+    // must be its own call's, whichever order and mix of keys a batch holds.
+    const create = async () =>
+      (await brs(env, 'key', 'create', '--account', account, '--role', 'owner', '--scope', 'full'))
+        .out.key;
+    const [a, b] = [await create(), await create()];
+    const calls = Array.from({ length: 90 }, (_, i) => (i % 3 === 2 ? b : a));
+    const answers = await Promise.all(calls.map((k) => get('/v1/brands', k)));
+    const remainingOf = (k: string) =>
+      answers
+        .filter((_, i) => calls[i] === k)
+        .map((r) => Number(r.headers['ratelimit-remaining']))
+        .sort((x, y) => y - x);
+    expect(answers.every((r) => r.status === 200)).toBe(true);
+    expect(remainingOf(a)).toEqual(Array.from({ length: 60 }, (_, i) => 119 - i));
+    expect(remainingOf(b)).toEqual(Array.from({ length: 30 }, (_, i) => 119 - i));
+  });
+
   it('gives successful sign-ins back through the primary: the same person keeps signing in', async () => {
     const account = (await brs(env, 'account', 'create', '--name', 'S', '--plan', 'pro')).out
       .account;
