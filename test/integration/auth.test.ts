@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { authenticateKey } from '../../src/auth/authenticate-key.js';
 import { createKey, revokeKey } from '../../src/domain/api-key-admin.js';
 import { startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -87,5 +88,39 @@ describe('API key authentication', () => {
       .where('id', '=', k.id)
       .executeTakeFirstOrThrow();
     expect(row.last_used_at).not.toBeNull();
+  });
+
+  it('records the first uses of many keys at once in one write, and each key once a minute', async () => {
+    const keys = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        createKey(svc.app, {
+          accountId: w.accounts.agency,
+          role: 'member',
+          scope: null,
+          actor: 'test',
+        }),
+      ),
+    );
+    const updates = vi.spyOn(svc.app.db, 'updateTable');
+    try {
+      // Authenticated together, as the requests of one turn are.
+      await Promise.all(keys.map((k) => authenticateKey(svc.app, k.key, '127.0.0.1')));
+      expect(updates).toHaveBeenCalledTimes(1);
+      const used = await svc.app.db
+        .selectFrom('api_keys')
+        .select('last_used_at')
+        .where(
+          'id',
+          'in',
+          keys.map((k) => k.id),
+        )
+        .execute();
+      expect(used.map((r) => r.last_used_at).filter((at) => at !== null)).toHaveLength(5);
+      // Used again within the minute: nothing to write.
+      await Promise.all(keys.map((k) => authenticateKey(svc.app, k.key, '127.0.0.1')));
+      expect(updates).toHaveBeenCalledTimes(1);
+    } finally {
+      updates.mockRestore();
+    }
   });
 });
