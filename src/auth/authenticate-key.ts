@@ -139,22 +139,25 @@ function recordUse(app: AppContext, id: string, at: string): Promise<void> {
   const db = app.db;
   let batch = pendingUses.get(db);
   if (!batch) {
-    const ids: string[] = [];
-    const b = { ids, at, written: Promise.resolve() };
     // After the pass: a microtask queued now queues a tick, which runs once the microtasks
     // of the pass (every request's way to here) are done.
-    b.written = new Promise<void>((resolve) => {
+    const afterPass = new Promise<void>((resolve) => {
       queueMicrotask(() => process.nextTick(resolve));
-    }).then(async () => {
-      pendingUses.delete(db);
-      for (let i = 0; i < ids.length; i += 1000) {
-        await db
-          .updateTable('api_keys')
-          .set({ last_used_at: b.at })
-          .where('id', 'in', ids.slice(i, i + 1000))
-          .execute();
-      }
     });
+    const b = {
+      ids: [] as string[],
+      at,
+      written: afterPass.then(async () => {
+        pendingUses.delete(db);
+        for (let i = 0; i < b.ids.length; i += 1000) {
+          await db
+            .updateTable('api_keys')
+            .set({ last_used_at: b.at })
+            .where('id', 'in', b.ids.slice(i, i + 1000))
+            .execute();
+        }
+      }),
+    };
     pendingUses.set(db, b);
     batch = b;
   }
