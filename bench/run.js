@@ -428,8 +428,17 @@ function pools(keys) {
  * its scenarios (list_stories, get_story and, with `mcp`, the v1_get_story tool call on
  * both protocol eras), each with its own key pool, and how to stop it all.
  */
-async function startService(backend, tmp, { mcp }) {
+async function startService(backend, tmp, options) {
   const db = await freshDatabase(backend, tmp);
+  try {
+    return await serviceOn(backend, db, options);
+  } catch (err) {
+    await db.drop(); // a server started on it is killed on exit
+    throw err;
+  }
+}
+
+async function serviceOn(backend, db, { mcp }) {
   const t = performance.now();
   let shown = 0;
   const data = await seed(db.url, DATA, (stories) => {
@@ -453,10 +462,7 @@ async function startService(backend, tmp, { mcp }) {
   if (process.env.BENCH_PLANS) {
     for (const p of plans) console.log(`  ${p.label}\n    ${p.plan.join('\n    ')}`);
   }
-  if (scans.length > 0) {
-    await db.drop();
-    throw new Error(`${backend}: a hot query reads a whole table`);
-  }
+  if (scans.length > 0) throw new Error(`${backend}: a hot query reads a whole table`);
   const pool = pools(data.keys);
   // Defaults for everything but the database, where to listen, what to log and WORKERS:
   // the in-memory rate limiter (kept by the cluster's primary) at its default limit.
