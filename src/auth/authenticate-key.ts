@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/database.js';
+import { afterPass, type Db } from '../db/database.js';
 import { decode } from '../db/json-columns.js';
 import { prepared } from '../db/prepared.js';
 import type { Bool, Plan, Role } from '../db/schema.js';
@@ -110,7 +110,7 @@ export async function authenticateKey(
     throw e;
   }
   if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_GRANULARITY_MS) {
-    await recordUse(app, row.id, new Date(now).toISOString());
+    await recordUse(app.db, row.id, new Date(now).toISOString());
   }
   const actor: Actor = {
     kind: 'key',
@@ -135,19 +135,15 @@ const pendingUses = new WeakMap<Db, { ids: string[]; at: string; written: Promis
  * cost ~500 µs on SQLite with two workers taking the write lock in turn. The request waits
  * for the write, as before. `at` is the pass's latest time: within the minute it marks.
  */
-function recordUse(app: AppContext, id: string, at: string): Promise<void> {
-  const db = app.db;
+function recordUse(db: Db, id: string, at: string): Promise<void> {
   let batch = pendingUses.get(db);
   if (!batch) {
-    // After the pass: a microtask queued now queues a tick, which runs once the microtasks
-    // of the pass (every request's way to here) are done.
-    const afterPass = new Promise<void>((resolve) => {
-      queueMicrotask(() => process.nextTick(resolve));
-    });
+    // Once the pass is over, every request of it has come by here.
+    const passOver = new Promise<void>((resolve) => afterPass(resolve));
     const b = {
       ids: [] as string[],
       at,
-      written: afterPass.then(async () => {
+      written: passOver.then(async () => {
         pendingUses.delete(db);
         for (let i = 0; i < b.ids.length; i += 1000) {
           await db

@@ -130,8 +130,7 @@ function withStatementCache(sqlite: SQLite.Database, guard: { check(): void }) {
  * on: every request it serves was received before its first read, so the snapshot holds
  * every write acknowledged before any of them was sent. The first read runs alone (one
  * read in a pass gains nothing); the second opens the transaction; it ends when the
- * pass does (a microtask queued at the first read queues a tick, which runs once the
- * queue is empty), or before anything else runs on the connection.
+ * pass does (afterPass), or before anything else runs on the connection.
  */
 function sharedReads(sqlite: SQLite.Database) {
   const begin = sqlite.prepare('begin');
@@ -161,7 +160,7 @@ function sharedReads(sqlite: SQLite.Database) {
       // A transaction of Kysely's is open (another request's, between two of its
       // statements): the read waits its turn through Kysely, never seeing uncommitted rows.
       if (sqlite.inTransaction && !open) return undefined;
-      if (readsInPass === 0) queueMicrotask(() => process.nextTick(endPass));
+      if (readsInPass === 0) afterPass(endPass);
       else if (!open) {
         begin.run();
         open = true;
@@ -170,6 +169,14 @@ function sharedReads(sqlite: SQLite.Database) {
       return statement.all(...values) as unknown[][];
     },
   };
+}
+
+/**
+ * Runs `fn` once the pass of the microtask queue under way is over: a microtask queued now
+ * queues a tick, and ticks run only once the microtask queue is empty.
+ */
+export function afterPass(fn: () => void): void {
+  queueMicrotask(() => process.nextTick(fn));
 }
 
 let gathering: Promise<void> | undefined;
