@@ -195,19 +195,32 @@ function mcpRequests(era, pool, stories) {
 }
 
 /**
- * Resident memory of the server: its process and the cluster's workers, in MiB, read
- * with ps (Linux and macOS). Sampled once a second during a scenario; the peak is kept.
+ * `ps -o <field>=` of the process and of its children (the baseline's cluster workers; the
+ * service's server threads are its own), one line each. ps exits 1 when none matched.
+ */
+function ps(field, pid) {
+  const lines = (args) => {
+    try {
+      return execFileSync('ps', ['-o', `${field}=`, ...args], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.trim() !== '');
+    } catch (e) {
+      if (e.status === 1) return [];
+      throw e;
+    }
+  };
+  return [...lines(['-p', String(pid)]), ...lines(['--ppid', String(pid)])];
+}
+
+/**
+ * Resident memory of the server: its process and its children, in MiB, read with ps
+ * (Linux and macOS). Sampled once a second during a scenario; the peak is kept.
  */
 function serverRssMiB(pid) {
-  const kib = (args) =>
-    execFileSync('ps', args, { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .reduce((sum, l) => sum + Number(l), 0);
   try {
-    return (
-      (kib(['-o', 'rss=', '-p', String(pid)]) + kib(['-o', 'rss=', '--ppid', String(pid)])) / 1024
-    );
+    const rss = ps('rss', pid);
+    if (rss.length === 0) return Number.NaN;
+    return rss.reduce((sum, l) => sum + Number(l), 0) / 1024;
   } catch {
     return Number.NaN; // the server is gone; the scenario's own errors say why
   }
@@ -222,16 +235,15 @@ const CLOCK_TICKS = (() => {
 })();
 
 /**
- * CPU time (ms) of the server so far: its process and the cluster's workers, read from
- * /proc (Linux); NaN elsewhere or once it is gone.
+ * CPU time (ms) of the server so far: its process (all its threads) and its children, read
+ * from /proc (Linux); NaN elsewhere or once it is gone.
  */
 function serverCpuMs(pid) {
   try {
-    const kids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.trim() !== '');
+    const pids = ps('pid', pid).map(Number);
+    if (pids.length === 0) return Number.NaN;
     let ticks = 0;
-    for (const p of [pid, ...kids.map(Number)]) {
+    for (const p of pids) {
       // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
       const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);

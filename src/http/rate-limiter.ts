@@ -34,7 +34,14 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async hit(bucket: string, windowMs: number): Promise<RateWindow> {
-    return { ...this.count(bucket, windowMs) };
+    const t = this.now();
+    let w = this.windows.get(bucket);
+    if (!w || w.resetAt <= t) {
+      w = { count: 0, resetAt: t + windowMs };
+      this.windows.set(bucket, w);
+    }
+    w.count += 1;
+    return { ...w };
   }
 
   async peek(bucket: string): Promise<RateWindow | null> {
@@ -43,32 +50,13 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async release(bucket: string): Promise<void> {
-    this.takeBack(bucket);
-  }
-
-  /**
-   * hit, peek and release done at once, for the cluster's primary answering its workers
-   * (cluster-rate-limiter.ts): the window returned is the live one, to read straight away.
-   */
-  count(bucket: string, windowMs: number): RateWindow {
-    const t = this.now();
-    let w = this.windows.get(bucket);
-    if (!w || w.resetAt <= t) {
-      w = { count: 0, resetAt: t + windowMs };
-      this.windows.set(bucket, w);
-    }
-    w.count += 1;
-    return w;
-  }
-
-  current(bucket: string): RateWindow | null {
-    const w = this.windows.get(bucket);
-    return w && w.resetAt > this.now() ? w : null;
-  }
-
-  takeBack(bucket: string): void {
     const w = this.current(bucket);
     if (w && w.count > 0) w.count -= 1;
+  }
+
+  private current(bucket: string): RateWindow | null {
+    const w = this.windows.get(bucket);
+    return w && w.resetAt > this.now() ? w : null;
   }
 
   async ping(): Promise<void> {}

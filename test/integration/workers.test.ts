@@ -1,30 +1,33 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Agent, request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brs, brsProcess, brsServe, brsServeAnswering } from '../support/cli.js';
 import { migratedDatabase } from '../support/databases.js';
 import { freePort } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
 
-/** WORKERS=2: several server processes on one port, without Redis. */
+/** WORKERS=2: two server threads on one port, without Redis. */
 let env: Record<string, string>;
 let drop: () => Promise<void>;
 let account: string;
 let key: string;
 let server: Awaited<ReturnType<typeof brsServe>>;
 
-/** One request on its own connection, so the kernel spreads them over the workers. */
+/** One request on its own connection, so the kernel spreads them over the threads. */
 function get(
   path: string,
   apiKey = key,
+  url = server.url,
 ): Promise<{ status: number; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${server.url}${path}`, { agent: false, headers: { 'x-api-key': apiKey } });
+    const req = request(`${url}${path}`, { agent: false, headers: { 'x-api-key': apiKey } });
     req.on('response', (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
@@ -34,39 +37,35 @@ function get(
   });
 }
 
-/**
- * Opens twenty keep-alive connections to `url` at once, one request each, and counts, with
- * `ss`, the connections each server process holds, by pid.
- */
-async function connectionsPerWorker(url: string): Promise<Map<number, number>> {
-  const agent = new Agent({ connections: 20 });
-  try {
-    await Promise.all(
-      Array.from({ length: 20 }, () =>
-        undiciRequest(`${url}/healthz`, { dispatcher: agent }).then((r) => r.body.dump()),
-      ),
-    );
-    const { port } = new URL(url);
-    const { stdout } = await promisify(execFile)('ss', [
-      '-tnpH',
-      'state',
-      'established',
-      `( sport = :${port} )`,
-    ]);
-    const perWorker = new Map<number, number>();
-    for (const [, pid] of stdout.matchAll(/pid=(\d+)/g)) {
-      perWorker.set(Number(pid), (perWorker.get(Number(pid)) ?? 0) + 1);
-    }
-    return perWorker;
-  } finally {
-    await agent.close();
-  }
+/** The server threads of a `brs serve` process, by thread id (Node names them). */
+function serverThreads(of = server): number[] {
+  const tasks = `/proc/${of.child.pid}/task`;
+  return readdirSync(tasks)
+    .filter((tid) => {
+      try {
+        return readFileSync(`${tasks}/${tid}/comm`, 'utf8').startsWith('brs-server-');
+      } catch {
+        return false; // a thread that just ended
+      }
+    })
+    .map(Number)
+    .sort();
 }
 
-async function workerPids(of = server): Promise<number[]> {
-  const { stdout } = await promisify(execFile)('pgrep', ['-P', String(of.child.pid)]);
-  return stdout.trim().split('\n').map(Number);
+/** How many sockets listen on the server's port: one per server thread. */
+async function listeners(url = server.url): Promise<number> {
+  const { port } = new URL(url);
+  const { stdout } = await promisify(execFile)('ss', ['-tlnH', `( sport = :${port} )`]);
+  return stdout.split('\n').filter((l) => l.trim() !== '').length;
 }
+
+const until = async (check: () => Promise<boolean> | boolean, ms = 10_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
 
 beforeAll(async () => {
   const db = await migratedDatabase();
@@ -84,19 +83,12 @@ afterAll(async () => {
 });
 
 describe('WORKERS=2', () => {
-  it('runs two server processes behind one port', async () => {
-    expect(await workerPids()).toHaveLength(2);
+  it('runs two server threads, each listening on the one port', async () => {
+    expect(serverThreads()).toHaveLength(2);
+    expect(await listeners()).toBe(2);
   });
 
-  it('runs the workers with a larger young generation and no pretenuring', async () => {
-    for (const pid of await workerPids()) {
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      expect(args).toContain('--max-semi-space-size=64');
-      expect(args).toContain('--no-allocation-site-pretenuring');
-    }
-  });
-
-  it('counts one rate-limit window per key across the processes', async () => {
+  it('counts one rate-limit window per key across the threads', async () => {
     // A key of its own: this test spends its whole window.
     const own = (
       await brs(env, 'key', 'create', '--account', account, '--role', 'owner', '--scope', 'full')
@@ -107,16 +99,14 @@ describe('WORKERS=2', () => {
       expect(r.status).toBe(200);
       remaining.push(Number(r.headers['ratelimit-remaining']));
     }
-    // Per-process windows would repeat numbers; one shared window counts straight down.
+    // Per-thread windows would repeat numbers; one shared window counts straight down.
     expect(remaining).toEqual(Array.from({ length: 120 }, (_, i) => 119 - i));
     const r = await get('/v1/brands', own);
     expect(r.status).toBe(429);
     expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
-  it('answers each of many calls sent together by its own window', async () => {
-    // Requests at once travel to the primary in batches of several calls: each answer
-    // must be its own call's, whichever order and mix of keys a batch holds.
+  it('counts each of many calls at once in its own key’s window, none lost between threads', async () => {
     const create = async () =>
       (await brs(env, 'key', 'create', '--account', account, '--role', 'owner', '--scope', 'full'))
         .out.key;
@@ -133,7 +123,7 @@ describe('WORKERS=2', () => {
     expect(remainingOf(b)).toEqual(Array.from({ length: 30 }, (_, i) => 119 - i));
   });
 
-  it('gives successful sign-ins back through the primary: the same person keeps signing in', async () => {
+  it('gives successful sign-ins back in the shared windows: the same person keeps signing in', async () => {
     const account = (await brs(env, 'account', 'create', '--name', 'S', '--plan', 'pro')).out
       .account;
     const email = 'busy@workers.example';
@@ -158,62 +148,74 @@ describe('WORKERS=2', () => {
     expect((await new PortalClient(server.url).signIn(email, 'wrong password')).status).toBe(401);
   });
 
-  it('replaces a worker that dies and keeps answering', async () => {
-    const [victim] = await workerPids();
-    process.kill(victim!, 'SIGKILL');
-    for (let i = 0; i < 100; i++) {
-      const pids = await workerPids().catch((): number[] => []);
-      if (pids.length === 2 && !pids.includes(victim!)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const pids = await workerPids();
-    expect(pids).toHaveLength(2);
-    expect(pids).not.toContain(victim);
-    const statuses = new Set<number>();
-    for (let i = 0; i < 6; i++) statuses.add((await get('/healthz')).status);
-    expect([...statuses]).toEqual([200]);
-    // Once built, the new worker listens: connections reach it too.
-    let holders: number[] = [];
-    for (let i = 0; i < 50 && holders.length < 2; i++) {
-      holders = [...(await connectionsPerWorker(server.url)).keys()];
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(holders.sort()).toEqual(pids.sort());
-  });
-
-  it('starts its workers listening together: the first connections reach every one', async () => {
-    const own = await brsServeAnswering(env, await freePort());
+  it('replaces a thread that dies of an uncaught exception, and keeps answering', async () => {
+    const crash = join(tmpdir(), `brs-crash-${process.pid}-${Date.now()}`);
+    const hook = fileURLToPath(new URL('../support/thread-crash-hook.mjs', import.meta.url));
+    const own = await brsServe({
+      ...env,
+      BRS_TEST_CRASH_FILE: crash,
+      NODE_OPTIONS: `--import ${hook}`,
+    });
     try {
-      // Connections opened the moment it first answers, as a balancer's pool: one worker
-      // alone held them all when the others started listening a second later.
-      const perWorker = await connectionsPerWorker(own.url);
-      expect([...perWorker.keys()].sort()).toEqual((await workerPids(own)).sort());
+      const before = serverThreads(own);
+      expect(before).toHaveLength(2);
+      writeFileSync(crash, '');
+      await until(() => !existsSync(crash));
+      // One thread gone, another in its place; the process and the other thread live on.
+      await until(() => {
+        const now = serverThreads(own);
+        return now.length === 2 && now.some((tid) => !before.includes(tid));
+      });
+      expect(serverThreads(own).filter((tid) => before.includes(tid))).toHaveLength(1);
+      const statuses = new Set<number>();
+      for (let i = 0; i < 6; i++) statuses.add((await get('/healthz', key, own.url)).status);
+      expect([...statuses]).toEqual([200]);
+      // Once built, the new thread listens: the kernel hands it connections too.
+      await until(async () => (await listeners(own.url)) === 2);
     } finally {
       await own.stop();
     }
   });
 
-  it('stops with an error when its workers cannot listen (the port is taken)', async () => {
+  it('starts its threads listening together: at the first answer, both listen', async () => {
+    const own = await brsServeAnswering(env, await freePort());
+    try {
+      // A balancer's pool opened at the first answer would all go to the one listening
+      // thread; the other, built a moment later, would get none of those connections.
+      await until(async () => (await listeners(own.url)) === 2, 100);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('stops with an error when the port is taken', async () => {
     const taken = createServer().listen(0, '127.0.0.1');
     await once(taken, 'listening');
     const { port } = taken.address() as AddressInfo;
     try {
       const run = await brsProcess({ ...env, PORT: String(port), HOST: '127.0.0.1' }, 'serve');
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain('EADDRINUSE');
-      // Each worker says why; the command, as JSON (--json), that it stopped.
-      expect(run.out).toEqual({ error: 'a server worker exited at start (1)' });
+      expect(run.out.error).toContain('EADDRINUSE');
     } finally {
       taken.close();
     }
   });
 
-  it('stops every process on SIGTERM', async () => {
-    // A server of its own to stop.
+  it('does not share its port with another server that listens with SO_REUSEPORT', async () => {
+    // A second `brs serve` on the same port would have the kernel split the connections
+    // between two services without a word.
+    const port = new URL(server.url).port;
+    const run = await brsProcess({ ...env, PORT: port, HOST: '127.0.0.1' }, 'serve');
+    expect(run.code).toBe(1);
+    expect(run.out.error).toContain('EADDRINUSE');
+    expect(await listeners()).toBe(2);
+  });
+
+  it('stops every thread on SIGTERM and exits 0', async () => {
     const own = await brsServe(env);
-    const pids = await workerPids(own);
+    expect(serverThreads(own)).toHaveLength(2);
     await own.stop();
     expect(own.child.exitCode).toBe(0);
-    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+    expect(await listeners(own.url)).toBe(0);
   });
 });
