@@ -161,12 +161,23 @@ export async function startServerThreads(
 
   const stop = async () => {
     stopping = true;
-    const exits = [...threads].map((t) => {
-      const exited = once(t, 'exit');
-      t.postMessage(STOP);
-      return exited;
-    });
-    await Promise.all(exits);
+    // Each thread bounds its own drain (http/shutdown.ts); one whose event loop is stuck
+    // never reads the message, and is ended once the drain's bounds are past.
+    const { shutdownDelayMs, shutdownTimeoutMs } = config.http;
+    const stuck = setTimeout(
+      () => {
+        for (const t of threads) t.terminate();
+      },
+      shutdownDelayMs + shutdownTimeoutMs + 10_000,
+    );
+    await Promise.all(
+      [...threads].map((t) => {
+        const exited = once(t, 'exit');
+        t.postMessage(STOP);
+        return exited;
+      }),
+    );
+    clearTimeout(stuck);
   };
   try {
     await Promise.all(Array.from({ length: config.workers }, (_, i) => start(i + 1)));
