@@ -195,32 +195,27 @@ function mcpRequests(era, pool, stories) {
 }
 
 /**
- * `ps -o <field>=` of the process and of its children (the baseline's cluster workers; the
- * service's server threads are its own), one line each. ps exits 1 when none matched.
+ * The server's process and its children (the baseline's cluster workers, had it any; the
+ * service's server threads are its own), read from /proc (Linux). Read directly, because
+ * this process is also the load generator: running `ps` (25–35 ms, synchronous) once a
+ * second held every response in flight that long, and made p99 the sampler's.
  */
-function ps(field, pid) {
-  const lines = (args) => {
-    try {
-      return execFileSync('ps', ['-o', `${field}=`, ...args], { encoding: 'utf8' })
-        .split('\n')
-        .filter((l) => l.trim() !== '');
-    } catch (e) {
-      if (e.status === 1) return [];
-      throw e;
-    }
-  };
-  return [...lines(['-p', String(pid)]), ...lines(['--ppid', String(pid)])];
+function serverPids(pid) {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  return [pid, ...children.split(' ').filter(Boolean).map(Number)];
 }
 
 /**
- * Resident memory of the server: its process and its children, in MiB, read with ps
- * (Linux and macOS). Sampled once a second during a scenario; the peak is kept.
+ * Resident memory of the server: its process and its children, in MiB (Linux; NaN
+ * elsewhere or once it is gone). Sampled once a second during a scenario; the peak is kept.
  */
 function serverRssMiB(pid) {
   try {
-    const rss = ps('rss', pid);
-    if (rss.length === 0) return Number.NaN;
-    return rss.reduce((sum, l) => sum + Number(l), 0) / 1024;
+    let kib = 0;
+    for (const p of serverPids(pid)) {
+      kib += Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1]);
+    }
+    return kib / 1024;
   } catch {
     return Number.NaN; // the server is gone; the scenario's own errors say why
   }
@@ -240,10 +235,8 @@ const CLOCK_TICKS = (() => {
  */
 function serverCpuMs(pid) {
   try {
-    const pids = ps('pid', pid).map(Number);
-    if (pids.length === 0) return Number.NaN;
     let ticks = 0;
-    for (const p of pids) {
+    for (const p of serverPids(pid)) {
       // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
       const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);
@@ -558,7 +551,7 @@ async function main() {
     `Stories benchmark: ${cpu.length} CPUs (${cpu[0]?.model.trim()}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
   );
   console.log(
-    `${CONNECTIONS} connections, ${SECONDS} s per scenario in ${ROUNDS} rounds, rate limit ${RATE_LIMIT}/key/min, ${WORKERS} server process(es), databases: ${DATABASES.join(', ')}`,
+    `${CONNECTIONS} connections, ${SECONDS} s per scenario in ${ROUNDS} rounds, rate limit ${RATE_LIMIT}/key/min, ${WORKERS} server thread(s) (WORKERS), databases: ${DATABASES.join(', ')}`,
   );
   // Client and server share the cores: anything else running skews every number.
   console.log(
@@ -638,7 +631,7 @@ async function main() {
       );
     }
     console.log(
-      "\nCPU µs/req: CPU time per response after the warm-up, the server's (all its processes) / the load generator's",
+      "\nCPU µs/req: CPU time per response after the warm-up, the server's (all its threads and processes) / the load generator's",
     );
 
     const perRound = (r) => r.roundRps.map((x) => Math.round(x)).join(' / ');

@@ -211,10 +211,34 @@ describe('WORKERS=2', () => {
     expect(await listeners()).toBe(2);
   });
 
-  it('stops every thread on SIGTERM and exits 0', async () => {
+  it('stops every thread on SIGTERM, each answering its requests in flight, and exits 0', async () => {
     const own = await brsServe(env);
     expect(serverThreads(own)).toHaveLength(2);
+    // Eight requests on their own connections (both threads get some), each body half
+    // sent at the signal and finished a second later.
+    const inFlight = Array.from(
+      { length: 8 },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const req = request(`${own.url}/v1/brand-note`, {
+            method: 'POST',
+            agent: false,
+            headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          });
+          req.on('response', (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          });
+          req.on('error', reject);
+          const body = JSON.stringify({ brand: 'nowhere.example', text: 'Later.' });
+          req.write(body.slice(0, 10));
+          setTimeout(() => req.end(body.slice(10)), 1000);
+        }),
+    );
+    await new Promise((r) => setTimeout(r, 200));
     await own.stop();
+    // Answered (a note without its story's event_uri is a 400), not cut off.
+    expect(await Promise.all(inFlight)).toEqual(Array(8).fill(400));
     expect(own.child.exitCode).toBe(0);
     expect(await listeners(own.url)).toBe(0);
   });
