@@ -26,7 +26,7 @@ const SEED_A = 1;
 const SEED_B = 2;
 const HEADER_BYTES = 16;
 
-/** Byte size of the table: 16 + 8 (fingerprint) + 4 (count) + 8 (end) per slot, 20 MiB. */
+/** The 16-byte header, then 20 bytes a slot: its end (8), fingerprint (8) and count (4). */
 const BYTES = HEADER_BYTES + SLOTS * 20;
 
 export class SharedRateLimiter implements RateLimiter {

@@ -102,10 +102,12 @@ describe('API key authentication', () => {
       ),
     );
     const updates = vi.spyOn(svc.app.db, 'updateTable');
+    // The service's job runner and schedulers write too (claims), whenever they poll.
+    const keyWrites = () => updates.mock.calls.filter(([table]) => table === 'api_keys').length;
     try {
       // Authenticated together, as the requests of one turn are.
       await Promise.all(keys.map((k) => authenticateKey(svc.app, k.key, '127.0.0.1')));
-      expect(updates).toHaveBeenCalledTimes(1);
+      expect(keyWrites()).toBe(1);
       const used = await svc.app.db
         .selectFrom('api_keys')
         .select('last_used_at')
@@ -118,7 +120,7 @@ describe('API key authentication', () => {
       expect(used.map((r) => r.last_used_at).filter((at) => at !== null)).toHaveLength(5);
       // Used again within the minute: nothing to write.
       await Promise.all(keys.map((k) => authenticateKey(svc.app, k.key, '127.0.0.1')));
-      expect(updates).toHaveBeenCalledTimes(1);
+      expect(keyWrites()).toBe(1);
     } finally {
       updates.mockRestore();
     }
