@@ -77,10 +77,7 @@ export function serverV8Flags(execArgv: string[], nodeOptions = ''): string[] {
 async function claimPort(host: string, port: number): Promise<number> {
   const probe = createServer();
   probe.listen({ port, host });
-  await Promise.race([
-    once(probe, 'listening'),
-    once(probe, 'error').then(([e]) => Promise.reject(e)),
-  ]);
+  await once(probe, 'listening'); // rejects with the 'error' (EADDRINUSE) instead
   const claimed = (probe.address() as { port: number }).port;
   probe.close();
   await once(probe, 'close');

@@ -50,23 +50,18 @@ export class SharedRateLimiter implements RateLimiter {
   }
 
   async hit(bucket: string, windowMs: number): Promise<RateWindow> {
-    return this.locked(
-      bucket,
-      (slot, t) => {
-        if (slot < 0) return null; // not reached: a hit always finds or takes a slot
-        if (this.ends[slot]! <= t) {
-          this.counts[slot] = 0;
-          this.ends[slot] = t + windowMs;
-        }
-        this.counts[slot]! += 1;
-        return { count: this.counts[slot]!, resetAt: this.ends[slot]! };
-      },
-      true,
-    )!;
+    return this.locked(bucket, true, (slot, t) => {
+      if (this.ends[slot]! <= t) {
+        this.counts[slot] = 0;
+        this.ends[slot] = t + windowMs;
+      }
+      this.counts[slot]! += 1;
+      return { count: this.counts[slot]!, resetAt: this.ends[slot]! };
+    });
   }
 
   async peek(bucket: string): Promise<RateWindow | null> {
-    return this.locked(bucket, (slot, t) =>
+    return this.locked(bucket, false, (slot, t) =>
       slot < 0 || this.ends[slot]! <= t
         ? null
         : { count: this.counts[slot]!, resetAt: this.ends[slot]! },
@@ -74,9 +69,8 @@ export class SharedRateLimiter implements RateLimiter {
   }
 
   async release(bucket: string): Promise<void> {
-    this.locked(bucket, (slot, t) => {
+    this.locked(bucket, false, (slot, t) => {
       if (slot >= 0 && this.ends[slot]! > t && this.counts[slot]! > 0) this.counts[slot]! -= 1;
-      return null;
     });
   }
 
@@ -85,14 +79,11 @@ export class SharedRateLimiter implements RateLimiter {
   async close(): Promise<void> {}
 
   /**
-   * Runs `fn` on the bucket's slot (-1 when it has none and `take` is false) with the
-   * table locked. A slot taken for a bucket is marked ended, for `fn` to start its window.
+   * Runs `fn` on the bucket's slot with the table locked: with `take`, a slot always (one
+   * taken for the bucket is marked ended, for `fn` to start its window); without, -1 when
+   * the bucket has none.
    */
-  private locked(
-    bucket: string,
-    fn: (slot: number, now: number) => RateWindow | null,
-    take = false,
-  ): RateWindow | null {
+  private locked<T>(bucket: string, take: boolean, fn: (slot: number, now: number) => T): T {
     const [a, b, group] = this.fingerprint(bucket);
     const t = this.now();
     this.lock();
