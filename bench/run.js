@@ -195,8 +195,8 @@ function mcpRequests(era, pool, stories) {
 }
 
 /**
- * The server's process and its children (the baseline's cluster workers, had it any; the
- * service's server threads are its own), read from /proc (Linux). Read directly, because
+ * The server's process and any children it started (its server threads are its own, in
+ * the process), read from /proc (Linux). Read directly, because
  * this process is also the load generator: running `ps` (25–35 ms, synchronous) once a
  * second held every response in flight that long, and made p99 the sampler's.
  */
