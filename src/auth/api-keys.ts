@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { randomId } from '../ids.js';
 
 /**
@@ -22,7 +22,7 @@ export function generateApiKey(): NewApiKey {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** The lookup part of a well-formed key, or null. */
@@ -31,7 +31,7 @@ export function apiKeyLookup(key: string): string | null {
 }
 
 export function apiKeyMatches(key: string, storedHash: string): boolean {
-  const a = Buffer.from(hashApiKey(key), 'hex');
+  const a = hash('sha256', key, 'buffer');
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import type { Db } from './database.js';
 import { isDatabaseOutage } from './errors.js';
@@ -37,7 +37,7 @@ function withOutageAs503(adapter: StoreAdapter): Adapter {
   });
 }
 
-const digest = (id: string) => createHash('sha256').update(id).digest('base64url');
+const digest = (id: string) => hash('sha256', id, 'base64url');
 
 /**
  * Models whose id is a credential: tokens and codes handed to clients, and sessions (the

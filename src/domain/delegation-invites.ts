@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import { signingSecret } from '../auth/signed-links.js';
 import { type AppContext, inTransaction } from '../context.js';
 import type { Db } from '../db/database.js';
@@ -22,7 +22,7 @@ export async function tokenOf(app: AppContext, inviteId: string): Promise<string
   return `inv_${mac}`;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
+const hashToken = (token: string) => hash('sha256', token, 'base64url');
 
 export const onboardingUrl = (app: AppContext, token: string) =>
   `${app.config.baseUrl}/onboard/${token}`;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { hashPassword } from '../auth/passwords.js';
 import { signLink, verifyLink } from '../auth/signed-links.js';
 import { type AppContext, inTransaction } from '../context.js';
@@ -171,11 +171,8 @@ export async function completeSignUp(
 }
 
 /** A link is single-use: it names the password it replaces, so a reset voids it. */
-const fingerprint = (hash: string | null) =>
-  createHash('sha256')
-    .update(hash ?? '')
-    .digest('base64url')
-    .slice(0, 16);
+const fingerprint = (passwordHash: string | null) =>
+  hash('sha256', passwordHash ?? '', 'base64url').slice(0, 16);
 
 /** A link to choose a password (a reset link): for a reset, or an invited teammate. */
 export async function passwordLink(

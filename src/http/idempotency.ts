@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { invalid } from '../errors.js';
 import { MAX_DEPTH } from '../operations/execute.js';
 
@@ -13,9 +13,7 @@ export function validIdempotencyKey(key: string): string {
 
 /** What makes two requests "the same": method, route and the JSON body with sorted keys. */
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256')
-    .update(`${method} ${path}\n${stableJson(body ?? null)}`)
-    .digest('hex');
+  return hash('sha256', `${method} ${path}\n${stableJson(body ?? null)}`, 'hex');
 }
 
 function stableJson(v: unknown, depth = 0): string {

@@ -29,6 +29,16 @@ describe('API keys', () => {
     expect(a.secretHash).not.toContain(a.key.slice(17));
   });
 
+  it('are stored as the SHA-256 of the whole key, so keys issued earlier still match', () => {
+    // A known answer (sha256sum of the key's bytes): a change of digest or encoding would
+    // void every key in every database.
+    const key = `brs_abcdefghjkmn_${'A'.repeat(43)}`;
+    const stored = '792264d554966e218c0bfef856df52bb0050c31c165d593e3690abb7c9f53a69';
+    expect(hashApiKey(key)).toBe(stored);
+    expect(apiKeyMatches(key, stored)).toBe(true);
+    expect(apiKeyMatches(`${key.slice(0, -1)}B`, stored)).toBe(false);
+  });
+
   it('refuse malformed input before any lookup', () => {
     for (const s of [
       '',

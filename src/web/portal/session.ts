@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   endStoredSession,
@@ -35,7 +35,7 @@ export interface PortalSession {
   workspaces: Workspace[];
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const sha256 = (s: string) => hash('sha256', s, 'hex');
 const secure = (app: AppContext) => app.config.baseUrl.startsWith('https:');
 
 /** Starts a session in `accountId` and sets its cookie on the reply. */
