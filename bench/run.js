@@ -591,7 +591,12 @@ async function main() {
         process.stdout.write(`  ${scenario.name} ...`);
         const sample = await load(scenario, warmup, ROUND_SECONDS);
         samples[i].push(sample);
-        process.stdout.write(` ${Math.round(sample.requests / sample.seconds)} req/s\n`);
+        // The round's own p99: the row pools the rounds, so one slow round can make it.
+        const sorted = sample.latencies.toSorted((a, b) => a - b);
+        const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];
+        process.stdout.write(
+          ` ${Math.round(sample.requests / sample.seconds)} req/s, p99 ${p99.toFixed(1)} ms\n`,
+        );
       }
     }
     await stopChild(hello);
