@@ -9,7 +9,7 @@ import { SharedRateLimiter } from '../http/shared-rate-limiter.js';
 import { shutdown } from '../http/shutdown.js';
 import { BUILT, LISTEN, LISTENING, STOP, type ThreadData } from './server-threads.js';
 
-const { config, port, windows } = workerData as ThreadData;
+const { config, port, windows, thread } = workerData as ThreadData;
 const parent = parentPort!;
 let app: AppContext | undefined;
 let server: Awaited<ReturnType<typeof buildServer>> | undefined;
@@ -29,7 +29,7 @@ parent.on('message', (m) => {
 
 try {
   app = await createContext(config, windows ? { limiter: new SharedRateLimiter(windows) } : {});
-  server = await buildServer(app);
+  server = await buildServer(app, { thread });
   await server.ready();
   await new Promise<void>((resolve) => {
     parent.on('message', (m) => m === LISTEN && resolve());

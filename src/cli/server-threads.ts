@@ -23,6 +23,8 @@ export interface ThreadData {
   port: number;
   /** The rate-limit table, without Redis. */
   windows?: SharedArrayBuffer;
+  /** Its number, 1 to WORKERS (a replacement takes the number of the thread it replaces). */
+  thread: number;
 }
 
 /** Messages between this thread and a server thread. */
@@ -113,7 +115,7 @@ export async function startServerThreads(
   for (const flag of serverV8Flags(process.execArgv, process.env.NODE_OPTIONS)) {
     v8.setFlagsFromString(flag);
   }
-  const data: ThreadData = {
+  const data: Omit<ThreadData, 'thread'> = {
     config,
     port: await claimPort(config.host, config.port),
     windows: app.limiter instanceof SharedRateLimiter ? app.limiter.buffer : undefined,
@@ -125,7 +127,8 @@ export async function startServerThreads(
 
   const start = (n: number) =>
     new Promise<void>((resolve, reject) => {
-      const thread = new Worker(entry, { name: `brs-server-${n}`, workerData: data });
+      const workerData: ThreadData = { ...data, thread: n };
+      const thread = new Worker(entry, { name: `brs-server-${n}`, workerData });
       threads.add(thread);
       let listening = false;
       thread.on('message', (m) => {

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -51,11 +52,17 @@ function trustProxyOption(t: false | number | string[]) {
 /** Builds the whole HTTP service around a context; the caller decides where it listens. */
 export async function buildServer(
   app: AppContext,
-  opts: { runJobs?: boolean } = {},
+  opts: {
+    runJobs?: boolean;
+    /** The server thread's number (WORKERS > 1): every log line names it. */
+    thread?: number;
+  } = {},
 ): Promise<FastifyInstance> {
   const fastify = Fastify({
     logger: {
       level: app.config.logLevel,
+      // Pino's own fields, and the thread: the threads of one process share its pid.
+      base: { pid: process.pid, hostname: hostname(), thread: opts.thread },
       // stdout belongs to the command's own output (the CLI prints JSON there).
       stream: process.stderr,
       redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],

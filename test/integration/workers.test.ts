@@ -211,6 +211,28 @@ describe('WORKERS=2', () => {
     expect(await listeners()).toBe(2);
   });
 
+  it('names the server thread in each of its log lines', async () => {
+    const own = await brsServe({ ...env, LOG_LEVEL: 'info' }, { stderr: 'pipe' });
+    let log = '';
+    own.child.stderr!.on('data', (chunk) => {
+      log += chunk;
+    });
+    // Each request on its own connection: with 30, both threads answer some.
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => get('/v1/brands', key, own.url)),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
+    await own.stop();
+    const lines = log
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
+    const completed = lines.filter((l) => l.msg === 'request completed');
+    expect(completed).toHaveLength(30);
+    for (const l of completed) expect(l).toMatchObject({ pid: own.child.pid });
+    expect(new Set(completed.map((l) => l.thread))).toEqual(new Set([1, 2]));
+  });
+
   it('stops every thread on SIGTERM, each answering its requests in flight, and exits 0', async () => {
     const own = await brsServe(env);
     expect(serverThreads(own)).toHaveLength(2);

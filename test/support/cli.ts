@@ -68,11 +68,11 @@ export function brsProcess(env: Record<string, string>, ...args: string[]) {
  */
 export async function brsServe(
   env: Record<string, string>,
-  { bin = BIN } = {},
+  { bin = BIN, stderr = 'inherit' }: { bin?: string; stderr?: 'inherit' | 'pipe' } = {},
 ): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [bin, 'serve', '--json'], {
     env: childEnv({ PORT: '0', ...env }),
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', stderr],
   });
   const lines = createInterface({ input: child.stdout! });
   const [line] = (await Promise.race([
