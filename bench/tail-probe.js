@@ -1,0 +1,44 @@
+/**
+ * Preloaded into `brs serve` by bench/tail.js (NODE_OPTIONS=--import, so each server thread
+ * loads it too): records, in every thread that serves, its garbage-collection pauses and
+ * the gaps of a 1 ms timer together with the thread's own CPU time across each gap (a gap
+ * with little CPU in it is time the thread was not running; one full of CPU, a long
+ * turn of its event loop). Written to TAIL_PROBE_DIR twice a second, read after the run.
+ */
+import { writeFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { isMainThread, threadId } from 'node:worker_threads';
+
+const dir = process.env.TAIL_PROBE_DIR;
+// With WORKERS > 1 the main thread serves nothing: only the server threads are probed.
+const serves = !isMainThread || Number(process.env.WORKERS ?? 1) <= 1;
+if (dir && serves) {
+  const at = (t) => performance.timeOrigin + t;
+  const gcs = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push([at(e.startTime), e.duration]);
+  }).observe({ entryTypes: ['gc'] });
+
+  // The thread's own CPU time (Node 23.9 and later; NaN before).
+  const cpuUs = () => {
+    const u = process.threadCpuUsage?.();
+    return u ? u.user + u.system : Number.NaN;
+  };
+  const gaps = [];
+  let last = performance.now();
+  let lastCpu = cpuUs();
+  setInterval(() => {
+    const now = performance.now();
+    const cpu = cpuUs();
+    if (now - last > 4) {
+      const cpuMs = (cpu - lastCpu) / 1000;
+      gaps.push([at(last), now - last, cpuMs]);
+    }
+    last = now;
+    lastCpu = cpu;
+  }, 1).unref();
+
+  setInterval(() => {
+    writeFileSync(`${dir}/thread-${threadId}.json`, JSON.stringify({ gcs, gaps }));
+  }, 500).unref();
+}
