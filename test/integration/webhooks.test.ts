@@ -284,13 +284,26 @@ describe('deliveries', () => {
     });
     const host = await w.clientBrand();
     await w.story(host, 507);
-    await svc.app.jobs.drain();
+    // The retry is scheduled a minute out, so it cannot come due (at this suite's 20 ms
+    // base, within the drain on a slow machine) before the delegation is dropped.
+    svc.app.config.webhookRetryBaseMs = 60_000;
+    try {
+      await svc.app.jobs.drain();
+    } finally {
+      svc.app.config.webhookRetryBaseMs = 20;
+    }
     expect(seen.get('/retrying-partner')).toBe(1);
     const drop = await svc.request('DELETE', '/v1/delegations', {
       key: w.keys.owner,
       query: { brand: host },
     });
     expect(drop.status).toBe(200);
+    // Then it is due, runs, and finds its delivery no longer routed.
+    await svc.app.db
+      .updateTable('jobs')
+      .set({ run_at: new Date(Date.now() - 1000).toISOString() })
+      .where('status', '=', 'queued')
+      .execute();
     await settle();
     expect(seen.get('/retrying-partner')).toBe(1);
     const [d] = (await listDeliveries(svc.app, w.accounts.agency, 50)).filter(
