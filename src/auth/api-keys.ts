@@ -21,8 +21,11 @@ export function generateApiKey(): NewApiKey {
   return { key, lookup, secretHash: hashApiKey(key) };
 }
 
+/** The SHA-256 of the whole key, the one digest stored and compared. */
+const keyDigest = (key: string) => hash('sha256', key, 'buffer');
+
 export function hashApiKey(key: string): string {
-  return hash('sha256', key, 'hex');
+  return keyDigest(key).toString('hex');
 }
 
 /** The lookup part of a well-formed key, or null. */
@@ -31,7 +34,7 @@ export function apiKeyLookup(key: string): string | null {
 }
 
 export function apiKeyMatches(key: string, storedHash: string): boolean {
-  const a = hash('sha256', key, 'buffer');
+  const a = keyDigest(key);
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }
