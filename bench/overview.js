@@ -13,6 +13,7 @@ import { loadConfig } from '../dist/config.js';
 import { createContext } from '../dist/context.js';
 import { addUser, createAccount } from '../dist/domain/accounts.js';
 import { grantDelegation } from '../dist/domain/delegations.js';
+import { percentile } from './percentile.js';
 import { seed } from './seed.js';
 
 export const OVERVIEW_DATA = { brands: 10, keys: 1, storiesPerBrand: 10_000 };
@@ -124,8 +125,7 @@ export async function loadOverview(port, path) {
   run.on('response', (_c, _s, _b, ms) => latencies.push(ms));
   const r = await run;
   latencies.sort((a, b) => a - b);
-  const pct = (p) =>
-    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  const pct = (p) => percentile(latencies, p);
   return {
     rps: r.requests.average,
     p50: pct(50),

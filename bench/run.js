@@ -37,6 +37,7 @@ import {
   recomputedSeries,
   seedOverview,
 } from './overview.js';
+import { percentile } from './percentile.js';
 import { checkPlans } from './plans.js';
 import { seed } from './seed.js';
 
@@ -326,8 +327,7 @@ async function load(scenario, warmupSeconds, seconds) {
 function aggregate(scenario, rounds) {
   const total = (f) => rounds.reduce((s, x) => s + f(x), 0);
   const latencies = rounds.flatMap((x) => x.latencies).sort((a, b) => a - b);
-  const pct = (p) =>
-    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  const pct = (p) => percentile(latencies, p);
   const codes = {};
   for (const [c, n] of rounds.flatMap((x) => x.codes)) codes[c] = (codes[c] ?? 0) + n;
   // The most requests any key of the pool can have had in one rate-limit window: the
@@ -592,8 +592,10 @@ async function main() {
         const sample = await load(scenario, warmup, ROUND_SECONDS);
         samples[i].push(sample);
         // The round's own p99: the row pools the rounds, so one slow round can make it.
-        const sorted = sample.latencies.toSorted((a, b) => a - b);
-        const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];
+        const p99 = percentile(
+          sample.latencies.toSorted((a, b) => a - b),
+          99,
+        );
         process.stdout.write(
           ` ${Math.round(sample.requests / sample.seconds)} req/s, p99 ${p99.toFixed(1)} ms\n`,
         );

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { isMainThread, threadId } from 'node:worker_threads';
+import { recordTimerGaps } from './timer-gaps.js';
 
 const dir = process.env.TAIL_PROBE_DIR;
 // With WORKERS > 1 the main thread serves nothing: only the server threads are probed.
@@ -19,24 +20,7 @@ if (dir && serves) {
     for (const e of list.getEntries()) gcs.push([at(e.startTime), e.duration]);
   }).observe({ entryTypes: ['gc'] });
 
-  // The thread's own CPU time (Node 23.9 and later; NaN before).
-  const cpuUs = () => {
-    const u = process.threadCpuUsage?.();
-    return u ? u.user + u.system : Number.NaN;
-  };
-  const gaps = [];
-  let last = performance.now();
-  let lastCpu = cpuUs();
-  setInterval(() => {
-    const now = performance.now();
-    const cpu = cpuUs();
-    if (now - last > 4) {
-      const cpuMs = (cpu - lastCpu) / 1000;
-      gaps.push([at(last), now - last, cpuMs]);
-    }
-    last = now;
-    lastCpu = cpu;
-  }, 1).unref();
+  const { gaps } = recordTimerGaps();
 
   setInterval(() => {
     writeFileSync(`${dir}/thread-${threadId}.json`, JSON.stringify({ gcs, gaps }));

@@ -22,7 +22,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { percentile } from './percentile.js';
 import { seed } from './seed.js';
+import { recordTimerGaps } from './timer-gaps.js';
 
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.TAIL_SECONDS ?? 8);
@@ -85,13 +87,7 @@ async function main() {
   const port = new URL(JSON.parse(String(banner).split('\n')[0]).url).port;
 
   // The load generator's own gaps, as the probe measures the server's.
-  const clientGaps = [];
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    if (now - last > 4) clientGaps.push([performance.timeOrigin + last, now - last]);
-    last = now;
-  }, 1);
+  const { gaps: clientGaps, stop: stopGaps } = recordTimerGaps();
   const nextRequest = requests(keys, stories);
   const done = [];
   const run = autocannon({
@@ -119,7 +115,7 @@ async function main() {
   }, WARMUP_SECONDS * 1000);
   const result = await run;
   const after = [schedstat(server.pid), schedstat(process.pid)];
-  clearInterval(ticker);
+  stopGaps();
   clearTimeout(measured);
   await new Promise((r) => setTimeout(r, 600)); // the probe's last write
   server.kill('SIGTERM');
@@ -130,7 +126,7 @@ async function main() {
   const from = responses[0][0] - responses[0][1];
   const to = responses.at(-1)[0];
   const sorted = responses.map((r) => r[1]).sort((a, b) => a - b);
-  const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  const pct = (p) => percentile(sorted, p);
   console.log(
     `${SCENARIO}, ${CONNECTIONS} connections, WORKERS=${WORKERS}, ${SECONDS} s: ${Math.round(result.requests.total / result.duration)} req/s, p50 ${ms(pct(50))}, p90 ${ms(pct(90))}, p99 ${ms(pct(99))}, p99.9 ${ms(pct(99.9))}\n`,
   );
