@@ -4,7 +4,7 @@
  * process, and drives them with autocannon from this process, every scenario in turn in
  * each of a few rounds. Prints requests per second, the service's share of the
  * hello-world's, each database's share of SQLite's, p50/p99 latency, the CPU time per
- * request of the server and of the load generator, and the targets.
+ * request of the server, of the load generator and of PostgreSQL's backends, and the targets.
  *
  * Exits non-zero on errors only (a non-2xx response, a socket error, a failed check),
  * never on a missed target: the numbers are the output.
@@ -230,22 +230,46 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
+/** CPU time (ms) of process `pid` so far, all its threads, from /proc (Linux). */
+function processCpuMs(pid) {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (1000 * (Number(fields[11]) + Number(fields[12]))) / CLOCK_TICKS;
+}
+
 /**
- * CPU time (ms) of the server so far: its process (all its threads) and its children, read
- * from /proc (Linux); NaN elsewhere or once it is gone.
+ * CPU time (ms) of the server so far: its process (all its threads) and its children; NaN
+ * elsewhere or once it is gone.
  */
 function serverCpuMs(pid) {
   try {
-    let ticks = 0;
-    for (const p of serverPids(pid)) {
-      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return (1000 * ticks) / CLOCK_TICKS;
+    return serverPids(pid).reduce((ms, p) => ms + processCpuMs(p), 0);
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU time (ms) so far of each PostgreSQL backend serving the scenario's database, by pid
+ * (one that has ended is left out); empty on SQLite.
+ */
+async function databaseCpuMs(scenario) {
+  const out = new Map();
+  for (const pid of (await scenario.backendPids?.()) ?? []) {
+    try {
+      out.set(pid, processCpuMs(pid));
+    } catch {
+      // a backend that just ended
+    }
+  }
+  return out;
+}
+
+/** CPU time (ms) the backends in both samples spent between them. */
+function databaseCpuBetween(from, to) {
+  let ms = 0;
+  for (const [pid, was] of from) if (to.has(pid)) ms += to.get(pid) - was;
+  return ms;
 }
 
 /**
@@ -288,17 +312,23 @@ async function load(scenario, warmupSeconds, seconds) {
     responses: latencies.length,
   });
   let cpuFrom;
+  let databaseFrom;
   const cpuStart = setTimeout(
     () => {
       cpuFrom = cpuNow();
+      if (scenario.backendPids) databaseFrom = databaseCpuMs(scenario);
     },
     (warmupSeconds + 0.5) * 1000,
   );
   let r;
   let cpuTo;
+  let databaseMs = Number.NaN;
   try {
     r = await run;
     cpuTo = cpuNow();
+    if (databaseFrom) {
+      databaseMs = databaseCpuBetween(await databaseFrom, await databaseCpuMs(scenario));
+    }
   } finally {
     clearInterval(sampler);
     clearTimeout(cpuStart);
@@ -319,6 +349,7 @@ async function load(scenario, warmupSeconds, seconds) {
     rss,
     served: cpuTo.responses - (cpuFrom?.responses ?? Number.NaN),
     serverCpuMs: cpuTo.server - (cpuFrom?.server ?? Number.NaN),
+    databaseCpuMs: databaseMs,
     clientCpuUs: clientCpu ? clientCpu.user + clientCpu.system : Number.NaN,
   };
 }
@@ -355,6 +386,7 @@ function aggregate(scenario, rounds) {
     // µs per response
     serverCpu: (1000 * total((x) => x.serverCpuMs)) / served,
     clientCpu: total((x) => x.clientCpuUs) / served,
+    databaseCpu: (1000 * total((x) => x.databaseCpuMs)) / served,
   };
 }
 
@@ -406,6 +438,20 @@ async function freshDatabase(backend, tmp) {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    // The PostgreSQL backends serving this database now (its server runs on this machine).
+    backendPids: async () => {
+      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await c.connect();
+      try {
+        const { rows } = await c.query(
+          'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [name],
+        );
+        return rows.map((r) => r.pid);
+      } finally {
+        await c.end();
+      }
+    },
     drop: async () => {
       const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
       await c.connect();
@@ -479,7 +525,7 @@ async function serviceOn(backend, db, { mcp }) {
     profDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profDir, backend)}`] : [],
   );
   await probe(server.port, pool.probeKey, data.stories);
-  const on = { port: server.port, pid: server.child.pid };
+  const on = { port: server.port, pid: server.child.pid, backendPids: db.backendPids };
   const scenarios = [
     { name: `${backend} list`, nextRequest: listRequests(pool.list), poolSize: pool.list.length },
     {
@@ -614,7 +660,7 @@ async function main() {
     }
 
     const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
-    const WIDTHS = [16, 9, 10, 11, 11, 10, 9, 8, 10, 10, 14];
+    const WIDTHS = [16, 9, 10, 11, 11, 10, 9, 8, 10, 10, 18];
     const line = (...cells) =>
       cells.map((c, i) => (i === 0 ? c.padEnd(WIDTHS[i]) : c.padStart(WIDTHS[i]))).join('');
     console.log(
@@ -633,12 +679,12 @@ async function main() {
           String(r.errors),
           r.perKey === null ? '-' : `${r.perKey}/${RATE_LIMIT}`,
           `${Math.round(r.rss)} MiB`,
-          `${Math.round(r.serverCpu)} / ${Math.round(r.clientCpu)}`,
+          `${Math.round(r.serverCpu)} / ${Math.round(r.clientCpu)}${Number.isNaN(r.databaseCpu) ? '' : ` / ${Math.round(r.databaseCpu)}`}`,
         ),
       );
     }
     console.log(
-      "\nCPU µs/req: CPU time per response after the warm-up, the server's (all its threads and processes) / the load generator's",
+      "\nCPU µs/req: CPU time per response after the warm-up, the server's (all its threads and processes) / the load generator's / on PostgreSQL, its backends' (the server's connections)",
     );
 
     const perRound = (r) => r.roundRps.map((x) => Math.round(x)).join(' / ');
