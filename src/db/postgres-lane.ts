@@ -117,7 +117,10 @@ export class PostgresLane {
     // The batch keeps the read timeout itself (read-batch.ts): pg's would fail its reads
     // but leave a batch whose reads all had their answers in place, and the lane behind it.
     const { query_timeout: stallMs = DEFAULT_STALL_MS, ...config } = this.config;
-    const client = new pg.Client({ ...config, application_name: LANE_APPLICATION_NAME });
+    const client = new pg.Client({
+      ...withLaneSettings(config),
+      application_name: LANE_APPLICATION_NAME,
+    });
     const connection: Promise<LaneConnection> = client.connect().then(
       () => new LaneConnection(client, stallMs, () => this.retire(connection)),
       (err) => {
@@ -258,3 +261,25 @@ class LaneConnection {
 
 /** How the lane's connection shows in pg_stat_activity (docs/deployment.md, monitoring). */
 export const LANE_APPLICATION_NAME = 'brs hot reads';
+
+/**
+ * The lane's session settings: a random page costed as a sequential one (1.1 where
+ * PostgreSQL assumes 4, a spinning disk's ratio). Every hot read is a lookup on an index
+ * (query-plans.ts checks each has one), of pages read so often that they stay in memory; at the default,
+ * PostgreSQL read a table of a hundred rows whole instead (accounts and brands beside the
+ * key: 37–43 µs of the backend's CPU per lookup against 17, the benchmark's PostgreSQL
+ * `get_story` about a third faster: docs/benchmarks.md). Options given in the URL (which
+ * pg would take instead of these) or PGOPTIONS come after, so a setting chosen there,
+ * random_page_cost too, wins.
+ */
+function withLaneSettings(config: pg.ClientConfig): pg.ClientConfig {
+  const url = config.connectionString ? new URL(config.connectionString) : undefined;
+  const inUrl = url?.searchParams.get('options') ?? undefined;
+  url?.searchParams.delete('options');
+  const given = inUrl ?? config.options ?? process.env.PGOPTIONS;
+  return {
+    ...config,
+    ...(inUrl !== undefined && url && { connectionString: url.toString() }),
+    options: ['-c random_page_cost=1.1', given].filter(Boolean).join(' '),
+  };
+}

@@ -392,6 +392,42 @@ describe.runIf(testDialect() === 'postgres')(
       }
     });
 
+    /** A setting as the lane's session has it. */
+    const setting = async (l: PostgresLane, name: string) =>
+      (
+        await l.query<Record<string, string>>({
+          name: `lane_test_show_${name}`,
+          text: `show ${name}`,
+          values: [],
+        })
+      ).rows[0]![name];
+
+    it('the session costs a random page as a sequential one, so the hot reads take their indexes on small tables too', async () => {
+      const l = lane();
+      try {
+        expect(await setting(l, 'random_page_cost')).toBe('1.1');
+      } finally {
+        await l.end();
+      }
+    });
+
+    it("options in the database URL apply beside the lane's, and a random_page_cost chosen there wins", async () => {
+      const withOptions = (options: string) => {
+        const url = new URL(db.url);
+        url.searchParams.set('options', options);
+        return lane(30_000, undefined, url.toString());
+      };
+      const beside = withOptions('-c work_mem=7MB');
+      const chosen = withOptions('-c random_page_cost=2');
+      try {
+        expect(await setting(beside, 'work_mem')).toBe('7MB');
+        expect(await setting(beside, 'random_page_cost')).toBe('1.1');
+        expect(await setting(chosen, 'random_page_cost')).toBe('2');
+      } finally {
+        await Promise.all([beside.end(), chosen.end()]);
+      }
+    });
+
     it('once ended, a read is refused as an outage and no connection is left', async () => {
       const l = lane();
       await l.query({ name: 'lane_test_one', text: 'select 1', values: [] });
