@@ -265,12 +265,12 @@ export const LANE_APPLICATION_NAME = 'brs hot reads';
 /**
  * The lane's session settings: a random page costed as a sequential one (1.1 where
  * PostgreSQL assumes 4, a spinning disk's ratio). Every hot read is a lookup on an index
- * (query-plans.ts checks each has one), of pages read so often that they stay in memory; at the default,
- * PostgreSQL read a table of a hundred rows whole instead (accounts and brands beside the
- * key: 37–43 µs of the backend's CPU per lookup against 17, the benchmark's PostgreSQL
- * `get_story` about a third faster: docs/benchmarks.md). Options given in the URL (which
- * pg would take instead of these) or PGOPTIONS come after, so a setting chosen there,
- * random_page_cost too, wins.
+ * (query-plans.ts checks each has one) of pages read so often that they stay in memory;
+ * at the default, PostgreSQL read a table of a hundred rows whole instead (accounts and
+ * brands beside the key: 37–43 µs of the backend's CPU per lookup against 17, the
+ * benchmark's PostgreSQL `get_story` about a third faster: docs/benchmarks.md). Options
+ * given in the URL (which pg would take instead of these) or PGOPTIONS come after, so a
+ * setting chosen there, random_page_cost too, wins.
  */
 function withLaneSettings(config: pg.ClientConfig): pg.ClientConfig {
   const url = config.connectionString ? new URL(config.connectionString) : undefined;
