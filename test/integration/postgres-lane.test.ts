@@ -402,7 +402,7 @@ describe.runIf(testDialect() === 'postgres')(
         })
       ).rows[0]![name];
 
-    it('the session costs a random page as a sequential one, so the hot reads take their indexes on small tables too', async () => {
+    it('the session costs a random page at 1.1, not the default 4 (at 4 the key lookup read small tables whole: docs/benchmarks.md)', async () => {
       const l = lane();
       try {
         expect(await setting(l, 'random_page_cost')).toBe('1.1');
