@@ -39,6 +39,7 @@ import {
 } from './overview.js';
 import { percentile } from './percentile.js';
 import { checkPlans } from './plans.js';
+import { getRequests, keyedRequest, listRequests } from './requests.js';
 import { seed } from './seed.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -116,30 +117,6 @@ async function stopChild({ child }) {
   child.kill('SIGTERM');
   await exited;
   children.delete(child);
-}
-
-/**
- * Round-robin over a key pool, shared by all connections, so every key carries the same
- * share of the load and none reaches its RATE_LIMIT in the run's window (checked after).
- */
-function listRequests(pool) {
-  let i = 0;
-  return () => {
-    const { key, host } = pool[i++ % pool.length];
-    return { key, path: `/v1/stories?brand=${host}&limit=20` };
-  };
-}
-
-/** Each brand walks its own stories in order: odd ones unlocked, so half get the full plan. */
-function getRequests(pool, stories) {
-  let i = 0;
-  const next = {};
-  return () => {
-    const { key, host } = pool[i++ % pool.length];
-    const n = next[host] ?? 0;
-    next[host] = (n + 1) % stories[host].length;
-    return { key, path: `/v1/story?brand=${host}&event_uri=${stories[host][n]}` };
-  };
 }
 
 /**
@@ -251,11 +228,11 @@ function serverCpuMs(pid) {
 
 /**
  * CPU time (ms) so far of each PostgreSQL backend serving the scenario's database, by pid
- * (one that has ended is left out); empty on SQLite.
+ * (one that has ended is left out).
  */
-async function databaseCpuMs(scenario) {
+async function databaseCpuMs(backendPids) {
   const out = new Map();
-  for (const pid of (await scenario.backendPids?.()) ?? []) {
+  for (const pid of await backendPids()) {
     try {
       out.set(pid, processCpuMs(pid));
     } catch {
@@ -285,19 +262,7 @@ async function load(scenario, warmupSeconds, seconds) {
     connections: CONNECTIONS,
     duration: seconds,
     warmup: { connections: CONNECTIONS, duration: warmupSeconds },
-    requests: [
-      {
-        method: 'GET',
-        setupRequest(req) {
-          const { key, path, method, headers, body } = nextRequest();
-          req.path = path;
-          if (method) req.method = method;
-          if (body) req.body = body;
-          Object.assign(req.headers, headers, { 'x-api-key': key });
-          return req;
-        },
-      },
-    ],
+    requests: [keyedRequest(nextRequest)],
   });
   run.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
   let rss = 0;
@@ -316,7 +281,7 @@ async function load(scenario, warmupSeconds, seconds) {
   const cpuStart = setTimeout(
     () => {
       cpuFrom = cpuNow();
-      if (scenario.backendPids) databaseFrom = databaseCpuMs(scenario);
+      if (scenario.backendPids) databaseFrom = databaseCpuMs(scenario.backendPids);
     },
     (warmupSeconds + 0.5) * 1000,
   );
@@ -327,7 +292,10 @@ async function load(scenario, warmupSeconds, seconds) {
     r = await run;
     cpuTo = cpuNow();
     if (databaseFrom) {
-      databaseMs = databaseCpuBetween(await databaseFrom, await databaseCpuMs(scenario));
+      databaseMs = databaseCpuBetween(
+        await databaseFrom,
+        await databaseCpuMs(scenario.backendPids),
+      );
     }
   } finally {
     clearInterval(sampler);

@@ -23,6 +23,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { percentile } from './percentile.js';
+import { getRequests, keyedRequest, listRequests } from './requests.js';
 import { seed } from './seed.js';
 import { recordTimerGaps } from './timer-gaps.js';
 
@@ -53,18 +54,6 @@ function schedstat(pid) {
   return out;
 }
 
-function requests(keys, stories) {
-  let i = 0;
-  const next = {};
-  return () => {
-    const { key, host } = keys[i++ % keys.length];
-    if (SCENARIO === 'list') return { key, path: `/v1/stories?brand=${host}&limit=20` };
-    const n = next[host] ?? 0;
-    next[host] = (n + 1) % stories[host].length;
-    return { key, path: `/v1/story?brand=${host}&event_uri=${stories[host][n]}` };
-  };
-}
-
 async function main() {
   if (!['get', 'list'].includes(SCENARIO)) throw new Error('TAIL_SCENARIO is get or list');
   mkdirSync(probeDir);
@@ -88,23 +77,14 @@ async function main() {
 
   // The load generator's own gaps, as the probe measures the server's.
   const { gaps: clientGaps, stop: stopGaps } = recordTimerGaps();
-  const nextRequest = requests(keys, stories);
+  const nextRequest = SCENARIO === 'list' ? listRequests(keys) : getRequests(keys, stories);
   const done = [];
   const run = autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     duration: SECONDS,
     warmup: { connections: CONNECTIONS, duration: WARMUP_SECONDS },
-    requests: [
-      {
-        setupRequest(req) {
-          const { key, path } = nextRequest();
-          req.path = path;
-          req.headers['x-api-key'] = key;
-          return req;
-        },
-      },
-    ],
+    requests: [keyedRequest(nextRequest)],
   });
   run.on('response', (_c, _s, _b, latency) => {
     done.push([performance.timeOrigin + performance.now(), latency]);
