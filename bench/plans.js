@@ -11,7 +11,15 @@ import { hotQueryPlans } from '../dist/db/query-plans.js';
 import '../dist/http/server.js';
 
 export async function checkPlans(databaseUrl) {
-  const app = await createContext(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }));
+  // ANALYZE reads every table: at a million stories PostgreSQL takes longer than the
+  // service's statement_timeout (5 s by default, for requests), which would cancel it.
+  const app = await createContext(
+    loadConfig({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      DATABASE_STATEMENT_TIMEOUT_MS: String(10 * 60_000),
+    }),
+  );
   try {
     await sql`analyze`.execute(app.db);
     // The last brand's newest unlocked story.
