@@ -517,6 +517,8 @@ export interface OutgoingEmailsTable {
   html_body: string | null;
   /** JSON object of extra headers (List-Unsubscribe), or null (migration 0020). */
   headers: Generated<string | null>;
+  /** The sender's display name when not MAIL_FROM's own: a partner's (migration 0021). */
+  from_name: Generated<string | null>;
   status: string;
   error: string | null;
   created_at: string;

@@ -6,7 +6,9 @@ import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, invalid, notFound } from '../errors.js';
 import { actorLabel, type BrandAccess, type StoryAct } from '../policy.js';
 import { writeAudit } from './audit.js';
+import { passwordLink } from './sign-up.js';
 import { lockStory } from './story-lock.js';
+import { INVITE_LINK_TTL_MS } from './team.js';
 import { resolveTeammate } from './teammates.js';
 
 /** Story statuses (CONTRACT.md); the transitions are in docs/api.md, "Story status". */
@@ -99,7 +101,6 @@ async function notifyAssignee(
     accountId: string;
     to: { userId: string; email: string; invited: boolean };
     story: StoryRow;
-    brandName: string;
     phase?: { number: number; title: string; actions: string[] };
     at: string;
   },
@@ -114,15 +115,25 @@ async function notifyAssignee(
   const what = args.phase
     ? `phase ${args.phase.number} of the response plan, "${args.phase.title}"`
     : 'the story';
+  // A newcomer can act from the link at once, and joins from this email as from the team
+  // page's invitation: choosing a password makes them a member, signed in, and takes them
+  // on to what they were given.
+  const join = args.to.invited ? await joinLink(app, args.accountId, args.to.userId, token) : null;
   const lines = [
-    args.to.invited
-      ? `You have been invited to the ${args.brandName} team on Stories and assigned ${what}.`
+    join
+      ? `You have been invited to the ${join.team} team on Stories and assigned ${what}.`
       : `You have been assigned ${what}.`,
     '',
     `Story: ${args.story.title}`,
     ...(args.phase ? ['', 'Actions:', ...args.phase.actions.map((a) => `- ${a}`)] : []),
     '',
     `Open it here (the link works for 14 days): ${link}`,
+    ...(join
+      ? [
+          '',
+          `Join the team: choose your password here and you are signed in and taken to it (the link works for 7 days): ${join.link}`,
+        ]
+      : []),
   ];
   await queueEmail(
     app.db,
@@ -137,6 +148,22 @@ async function notifyAssignee(
     },
     args.at,
   );
+}
+
+/** The invited newcomer's way in: the team's name and a link to choose a password. */
+async function joinLink(app: AppContext, accountId: string, userId: string, actionToken: string) {
+  const team = await app.db
+    .selectFrom('accounts')
+    .select('name')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  const user = await app.db
+    .selectFrom('users')
+    .select(['id', 'password_hash'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+  const link = await passwordLink(app, user, INVITE_LINK_TTL_MS, `/action/${actionToken}`);
+  return { team: team.name, link };
 }
 
 export async function assignStory(
@@ -169,7 +196,6 @@ export async function assignStory(
       accountId: access.brand.account_id,
       to,
       story,
-      brandName: access.brand.name,
       at,
     });
     return { assignee: to.email, invited: to.invited, status };
@@ -243,7 +269,6 @@ export async function assignPhase(
       accountId: access.brand.account_id,
       to,
       story,
-      brandName: access.brand.name,
       phase: {
         number: phase.number,
         title: phase.title,

@@ -72,13 +72,19 @@ export async function startOnboarding(
       accountId: null,
       to: email,
       kind: 'onboarding',
+      // White-label, as the onboarding pages are: the partner's name as the sender and in
+      // the text, "Stories" once in the small print.
+      fromName: invite.partner_name,
       subject: `Confirm your email to connect ${invite.brand_host} with ${invite.partner_name}`,
       text: [
-        `${invite.partner_name} invited you to connect ${invite.brand_host} to Stories.`,
+        `${invite.partner_name} invited you to connect ${invite.brand_host} with them, so that they can follow its media coverage and act on it with you.`,
         '',
         `Confirm your email and review the request here (the link works for 24 hours): ${app.config.baseUrl}/onboard/confirm/${link}`,
         '',
         'If you did not ask for this, ignore this email: nothing happens without you.',
+        '',
+        '-- ',
+        'powered by Stories',
       ].join('\n'),
     },
     at,

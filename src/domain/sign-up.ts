@@ -174,16 +174,21 @@ export async function completeSignUp(
 const fingerprint = (passwordHash: string | null) =>
   hash('sha256', passwordHash ?? '', 'base64url').slice(0, 16);
 
-/** A link to choose a password (a reset link): for a reset, or an invited teammate. */
+/**
+ * A link to choose a password (a reset link): for a reset, or an invited teammate, who
+ * joins with it and, signed in, goes on to `next` (a path of this site: the phase they
+ * were assigned).
+ */
 export async function passwordLink(
   app: AppContext,
   user: { id: string; password_hash: string | null },
   ttlMs = RESET_TTL_MS,
+  next?: string,
 ): Promise<string> {
   const token = await signLink(
     app,
     'password-reset',
-    { u: user.id, f: fingerprint(user.password_hash) },
+    { u: user.id, f: fingerprint(user.password_hash), ...(next && { n: next }) },
     ttlMs,
   );
   return `${app.config.baseUrl}/reset/${token}`;
@@ -225,18 +230,23 @@ export async function resetLinkUser(app: AppContext, token: string): Promise<str
   return user && fingerprint(user.password_hash) === data.f ? user.id : null;
 }
 
-/** Sets the new password of a valid reset link; the link proves the email too. */
+/**
+ * Sets the new password of a valid reset link; the link proves the email too. Answers the
+ * user, and for an invited teammate the account they joined and where the link leads on.
+ */
 export async function resetPassword(
   app: AppContext,
   token: string,
   password: string,
-): Promise<string | null> {
+): Promise<{ userId: string; joined: string | null; next: string | null } | null> {
   const userId = await resetLinkUser(app, token);
   if (!userId) return null;
   checkNewPassword(password);
+  const data = await verifyLink(app, 'password-reset', token);
+  const next = typeof data?.n === 'string' ? data.n : null;
   const now = app.clock.now().toISOString();
   const passwordHash = await hashPassword(password);
-  await inTransaction(app, async (app) => {
+  return inTransaction(app, async (app) => {
     const trx = app.db;
     await trx
       .updateTable('users')
@@ -247,12 +257,19 @@ export async function resetPassword(
       .where('id', '=', userId)
       .execute();
     // An invited teammate joins by choosing a password from the emailed link.
+    const invited = await trx
+      .selectFrom('memberships')
+      .select('account_id')
+      .where('user_id', '=', userId)
+      .where('status', '=', 'invited')
+      .orderBy('created_at')
+      .executeTakeFirst();
     await trx
       .updateTable('memberships')
       .set({ status: 'active' })
       .where('user_id', '=', userId)
       .where('status', '=', 'invited')
       .execute();
+    return { userId, joined: invited?.account_id ?? null, next };
   });
-  return userId;
 }

@@ -11,7 +11,7 @@ import { passwordLink } from './sign-up.js';
 import { resolveTeammate } from './teammates.js';
 
 /** An invitation stays usable this long: long enough for a holiday. */
-const INVITE_LINK_TTL_MS = 7 * 24 * 3600_000;
+export const INVITE_LINK_TTL_MS = 7 * 24 * 3600_000;
 
 /** The account with the plan it works with now (a reclaim trial's, while it runs). */
 async function accountOf(app: AppContext, accountId: string) {

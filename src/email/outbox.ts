@@ -14,6 +14,11 @@ export interface Email {
   /** Extra headers, e.g. List-Unsubscribe on alerts and digests. */
   headers?: Record<string, string>;
   /**
+   * The sender's display name, for an email sent on a partner's behalf (its white-label
+   * name); the address stays MAIL_FROM's, so the mail is still ours to send.
+   */
+  fromName?: string;
+  /**
    * A stable id for an email that must go once (a digest): queued again, it is not
    * queued twice.
    */
@@ -38,6 +43,7 @@ export async function queueEmail(db: Db, email: Email, now: string): Promise<str
       text_body: email.text,
       html_body: null,
       headers: email.headers ? JSON.stringify(email.headers) : null,
+      from_name: email.fromName ?? null,
       status: 'queued',
       error: null,
       created_at: now,
@@ -88,7 +94,9 @@ export async function sendEmailJob(app: AppContext, payload: { email: string }) 
   }
   try {
     await transport.sendMail({
-      from: app.config.mailFrom,
+      from: email.from_name
+        ? { name: email.from_name, address: mailAddress(app.config.mailFrom) }
+        : app.config.mailFrom,
       to: email.to_address,
       subject: email.subject,
       text: email.text_body,
@@ -110,6 +118,9 @@ export async function sendEmailJob(app: AppContext, payload: { email: string }) 
   return { sent: true };
 }
 
+/** The address of MAIL_FROM (`Name <address>` or a bare address). */
+const mailAddress = (from: string) => /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+
 /** The newest emails with their delivery state, for the operator (`brs outbox`). */
 export async function listOutbox(app: AppContext, limit: number) {
   const rows = await app.db
@@ -124,6 +135,7 @@ export async function listOutbox(app: AppContext, limit: number) {
     to: e.to_address,
     kind: e.kind,
     subject: e.subject,
+    from_name: e.from_name,
     text: e.text_body,
     status: e.status,
     error: e.error,

@@ -74,7 +74,8 @@ export function mountMcp(
         const sent = presentedKey(req.headers) !== undefined;
         reply.header('www-authenticate', sent ? `${challenge}, error="invalid_token"` : challenge);
       }
-      return reply.code(r.status).headers(r.headers).send(r.body);
+      const body = r.status === 429 ? rateLimitedRpc(req.body, r.headers['retry-after']) : r.body;
+      return reply.code(r.status).headers(r.headers).send(body);
     }
     // MCP 2025-06-18 removed JSON-RPC batches, and a batch would run many calls on one
     // count of the key's window: refused whole, nothing in it run.
@@ -124,6 +125,27 @@ export function sdkAnswers(app: AppContext, info: ReturnType<typeof serverInfo>)
         : modern.fetch(request, options);
     },
     close: () => modern.close(),
+  };
+}
+
+/**
+ * A 429 on /mcp keeps its status and Retry-After, and says the wait in a JSON-RPC error for
+ * the request's id: clients that hide the HTTP status and headers behind an exception
+ * (the SDK's 2.x client puts the body's text in its message) still tell the agent how long
+ * to back off.
+ */
+function rateLimitedRpc(body: unknown, retryAfter: string | undefined) {
+  const id = (body as { id?: unknown } | null)?.id;
+  const seconds = Number(retryAfter) || 1;
+  return {
+    jsonrpc: '2.0',
+    id: typeof id === 'string' || Number.isSafeInteger(id) ? id : null,
+    error: {
+      // JSON-RPC's range for the server's own errors: MCP names no code for a rate limit.
+      code: -32000,
+      message: `rate limit exceeded: retry after ${seconds} second${seconds === 1 ? '' : 's'}`,
+      data: { error: 'rate limit exceeded', status: 429, retry_after: seconds },
+    },
   };
 }
 

@@ -68,8 +68,9 @@ export function outputSchema(s: z.ZodType): Tool['outputSchema'] {
 
 /**
  * Runs a tool exactly as REST runs an operation. A refusal is a tool result with
- * `isError: true`, the REST error body as text, and the HTTP status beside it; a 403
- * also says why in `reason`, since its `error` text is the one spec 7 fixes for every door.
+ * `isError: true` whose structured content, and text, are the REST error body with the
+ * HTTP status beside it; a 403 also says why in `reason`, since its `error` text is the
+ * one spec 7 fixes for every door.
  */
 export async function callTool(
   app: AppContext,
@@ -85,9 +86,11 @@ export async function callTool(
     };
   } catch (e) {
     const refusal = toolError(e, app.log);
+    // The text is the whole structured content, as MCP advises: most hosts show the model
+    // only the text, and a 403's `error` is spec 7's fixed text; its `reason` is the truth.
     // In the order the SDK writes a result's members (plain-tool-call.ts writes it as is).
     return {
-      content: [{ type: 'text', text: JSON.stringify({ error: refusal.error }) }],
+      content: [{ type: 'text', text: JSON.stringify(refusal) }],
       structuredContent: refusal,
       isError: true,
     };

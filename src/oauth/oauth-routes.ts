@@ -11,7 +11,7 @@ import { trackReply } from '../http/shutdown.js';
 import { powersOf } from '../mcp/mcp-server.js';
 import { formField, mountFormPages, REDIRECTING_PAGE_HEADERS } from '../web/forms.js';
 import { memberActor } from './authenticate-token.js';
-import { consentPage, errorPage, signInPage, workspacePage } from './pages.js';
+import { type ClientLabel, consentPage, errorPage, signInPage, workspacePage } from './pages.js';
 import { issuerOf, MCP_SCOPE, mcpResource } from './provider.js';
 import { beforeTokenRequest } from './refresh-grace.js';
 import { parseSubject, subjectOf } from './subject.js';
@@ -265,7 +265,10 @@ async function finish(
 }
 
 /** The client's name and where this very request returns to (not just any of its URIs). */
-async function clientLabel(provider: Provider, params: Record<string, unknown>) {
+async function clientLabel(
+  provider: Provider,
+  params: Record<string, unknown>,
+): Promise<ClientLabel> {
   const clientId = String(params.client_id);
   const client = await provider.Client.find(clientId);
   let redirectHost = '';
@@ -276,7 +279,21 @@ async function clientLabel(provider: Provider, params: Record<string, unknown>) 
   } catch {
     // oidc-provider validated the URI already; nothing to name otherwise.
   }
-  return { name: client?.clientName ?? clientId, redirectHost };
+  return {
+    name: client?.clientName ?? clientId,
+    documentHost: documentHostOf(clientId),
+    redirectHost,
+  };
+}
+
+/** The host of a client_id that is a metadata document's URL (https://…), else null. */
+function documentHostOf(clientId: string): string | null {
+  if (!clientId.startsWith('https://')) return null;
+  try {
+    return new URL(clientId).host;
+  } catch {
+    return null;
+  }
 }
 
 async function memberOf(app: AppContext, sub: string | undefined) {

@@ -1,16 +1,33 @@
 import type { Workspace } from '../auth/sign-in.js';
 import { html, page } from '../web/html.js';
 
-interface ClientLabel {
+export interface ClientLabel {
+  /** The name the client gives itself: anyone can write any name. */
   name: string;
+  /**
+   * The host of its client_id, for a client named by a metadata document (an HTTPS URL):
+   * the one thing about it that its owner proved, so it is shown before the name.
+   */
+  documentHost: string | null;
   redirectHost: string;
 }
 
-/** Names the application asking, and where it will send the browser back to. */
+/** How the client is named in headings: by its document's host when it has one. */
+const called = (client: ClientLabel) =>
+  client.documentHost ? html`${client.documentHost} (“${client.name}”)` : html`${client.name}`;
+
+/**
+ * Names the application asking, where its name comes from, and where it will send the
+ * browser back to.
+ */
 const asking = (client: ClientLabel) =>
-  html`<p class="muted"><strong>${client.name}</strong> wants to connect to Stories${
-    client.redirectHost ? html` (it returns to <strong>${client.redirectHost}</strong>)` : ''
-  }.</p>`;
+  client.documentHost
+    ? html`<p class="client-host">An application published at <strong>${client.documentHost}</strong> wants to connect to Stories. It calls itself “${client.name}”: only the address <strong>${client.documentHost}</strong> is checked, so connect only if you trust that site${
+        client.redirectHost ? html` (it returns to <strong>${client.redirectHost}</strong>)` : ''
+      }.</p>`
+    : html`<p class="muted"><strong>${client.name}</strong> wants to connect to Stories${
+        client.redirectHost ? html` (it returns to <strong>${client.redirectHost}</strong>)` : ''
+      }.</p>`;
 
 export function signInPage(uid: string, client: ClientLabel, problem?: string): string {
   return page(
@@ -36,7 +53,7 @@ export function workspacePage(
 ): string {
   return page(
     'Choose a team',
-    html`<h1>Which team should ${client.name} act in?</h1>
+    html`<h1>Which team should ${called(client)} act in?</h1>
 <form class="card" method="post" action="/oauth/interaction/${uid}/workspace">
 <input type="hidden" name="ticket" value="${ticket}">
 <fieldset><legend>Your teams</legend>
@@ -61,7 +78,7 @@ export interface Power {
 const powerList = (powers: Power[]) =>
   html`<ul class="powers">${powers.map(
     (p) =>
-      html`<li>${p.title} <code>${p.name}</code>${p.destructive ? html` <strong>(cannot be undone)</strong>` : ''}</li>`,
+      html`<li>${p.title} <code>${p.name}</code>${p.destructive ? html` <strong>(removes or replaces what is there)</strong>` : ''}</li>`,
   )}</ul>`;
 
 export function consentPage(
@@ -74,7 +91,7 @@ export function consentPage(
   const changes = powers.filter((p) => p.changes);
   return page(
     'Allow access',
-    html`<h1>Allow ${client.name} to use Stories?</h1>
+    html`<h1>Allow ${called(client)} to use Stories?</h1>
 ${asking(client)}
 <div class="card">
 <p>It will act as <strong>${member.email}</strong> in <strong>${member.workspace}</strong> (${member.role}), with your permissions, and can do exactly this:</p>

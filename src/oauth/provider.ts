@@ -66,8 +66,9 @@ export async function createOAuthProvider(app: AppContext): Promise<Provider> {
     // Every fetch the library makes (client metadata documents): public hosts only,
     // checked at connect (FETCH_ALLOW_HOSTS excepted), as every user-given URL here, and
     // never a redirect (it would lead past that check); bodies bounded.
-    fetch: (url, options) =>
-      publicHostFetch(app.config, String(url), options ?? {}) as unknown as Promise<Response>,
+    fetch: rememberingFailures((url, options) =>
+      publicHostFetch(app.config, url, options ?? {}),
+    ) as unknown as Configuration['fetch'],
     fetchResponseBodyLimits: {
       'client_id metadata document': 5 * 1024,
       jwks_uri: 64 * 1024,
@@ -218,5 +219,34 @@ export function lazyOAuthProvider(app: AppContext): () => Promise<Provider> {
       throw err;
     });
     return pending;
+  };
+}
+
+/** How long a failed fetch of a client's document is answered from memory. */
+const FAILED_FETCH_MS = 30_000;
+
+/**
+ * oidc-provider looks a client up more than once in one authorization request (for the
+ * request, then for its error page) and fetches a metadata document each time it has
+ * none: a document server that does not answer cost its 2.5 s deadline twice. A fetch
+ * that failed is remembered for FAILED_FETCH_MS, so a sign-in waits on one deadline.
+ */
+function rememberingFailures(
+  fetchOnce: (url: string, options: object | undefined) => Promise<unknown>,
+) {
+  const failed = new Map<string, { until: number; error: unknown }>();
+  return async (url: URL | string, options?: object) => {
+    const key = String(url);
+    const now = Date.now();
+    const known = failed.get(key);
+    if (known && known.until > now) throw known.error;
+    try {
+      return await fetchOnce(key, options);
+    } catch (error) {
+      // Bounded: a flood of bad client_ids forgets, it does not grow.
+      if (failed.size >= 1000) failed.clear();
+      failed.set(key, { until: now + FAILED_FETCH_MS, error });
+      throw error;
+    }
   };
 }

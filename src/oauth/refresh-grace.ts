@@ -9,6 +9,7 @@ import {
   saveRefreshAnswer,
   takeOverRefreshAnswer,
 } from '../db/oauth-store.js';
+import { mcpResource } from './provider.js';
 
 /**
  * Parallel refreshes (issue 17): an MCP client with three calls in flight when its access
@@ -85,7 +86,7 @@ export async function beforeTokenRequest(
   if (params.get('grant_type') !== 'refresh_token' || !params.get('refresh_token')) {
     return forward;
   }
-  const credential = refreshCredential(params, req.headers.authorization);
+  const credential = refreshCredential(params, req.headers.authorization, mcpResource(app));
   const lead = () => {
     leaders.set(forward, credential);
     return forward;
@@ -121,16 +122,22 @@ export async function beforeTokenRequest(
 /**
  * What makes a refresh request the same one again: the refresh token, the client's
  * credentials and what it asks for. One that differs in anything goes to the provider,
- * which judges it as before.
+ * which judges it as before. Naming /mcp as the `resource` asks for what naming none does
+ * (it is the default and only resource), so a repeat that adds it, as the SDKs' clients
+ * do, is the same refresh.
  */
-export function refreshCredential(params: URLSearchParams, authorization: string | undefined) {
+export function refreshCredential(
+  params: URLSearchParams,
+  authorization: string | undefined,
+  ownResource: string,
+) {
   return JSON.stringify([
     params.get('refresh_token'),
     params.get('client_id'),
     params.get('client_secret'),
     authorization ?? null,
     params.get('scope'),
-    params.getAll('resource'),
+    [...new Set(params.getAll('resource'))].filter((r) => r !== ownResource),
   ]);
 }
 

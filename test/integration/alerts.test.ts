@@ -476,6 +476,15 @@ describe('alerts', () => {
     expect((await rule()).email).toBe(0);
     const forged = await fetch(`${link.slice(0, -4)}AAAA`, { method: 'POST' });
     expect(forged.status).toBe(404);
+    // RFC 8058's multipart POST is read and set aside; one over the forms' 16 KiB is
+    // refused with 413 and an error body, not a dropped connection.
+    const form = new FormData();
+    form.set('List-Unsubscribe', 'One-Click');
+    expect((await fetch(link, { method: 'POST', body: form })).status).toBe(200);
+    form.set('padding', 'x'.repeat(40 * 1024));
+    const oversized = await fetch(link, { method: 'POST', body: form });
+    expect(oversized.status).toBe(413);
+    expect(await oversized.json()).toEqual({ error: 'body: too large' });
     await svc.app.db
       .updateTable('alert_rules')
       .set({ email: 1 })

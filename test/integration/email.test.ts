@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/domain/billing-admin.js';
+import { queueEmail } from '../../src/email/outbox.js';
 import { brs } from '../support/cli.js';
 import { freePort, startService, type TestService } from '../support/harness.js';
-import { startSmtp } from '../support/smtp.js';
+import { PortalClient } from '../support/portal-client.js';
+import { plainText, startSmtp } from '../support/smtp.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /** Assignment emails: over real SMTP (smtp-server), retried when it is down, or the outbox. */
@@ -85,6 +87,26 @@ describe('assignment email', () => {
       // A tampered link, and the link once the phase is reassigned, open nothing.
       const tampered = `${link.slice(0, -2)}${link.endsWith('AA') ? 'BB' : 'AA'}`;
       expect((await fetch(tampered)).status).toBe(404);
+
+      // The newcomer joins from the same email: a password, and they are a member, signed
+      // in, on the phase, with its form to mark it done.
+      const text = plainText(mail.body);
+      const join = new RegExp(`${svc.url}(/reset/\\S+)`).exec(text)![1]!;
+      const newcomer = new PortalClient(svc.url);
+      await newcomer.get(join);
+      const joined = await newcomer.post(join, { password: 'my own password' });
+      expect(joined.location).toBe(new URL(link).pathname);
+      const member = await svc.app.db
+        .selectFrom('memberships as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .select('m.status')
+        .where('u.email', '=', 'newcomer@northwind.example')
+        .executeTakeFirstOrThrow();
+      expect(member.status).toBe('active');
+      expect((await newcomer.get('/app')).status).toBe(200);
+      const phasePage = await newcomer.get(joined.location!);
+      expect(phasePage.html).toContain('Phase 2: Protect customers');
+      expect(phasePage.html).toContain('<button type="submit">Mark done</button>');
       await post('/v1/story/phase-assign', {
         event_uri: e,
         phase: 2,
@@ -105,6 +127,31 @@ describe('assignment email', () => {
       .where('to_address', '=', 'newcomer@northwind.example')
       .executeTakeFirstOrThrow();
     expect(sent.status).toBe('sent');
+  });
+});
+
+describe('an email sent on a partner’s behalf', () => {
+  it('carries the partner’s name as the sender, at MAIL_FROM’s address', async () => {
+    await queueEmail(
+      svc.app.db,
+      {
+        accountId: null,
+        to: 'ceo@client.example',
+        kind: 'onboarding',
+        fromName: 'Northwind Partners',
+        subject: 'Confirm your email',
+        text: 'Hello',
+      },
+      svc.app.clock.now().toISOString(),
+    );
+    const smtp = await startSmtp(smtpPort);
+    try {
+      await svc.app.jobs.drain();
+      const mail = smtp.received.find((m) => m.to.includes('ceo@client.example'))!;
+      expect(mail.body).toMatch(/^From: Northwind Partners <no-reply@stories\.localhost>\r?$/m);
+    } finally {
+      await smtp.close();
+    }
   });
 });
 

@@ -249,8 +249,9 @@ function expectToolAnswer(what: string, answer: ToolAnswer | McpError) {
     return;
   }
   if (!answer.isError) return;
+  // The text is the structured content: the error, its status, and for a 403 the reason.
   const body = JSON.parse(answer.content![0]!.text);
-  expect(Object.keys(body), `${what}: ${answer.content![0]!.text}`).toEqual(['error']);
+  expect(body, `${what}: ${answer.content![0]!.text}`).toEqual(answer.structuredContent);
   expect(typeof body.error).toBe('string');
   expect(answer.structuredContent!.status, `${what}: ${body.error}`).toBeGreaterThanOrEqual(400);
   expect(answer.structuredContent!.status, `${what}: ${body.error}`).toBeLessThan(500);

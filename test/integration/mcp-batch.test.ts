@@ -1,3 +1,9 @@
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/domain/api-key-admin.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -88,9 +94,67 @@ describe('one rate-limit window per key across REST and MCP', () => {
     expect(rest.body).toEqual({ error: 'rate limit exceeded' });
     const viaMcp = await mcp(key, call(99, 'v1_list_brands', {}));
     expect(viaMcp.status).toBe(429);
-    expect(await viaMcp.json()).toEqual({ error: 'rate limit exceeded' });
-    expect(Number(viaMcp.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // A JSON-RPC error for the call's id that names the wait, beside the status and header.
+    const wait = Number(viaMcp.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(await viaMcp.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 99,
+      error: {
+        code: -32000,
+        message: `rate limit exceeded: retry after ${wait} second${wait === 1 ? '' : 's'}`,
+        data: { error: 'rate limit exceeded', status: 429, retry_after: wait },
+      },
+    });
     // Another key's window is its own.
     expect((await svc.request('GET', '/v1/brands', { key: w.keys.member })).status).toBe(200);
+  });
+});
+
+describe('a rate-limited agent is told how long to wait', () => {
+  /** A key of its own, its window spent on REST after the client connected. */
+  const spentKey = async () => {
+    const { key } = await createKey(svc.app, {
+      accountId: w.accounts.agency,
+      role: 'owner',
+      scope: null,
+      actor: 'test',
+    });
+    return {
+      key,
+      spend: async () => {
+        while ((await svc.request('GET', '/v1/brands', { key })).status !== 429) {}
+      },
+    };
+  };
+  const url = () => new URL(`${svc.url}/mcp`);
+
+  it('the SDK 2.x client (2026-07-28) throws an error that names the wait', async () => {
+    const { key, spend } = await spentKey();
+    const client = new ModernClient(
+      { name: 'stories-test', version: '2.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new ModernTransport(url(), { requestInit: { headers: { 'x-api-key': key } } }),
+    );
+    await spend();
+    await expect(client.callTool({ name: 'v1_list_brands', arguments: {} })).rejects.toThrow(
+      /rate limit exceeded: retry after \d+ seconds?/,
+    );
+    await client.close();
+  });
+
+  it('the SDK 1.x client (2025-11-25) too', async () => {
+    const { key, spend } = await spentKey();
+    const client = new LegacyClient({ name: 'stories-test', version: '1.0.0' });
+    await client.connect(
+      new LegacyTransport(url(), { requestInit: { headers: { 'x-api-key': key } } }),
+    );
+    await spend();
+    await expect(client.callTool({ name: 'v1_list_brands', arguments: {} })).rejects.toThrow(
+      /rate limit exceeded: retry after \d+ seconds?/,
+    );
+    await client.close();
   });
 });

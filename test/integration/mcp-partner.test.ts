@@ -206,8 +206,8 @@ describe('MCP with a partner API key', () => {
       await client.close();
       if (rest.status >= 400) {
         expect(result.isError).toBe(true);
-        expect(result.content[0]!.text).toBe(rest.text);
-        // The REST body, its status, and for a 403 the reason in words.
+        // The REST body, its status, and for a 403 the reason in words; the text says the same.
+        expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
         const { reason, ...refusal } = result.structuredContent;
         expect(refusal).toEqual({ ...rest.body, status: rest.status });
         expect(reason === undefined).toBe(rest.status !== 403);
@@ -236,7 +236,7 @@ describe('MCP with a partner API key', () => {
       arguments: { brand: 'globex.com', event_uri: w.stories.globex },
     })) as { isError: boolean; content: { text: string }[]; structuredContent: unknown };
     expect(foreign.isError).toBe(true);
-    expect(foreign.content[0]!.text).toBe('{"error":"not found"}');
+    expect(foreign.content[0]!.text).toBe('{"error":"not found","status":404}');
     expect(foreign.structuredContent).toEqual({ error: 'not found', status: 404 });
     const apply = (await client.callTool({
       name: 'v1_apply_advisory_proposal',

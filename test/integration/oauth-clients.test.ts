@@ -74,6 +74,8 @@ describe('Client ID Metadata Documents', () => {
       { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
       (req, res) => {
         hits.push(req.url!);
+        // A document server that never answers: the sign-in must not wait on it.
+        if (req.url === '/clients/stalled.json') return;
         const doc = documents.get(req.url!);
         if (!doc) return res.writeHead(404).end();
         res
@@ -128,8 +130,13 @@ describe('Client ID Metadata Documents', () => {
       const { verifier, challenge } = pkcePair();
       const browser = new OAuthBrowser(OWNER);
       const back = await browser.authorize(authorize(base, clientId, challenge), REDIRECT);
-      // The consent page names the client as its document does.
-      expect(browser.pages.some((p) => p.includes('Allow Doc Client'))).toBe(true);
+      // The consent page names the client by its document's host first (the one thing
+      // its owner proved), then by the name the document gives itself.
+      const host = new URL(docBase).host;
+      expect(browser.pages.some((p) => p.includes(`Allow ${host} (“Doc Client”)`))).toBe(true);
+      expect(browser.pages.some((p) => p.includes(`published at <strong>${host}</strong>`))).toBe(
+        true,
+      );
       const token = await redeemCode(base, {
         code: back.searchParams.get('code')!,
         redirectUri: REDIRECT,
@@ -147,6 +154,20 @@ describe('Client ID Metadata Documents', () => {
     await portal.signIn(OWNER.email, OWNER.password);
     const apps = await portal.get('/app/connected-apps');
     expect(apps.html).toContain(`<td>${new URL(docBase).host}</td>`);
+  });
+
+  it('gives up on a document server that does not answer within 2.5 s', async () => {
+    const { challenge } = pkcePair();
+    const started = performance.now();
+    const res = await fetch(authorize(base, `${docBase}/clients/stalled.json`, challenge), {
+      redirect: 'manual',
+    });
+    const took = performance.now() - started;
+    expect(res.status).toBe(400);
+    expect(hits).toContain('/clients/stalled.json');
+    // 2.5 s and the time to answer; it took about 5 s when the deadline applied twice.
+    expect(took).toBeGreaterThanOrEqual(2400);
+    expect(took).toBeLessThan(4000);
   });
 
   it('refuses a document that names another client, and a private address never fetched', async () => {

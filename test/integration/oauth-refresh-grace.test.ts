@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { claimRefreshAnswer } from '../../src/db/oauth-store.js';
+import { mcpResource } from '../../src/oauth/provider.js';
 import {
   REFRESH_GRACE_MS,
   REFRESH_WAIT_MS,
@@ -25,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc.close());
 
-const refresh = (token: { refresh_token: string; client_id: string }) =>
+const refresh = (token: { refresh_token: string; client_id: string }, resource?: string) =>
   fetch(`${svc.url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -33,6 +34,7 @@ const refresh = (token: { refresh_token: string; client_id: string }) =>
       grant_type: 'refresh_token',
       refresh_token: token.refresh_token,
       client_id: token.client_id,
+      ...(resource && { resource }),
     }).toString(),
   });
 
@@ -67,6 +69,27 @@ it('three parallel refreshes get one new pair; three parallel calls with it all 
   for (const row of stored) expect(row.payload).not.toContain(pairs[0]!.access_token);
 });
 
+it('a repeat that names /mcp as its resource, as the SDKs send it, is the same refresh', async () => {
+  const signedIn = await signIn(svc.url, OWNER);
+  const first = await refresh(signedIn);
+  expect(first.status).toBe(200);
+  const pair = (await first.json()) as Pair;
+  const repeat = await refresh(signedIn, mcpResource(svc.app));
+  expect(repeat.status).toBe(200);
+  expect(((await repeat.json()) as Pair).refresh_token).toBe(pair.refresh_token);
+  // Nothing was revoked: the pair works and rotates.
+  expect((await listTools(pair.access_token)).status).toBe(200);
+  const next = await refresh(
+    { ...signedIn, refresh_token: pair.refresh_token },
+    mcpResource(svc.app),
+  );
+  expect(next.status).toBe(200);
+  // Another resource is not the same request: the provider judges it (a replay of a used
+  // token, which revokes the grant).
+  const foreign = await refresh(signedIn, 'https://elsewhere.example/mcp');
+  expect(foreign.status).toBe(400);
+});
+
 it('a replay after the grace period revokes the grant, as before', async () => {
   const signedIn = await signIn(svc.url, OWNER);
   const first = (await (await refresh(signedIn)).json()) as Pair;
@@ -98,7 +121,7 @@ it('a refresh whose first request died is run by the next one, and nobody is sig
   });
   const claimed = await claimRefreshAnswer(
     svc.app.db,
-    refreshCredential(params, undefined),
+    refreshCredential(params, undefined, mcpResource(svc.app)),
     new Date(clock.now().getTime() + REFRESH_GRACE_MS),
   );
   expect(claimed).toBe(true);

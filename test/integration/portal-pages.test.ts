@@ -235,8 +235,12 @@ describe('team page', () => {
     const link = new RegExp(`${svc.url}(/reset/[^\\s]+)`).exec(mail.text_body)![1]!;
     const invitee = new PortalClient(svc.url);
     await invitee.get(link);
+    // Choosing the password joins the team and signs them in: no second sign-in.
     expect((await invitee.post(link, { password: 'my own password' })).location).toBe(
-      '/signin?done=reset',
+      '/app?done=joined',
+    );
+    expect((await invitee.get('/app?done=joined')).html).toContain(
+      'you are in the team and signed in',
     );
     expect((await invitee.signIn('new@acme.example', 'my own password')).status).toBe(303);
     // Their row says active now (other tests may have invited others meanwhile).

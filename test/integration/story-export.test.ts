@@ -1,8 +1,10 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { deleteBrand } from '../../src/domain/brand-deletion.js';
 import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
 import { importStory } from '../../src/domain/import-story.js';
+import { searchStories } from '../../src/operations/stories/search-stories.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
 import { article } from '../support/world.js';
@@ -10,11 +12,12 @@ import { article } from '../support/world.js';
 /** The stories list as CSV: every story the reader may see, streamed page by page. */
 let svc: TestService;
 let c: PortalClient;
+let acme: string;
 const STORIES = 205;
 
 beforeAll(async () => {
   svc = await startService({}, { runJobs: false });
-  const acme = await createAccount(svc.app, 'Acme', 'pro');
+  acme = await createAccount(svc.app, 'Acme', 'pro');
   const other = await createAccount(svc.app, 'Other', 'pro');
   await addUser(svc.app, {
     accountId: acme,
@@ -112,5 +115,71 @@ describe('stories as CSV', () => {
     expect((await c.get('/app/stories?q=hyperlink&severity=')).html).toContain(
       'href="/app/stories.csv?q=hyperlink" download',
     );
+  });
+});
+
+/**
+ * A page that fails after the export has started (the brand deleted between two pages, the
+ * database gone) ends that one response, cut short so the download is seen to fail; the
+ * process and every other request go on. With pipe() the source's error went unhandled
+ * and ended the process.
+ */
+describe('an export whose source fails mid-response', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** The export's second page runs `before` first: the fault lands mid-response. */
+  const failSecondPage = (before: () => Promise<void>) => {
+    const handler = searchStories.handler.bind(searchStories);
+    vi.spyOn(searchStories, 'handler').mockImplementation(async (ctx, input) => {
+      if (input.cursor) await before();
+      return handler(ctx, input);
+    });
+  };
+
+  /** The download as a client reads it: cut (the body errors) or whole. */
+  const download = async (query: string) => {
+    const res = await fetch(`${svc.url}/app/stories.csv${query}`, {
+      headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
+    expect(res.status).toBe(200);
+    return res.text().then(
+      (text) => ({ cut: false, text }),
+      () => ({ cut: true, text: '' }),
+    );
+  };
+
+  it('the brand deleted between two pages: the response is cut, the service goes on', async () => {
+    await addBrand(svc.app, {
+      accountId: acme,
+      host: 'doomed.example',
+      name: 'Doomed',
+      verified: true,
+    });
+    const doomed = await requireBrandByHost(svc.app, 'doomed.example');
+    for (let n = 1; n <= 201; n++) {
+      await importStory(svc.app, {
+        brand: doomed,
+        article: article('Doomed', n),
+        actor: 'operator',
+      });
+    }
+    failSecondPage(async () => {
+      await deleteBrand(svc.app, doomed, 'test');
+    });
+    expect((await download('?brand=doomed.example')).cut).toBe(true);
+    vi.restoreAllMocks();
+    expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
+    expect((await csv()).rows).toHaveLength(STORIES);
+  }, 120_000);
+
+  it('a failure that is a bug ends the response too, logged, and the next export is whole', async () => {
+    failSecondPage(async () => {
+      throw new Error('the database went away');
+    });
+    expect((await download('')).cut).toBe(true);
+    vi.restoreAllMocks();
+    expect((await csv()).rows).toHaveLength(STORIES);
   });
 });

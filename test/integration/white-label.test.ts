@@ -141,6 +141,14 @@ describe('brand kit in the portal', () => {
     expect(mail.subject).toBe(
       `Confirm your email to connect client.example with ${KIT.display_name}`,
     );
+    // The email is white-label too: sent in the partner's name, its text naming the partner,
+    // "Stories" only in the small print, once.
+    expect(mail.from_name).toBe(KIT.display_name);
+    expect(mail.text).toContain(
+      `${KIT.display_name} invited you to connect client.example with them`,
+    );
+    expect(mail.text.match(/Stories/g)).toEqual(['Stories']);
+    expect(mail.text).toMatch(/\n-- \npowered by Stories$/);
     const link = /\/onboard\/confirm\/(\S+)/.exec(mail.text)![1]!;
 
     const consent = await fetch(`${svc.url}/onboard/confirm/${link}`);

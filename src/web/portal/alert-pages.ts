@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { verifyLink } from '../../auth/signed-links.js';
 import type { AppContext } from '../../context.js';
 import { unsubscribe } from '../../domain/alerts.js';
-import { invalid, pageError } from '../../errors.js';
+import { pageError, restError } from '../../errors.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
 import type { Operation } from '../../operations/operation.js';
 import {
@@ -215,15 +215,21 @@ export function mountUnsubscribe(pages: FastifyInstance, app: AppContext) {
 
 function mountUnsubscribeRoutes(pages: FastifyInstance, app: AppContext) {
   // RFC 8058 asks mail clients to POST multipart/form-data; the link alone is what counts,
-  // so such a body is read and set aside.
-  pages.addContentTypeParser('multipart/form-data', (_req, payload, done) => {
-    let bytes = 0;
-    payload.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > 16 * 1024) payload.destroy(invalid('body: too large'));
-    });
-    payload.on('end', () => done(null, {}));
-    payload.on('error', (e) => done(e));
+  // so such a body is read (up to the forms' 16 KiB) and set aside.
+  pages.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: 16 * 1024 },
+    (_req, _body, done) => done(null, {}),
+  );
+  // A body the service will not read is refused as the API refuses it (413 or 400 with
+  // {"error"}): the caller is a mail client, not a person. Anything else is a page.
+  const pageErrors = pages.errorHandler;
+  pages.setErrorHandler(async (err, req, reply) => {
+    if (!(err as { code?: string }).code?.startsWith('FST_ERR_CTP_')) {
+      return pageErrors.call(pages, err, req, reply);
+    }
+    const r = restError(err, req.log);
+    return reply.code(r.status).headers(r.headers).type('application/json').send(r.body);
   });
   const whatOf = async (token: unknown) =>
     typeof token === 'string' && token.length < 1000 ? verifyLink(app, 'unsubscribe', token) : null;

@@ -246,16 +246,23 @@ ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${problem(er
   fastify.post(
     '/reset/:token',
     guarded(async (req, reply) => {
-      let userId: string | null;
+      let done: Awaited<ReturnType<typeof resetPassword>>;
       try {
-        userId = await resetPassword(app, req.params.token ?? '', formField(req, 'password'));
+        done = await resetPassword(app, req.params.token ?? '', formField(req, 'password'));
       } catch (e) {
         const { status, text } = pageError(e, reply.log);
         return reply.code(status).send(await newPasswordForm(req, reply, text));
       }
-      if (!userId) return reply.code(400).send(expired);
+      if (!done) return reply.code(400).send(expired);
       // Whoever knew the old password is signed out everywhere.
-      await endAllSessions(app, userId);
+      await endAllSessions(app, done.userId);
+      if (done.joined) {
+        // An invited teammate chose their first password: they are in, signed in, and go
+        // where the invitation leads (the phase they were assigned), not to sign in again.
+        await endSession(app, reply, await readSession(app, req));
+        await startSession(app, reply, done.userId, done.joined);
+        return reply.redirect(done.next ? safeNext(done.next) : '/app?done=joined', 303);
+      }
       return reply.redirect('/signin?done=reset', 303);
     }),
   );

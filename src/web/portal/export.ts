@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -47,7 +47,11 @@ export function mountExports(fastify: FastifyInstance, app: AppContext) {
     const first = await run(app, v, searchStories, { ...filter, limit: PAGE });
     const day = app.clock.now().toISOString().slice(0, 10);
     const csv = stringify({ header: true, columns: [...COLUMNS], cast: { string: cell } });
-    Readable.from(rows(app, v, filter, first)).pipe(csv);
+    // pipeline, not pipe: a page that fails mid-export (the brand deleted meanwhile, the
+    // database gone) must end this response, and pipe() would leave the source's error
+    // unhandled, which ends the process. Fastify sees the CSV stream fail and cuts the
+    // response; the failure is logged there.
+    pipeline(Readable.from(rows(app, v, filter, first)), csv, () => {});
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="stories-${day}.csv"`)

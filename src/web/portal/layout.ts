@@ -129,6 +129,7 @@ export const NOTICES: Record<string, string> = {
   'invite-revoked': 'The invitation is revoked.',
   'brand-kit': 'Brand kit saved: your invitations show it now.',
   switched: 'Switched account.',
+  joined: 'Welcome: you are in the team and signed in.',
   'view-saved': 'Search saved: it is under Saved searches.',
   'rule-added': 'Alert rule added: matching stories are sent from now on.',
   'rule-paused': 'The rule is paused: it sends nothing until resumed.',
