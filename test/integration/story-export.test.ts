@@ -1,11 +1,13 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { deleteBrand } from '../../src/domain/brand-deletion.js';
 import { addBrand, requireBrandByHost } from '../../src/domain/brands.js';
 import { importStory } from '../../src/domain/import-story.js';
 import { searchStories } from '../../src/operations/stories/search-stories.js';
+import { EXPORTS_AT_ONCE, PORTAL_WINDOWS } from '../../src/web/portal/limits.js';
 import { startService, type TestService } from '../support/harness.js';
+import { manualClock } from '../support/manual-clock.js';
 import { PortalClient } from '../support/portal-client.js';
 import { article } from '../support/world.js';
 
@@ -14,9 +16,12 @@ let svc: TestService;
 let c: PortalClient;
 let acme: string;
 const STORIES = 205;
+// The portal's per-person windows are the clock's: each test starts in a new one.
+const clock = manualClock();
+beforeEach(() => clock.advance(PORTAL_WINDOWS.export.ms + 1000));
 
 beforeAll(async () => {
-  svc = await startService({}, { runJobs: false });
+  svc = await startService({}, { runJobs: false, clock });
   acme = await createAccount(svc.app, 'Acme', 'pro');
   const other = await createAccount(svc.app, 'Other', 'pro');
   await addUser(svc.app, {
@@ -26,6 +31,18 @@ beforeAll(async () => {
     role: 'member',
   });
   await addBrand(svc.app, { accountId: acme, host: 'acme.example', name: 'Acme', verified: true });
+  await addUser(svc.app, {
+    accountId: acme,
+    email: 'third@acme.example',
+    password: 'correct horse battery',
+    role: 'member',
+  });
+  await addUser(svc.app, {
+    accountId: other,
+    email: 'reader@other.example',
+    password: 'correct horse battery',
+    role: 'member',
+  });
   await addBrand(svc.app, {
     accountId: other,
     host: 'other.example',
@@ -181,5 +198,112 @@ describe('an export whose source fails mid-response', () => {
     expect((await download('')).cut).toBe(true);
     vi.restoreAllMocks();
     expect((await csv()).rows).toHaveLength(STORIES);
+  });
+});
+
+/**
+ * One person hammering exports cannot take the instance: a window of exports a minute,
+ * and a few streaming at once per person and per instance (bench/portal-exports.js
+ * measures what the others see meanwhile).
+ */
+describe('export limits', () => {
+  let letGo = () => {};
+  afterEach(() => {
+    letGo(); // a failed test leaves no export holding its slot
+    vi.restoreAllMocks();
+  });
+
+  const cookieOf = (client: PortalClient) =>
+    [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+
+  it(`${PORTAL_WINDOWS.export.limit} exports a minute per person, then 429 with Retry-After`, async () => {
+    for (let i = 0; i < PORTAL_WINDOWS.export.limit; i++) {
+      expect((await csv('?severity=critical')).res.status).toBe(200);
+    }
+    const refused = await csv('?severity=critical');
+    expect(refused.res.status).toBe(429);
+    expect(JSON.parse(refused.text)).toEqual({ error: 'rate limit exceeded' });
+    const wait = Number(refused.res.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    // Another person's window is their own.
+    const other = new PortalClient(svc.url);
+    await other.signIn('reader@other.example', 'correct horse battery');
+    const theirs = await fetch(`${svc.url}/app/stories.csv`, {
+      headers: { cookie: cookieOf(other) },
+    });
+    expect(theirs.status).toBe(200);
+    await theirs.text();
+    // A new window, a new allowance.
+    await clock.advance(PORTAL_WINDOWS.export.ms);
+    expect((await csv('?severity=critical')).res.status).toBe(200);
+  });
+
+  it(`${EXPORTS_AT_ONCE.person} streaming at once per person, ${EXPORTS_AT_ONCE.instance} per instance; slots free once they end`, async () => {
+    // Exports that stop after their first page until let go: they are streaming.
+    const held = new Promise<void>((r) => {
+      letGo = r;
+    });
+    const handler = searchStories.handler.bind(searchStories);
+    vi.spyOn(searchStories, 'handler').mockImplementation(async (ctx, input) => {
+      if (input.cursor) await held;
+      return handler(ctx, input);
+    });
+    const streaming = [];
+    for (let i = 0; i < EXPORTS_AT_ONCE.person; i++) {
+      const res = await fetch(`${svc.url}/app/stories.csv`, { headers: { cookie: cookieOf(c) } });
+      expect(res.status).toBe(200);
+      streaming.push(res);
+    }
+    const mine = await csv();
+    expect(mine.res.status).toBe(429);
+    expect(mine.res.headers.get('retry-after')).toBe('5');
+    // Others still export while the instance has slots; once its four stream, nobody more.
+    const third = new PortalClient(svc.url);
+    await third.signIn('third@acme.example', 'correct horse battery');
+    for (let i = 0; i < EXPORTS_AT_ONCE.instance - EXPORTS_AT_ONCE.person; i++) {
+      const res = await fetch(`${svc.url}/app/stories.csv`, {
+        headers: { cookie: cookieOf(third) },
+      });
+      expect(res.status).toBe(200);
+      streaming.push(res);
+    }
+    const other = new PortalClient(svc.url);
+    await other.signIn('reader@other.example', 'correct horse battery');
+    const full = await fetch(`${svc.url}/app/stories.csv`, {
+      headers: { cookie: cookieOf(other) },
+    });
+    expect(full.status).toBe(429);
+    expect(full.headers.get('retry-after')).toBe('5');
+    letGo();
+    for (const res of streaming)
+      expect(parse(await res.text(), { columns: true })).toHaveLength(STORIES);
+    expect((await csv()).rows).toHaveLength(STORIES);
+  });
+});
+
+describe('portal windows', () => {
+  it(`${PORTAL_WINDOWS.search.limit} searches a minute per person, then a 429 page with Retry-After`, async () => {
+    for (let i = 0; i < PORTAL_WINDOWS.search.limit; i++) {
+      expect((await c.get(`/app/stories?q=story${i}`)).status).toBe(200);
+    }
+    const refused = await fetch(`${svc.url}/app/stories?q=more`, {
+      headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.text()).toContain('Too many requests');
+  });
+
+  it(`${PORTAL_WINDOWS.post.limit} form posts a minute per person, then 429 with Retry-After`, async () => {
+    await c.get('/app/stories');
+    let last = { status: 0 } as Awaited<ReturnType<PortalClient['post']>>;
+    for (let i = 0; i <= PORTAL_WINDOWS.post.limit; i++) {
+      last = await c.post('/app/views/svw_none/delete');
+      if (last.status === 429) break;
+    }
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(last.html).toContain('Too many requests');
   });
 });

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { searchStories } from '../../operations/stories/search-stories.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
+import { countPortal, takeExportSlot } from './limits.js';
 import { storyPath } from './paths.js';
 import { searchInput } from './story-list.js';
 
@@ -42,16 +43,26 @@ const cell = (v: unknown) => {
 export function mountExports(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
   routes.get('/app/stories.csv', async (req, reply, v) => {
+    await countPortal(app, 'export', v.session.userId);
+    const release = takeExportSlot(v.session.userId);
+    // Released when the download ends however it ends (done, failed, the client gone).
+    reply.raw.once('close', release);
+    let first: Output<typeof searchStories>;
     const filter = searchInput(req.query);
-    // The first page is read before answering, so a bad filter is a 4xx, not a cut stream.
-    const first = await run(app, v, searchStories, { ...filter, limit: PAGE });
+    try {
+      // The first page is read before answering, so a bad filter is a 4xx, not a cut stream.
+      first = await run(app, v, searchStories, { ...filter, limit: PAGE });
+    } catch (e) {
+      release();
+      throw e;
+    }
     const day = app.clock.now().toISOString().slice(0, 10);
     const csv = stringify({ header: true, columns: [...COLUMNS], cast: { string: cell } });
     // pipeline, not pipe: a page that fails mid-export (the brand deleted meanwhile, the
     // database gone) must end this response, and pipe() would leave the source's error
     // unhandled, which ends the process. Fastify sees the CSV stream fail and cuts the
     // response; the failure is logged there.
-    pipeline(Readable.from(rows(app, v, filter, first)), csv, () => {});
+    pipeline(Readable.from(rows(app, v, filter, first)), csv, release);
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="stories-${day}.csv"`)

@@ -6,6 +6,7 @@ import type { Operation } from '../../operations/operation.js';
 import { formField } from '../forms.js';
 import { html } from '../html.js';
 import { publicPage, type Section } from './layout.js';
+import { countPortal } from './limits.js';
 import { actorOf, csrfToken, csrfValid, type PortalSession, readSession } from './session.js';
 
 export interface View {
@@ -45,7 +46,7 @@ export async function run<O extends z.ZodType>(
 /**
  * The signed-in portal's routes. A GET without a session goes to sign-in and comes back;
  * a POST must carry the form's anti-forgery token and, when the browser says where it
- * comes from, come from this site.
+ * comes from, come from this site, and counts in its person's window (limits.ts).
  */
 export function portalRoutes(fastify: FastifyInstance, app: AppContext, section: Section | null) {
   const origin = new URL(app.config.baseUrl).origin;
@@ -70,6 +71,7 @@ export function portalRoutes(fastify: FastifyInstance, app: AppContext, section:
         }
         const v = await view(req, reply);
         if (!v) return reply.redirect('/signin', 303);
+        await countPortal(app, 'post', v.session.userId);
         return handler(req, reply, v);
       });
     },

@@ -18,6 +18,7 @@ import { formField } from '../forms.js';
 import { type Html, html } from '../html.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem, when } from './layout.js';
+import { countPortal } from './limits.js';
 import { fromUrlJobPath, STORIES_PATH, storyPath } from './paths.js';
 import { sevBadge } from './story-page.js';
 
@@ -195,6 +196,7 @@ ${stories.map(
   };
 
   routes.get(STORIES_PATH, async (req, reply, v) => {
+    await countPortal(app, 'search', v.session.userId);
     const page = await listPage(v, req.query, { log: reply.log });
     return reply.code(page.status).send(page.html);
   });
