@@ -31,7 +31,7 @@ import * as phaseDue from './migrations/0017-phase-due.js';
 import * as storySearch from './migrations/0018-story-search.js';
 import * as coverage from './migrations/0019-coverage.js';
 import * as alerts from './migrations/0020-alerts.js';
-import * as claimsAndSenders from './migrations/0021-claims-and-senders.js';
+import * as emailSenderName from './migrations/0021-email-sender-name.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -233,7 +233,7 @@ export function migrator(db: Db): Migrator {
         '0018-story-search': storySearch,
         '0019-coverage': coverage,
         '0020-alerts': alerts,
-        '0021-claims-and-senders': claimsAndSenders,
+        '0021-email-sender-name': emailSenderName,
       }),
     },
   });
