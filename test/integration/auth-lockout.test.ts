@@ -182,7 +182,13 @@ describe('API keys and OAuth tokens', () => {
     for (let i = 0; i < PER_ADDRESS; i++) expect((await mcp(forged, nat)).status).toBe(401);
     const over = await mcp(forged, nat);
     expect(over.status).toBe(429);
-    expect(over.body).toEqual({ error: 'rate limit exceeded' });
+    // A JSON-RPC error for the request that names the wait (docs/api.md, MCP).
+    expect(over.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32000, data: { error: 'rate limit exceeded', status: 429 } },
+    });
+    expect(over.body.error.data.retry_after).toBe(Number(over.headers.get('retry-after')));
     const good = await mcp(access_token, nat);
     expect(good.status).toBe(200);
     expect(good.text).toContain('tools');
