@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describedFor } from '../operations/access-text.js';
 import { successStatus } from '../operations/execute.js';
 import { type RestOperation, ruleFor } from '../operations/operation.js';
 
@@ -29,7 +30,7 @@ export function buildOpenApi(ops: readonly RestOperation[], baseUrl: string): Js
     const operation: Json = {
       operationId: op.id,
       summary: op.summary,
-      description: op.description,
+      description: describedFor(op.description ?? op.summary, op.access, 'key'),
       responses: {
         ...('never' in ruleFor(op.access, 'key')
           ? {}

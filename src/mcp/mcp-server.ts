@@ -8,26 +8,44 @@ import type { AppContext } from '../context.js';
 import { issuerOf } from '../oauth/provider.js';
 import { mayRun } from '../operations/execute.js';
 import { type Actor, hasApiAccess } from '../policy.js';
-import { partnerTools } from './partner-tools.js';
+import { partnerTools, peoplePartnerTools } from './partner-tools.js';
 import { callTool, type ToolEntry } from './tool-call.js';
 import { userTools } from './user-tools.js';
 
 /**
  * The tools a caller sees, computed once per process: a partner API key gets the v1_
- * tools only; a signed-in user gets the user tools, plus the v1_ tools when the account
- * is on a plan with API access.
+ * tools, as the specification lists them; a signed-in person gets the user tools, plus
+ * the v1_ tools when the account is on a plan with API access, each described for a
+ * person, and only those their role and plan let them run (an owner-only tool is not
+ * offered to a member). A tool left out of a list still answers a call by its name, with
+ * the refusal's real reason.
  */
-const toolSet = (tools: readonly ToolEntry[]) => ({
-  list: tools.map(({ operation: _op, door: _door, ...tool }) => tool),
-  byName: new Map(tools.map((t) => [t.name, t])),
+interface ToolSet {
+  list: Omit<ToolEntry, 'operation' | 'door'>[];
+  byName: Map<string, ToolEntry>;
+}
+const toolSet = (listed: readonly ToolEntry[], callable: readonly ToolEntry[]): ToolSet => ({
+  list: listed.map(({ operation: _op, door: _door, ...tool }) => tool),
+  byName: new Map(callable.map((t) => [t.name, t])),
 });
-const KEY_TOOLS = toolSet(partnerTools);
-const USER_TOOLS = toolSet(userTools);
-const PARTNER_USER_TOOLS = toolSet([...userTools, ...partnerTools]);
+const KEY_TOOLS = toolSet(partnerTools, partnerTools);
+const PEOPLE_TOOLS = [...userTools, ...peoplePartnerTools];
+/** Per plan and role: the lists a person may be offered (at most 4 × 3 of them). */
+const peopleSets = new Map<string, ToolSet>();
 
-export function toolsFor(actor: Actor) {
+export function toolsFor(actor: Actor): ToolSet {
   if (actor.kind === 'key') return KEY_TOOLS;
-  return hasApiAccess(actor.plan) ? PARTNER_USER_TOOLS : USER_TOOLS;
+  const key = `${actor.plan}:${actor.role}`;
+  let set = peopleSets.get(key);
+  if (!set) {
+    const offered = hasApiAccess(actor.plan) ? PEOPLE_TOOLS : userTools;
+    set = toolSet(
+      offered.filter((t) => mayRun(actor, t.operation)),
+      offered,
+    );
+    peopleSets.set(key, set);
+  }
+  return set;
 }
 
 /**

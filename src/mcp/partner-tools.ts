@@ -1,5 +1,7 @@
+import { describedFor } from '../operations/access-text.js';
 import { restOperations } from '../operations/index.js';
-import { jsonSchema, outputSchema, type ToolEntry } from './tool-call.js';
+import type { Actor } from '../policy.js';
+import { jsonSchema, outputSchema, type ToolEntry, untexted } from './tool-call.js';
 
 /**
  * An operation's description names other operations by id (their REST operationIds);
@@ -10,24 +12,40 @@ const ownNames = (text: string) => text.replace(OPERATION_ID, 'v1_$1');
 
 /**
  * The partner tools: one `v1_<operation>` per REST operation, from the same registry, so
- * the two can never disagree. Built once per process.
+ * the two can never disagree. Built once per process, for each kind of caller: a key
+ * reads the REST operation's description and the bar a key must meet; a signed-in
+ * person, the bar a person must meet, and where the operation is also one of their own
+ * tools (get_story for v1_get_story), which of the two to use.
  */
-export const partnerTools: readonly ToolEntry[] = restOperations.map((op) => {
-  const hints = op.hints!;
-  return {
-    name: `v1_${op.id}`,
-    title: op.summary,
-    description: `${ownNames(op.description ?? op.summary)} (REST: ${op.rest.method} ${op.rest.path})`,
-    inputSchema: jsonSchema(op.input, 'input'),
-    outputSchema: outputSchema(op.rest.tool?.output ?? op.output),
-    annotations: {
+function partnerToolsFor(kind: Actor['kind']): readonly ToolEntry[] {
+  return restOperations.map((op) => {
+    const hints = op.hints!;
+    const route = `(REST: ${op.rest.method} ${op.rest.path})`;
+    const own = kind === 'user' ? op.userTool?.name : undefined;
+    const text = own
+      ? `The same as ${own}, with REST's argument names (brand for brand_id) and answer; prefer ${own}.`
+      : describedFor(ownNames(op.description ?? op.summary), op.access, kind);
+    return {
+      name: `v1_${op.id}`,
       title: op.summary,
-      readOnlyHint: hints.readOnly,
-      destructiveHint: hints.destructive,
-      idempotentHint: hints.idempotent,
-      openWorldHint: hints.openWorld,
-    },
-    operation: op,
-    door: 'partner-tool',
-  };
-});
+      description: own ? text : `${text} ${route}`,
+      inputSchema: own ? untexted(jsonSchema(op.input, 'input')) : jsonSchema(op.input, 'input'),
+      // A person's twin of their own tool points to it; its answer is REST's (the OpenAPI
+      // document has its schema), and leaving the schema out keeps the list short.
+      ...(!own && { outputSchema: outputSchema(op.rest.tool?.output ?? op.output) }),
+      annotations: {
+        readOnlyHint: hints.readOnly,
+        destructiveHint: hints.destructive,
+        idempotentHint: hints.idempotent,
+        openWorldHint: hints.openWorld,
+      },
+      operation: op,
+      door: 'partner-tool',
+    };
+  });
+}
+
+/** The v1_ tools as a partner API key is offered them. */
+export const partnerTools = partnerToolsFor('key');
+/** The v1_ tools as a signed-in person on a plan with API access is offered them. */
+export const peoplePartnerTools = partnerToolsFor('user');

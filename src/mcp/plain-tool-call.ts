@@ -63,8 +63,12 @@ export function plainToolCall(
   }
   const { name, arguments: args, _meta: meta } = params;
   const tool = typeof name === 'string' ? tools.byName.get(name) : undefined;
-  // An answer that is not an object the SDK would wrap or refuse (none is, tested).
-  if (tool?.outputSchema?.type !== 'object') return undefined;
+  // An answer the SDK would wrap: under an output schema that is not an object's (none
+  // is, tested). A tool without one (a person's twin of their own tool) answers objects
+  // too, which the SDK passes on as they are.
+  if (!tool || (tool.outputSchema !== undefined && tool.outputSchema.type !== 'object')) {
+    return undefined;
+  }
   if (args !== undefined && !isPlainObject(args)) return undefined;
   const era = eraOf(headers, meta, name as string);
   if (era === undefined) return undefined;

@@ -1,3 +1,4 @@
+import { describedFor } from '../operations/access-text.js';
 import { userToolOperations } from '../operations/index.js';
 import { jsonSchema, outputSchema, type ToolEntry } from './tool-call.js';
 
@@ -12,11 +13,10 @@ export const userTools: readonly ToolEntry[] = userToolOperations.map((op) => {
   return {
     name: tool.name,
     title: tool.title,
-    description: tool.description,
+    description: describedFor(tool.description, op.access, 'user'),
     inputSchema: jsonSchema(tool.args ?? op.input, 'input'),
     outputSchema: outputSchema(tool.output ?? op.output),
     annotations: {
-      title: tool.title,
       readOnlyHint: hints.readOnly,
       destructiveHint: hints.destructive,
       idempotentHint: hints.idempotent,

@@ -149,6 +149,11 @@ describe('MCP with a partner API key', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(restOperations.map((o) => `v1_${o.id}`).sort());
     expectFullyDescribed(tools);
+    // Each with the bar a key must meet, and the list short enough for an agent's context.
+    expect(tools.find((t) => t.name === 'v1_create_delegation_invite')?.description).toContain(
+      'Needs the agency plan, the owner or admin role and a full-scope key.',
+    );
+    expect(JSON.stringify({ tools }).length).toBeLessThan(40_000);
     await client.close();
   });
 

@@ -18,6 +18,7 @@ let w: World;
 const PASSWORD = 'correct horse battery';
 const BRAND = 'northwind.example';
 const clients: Record<'owner' | 'admin' | 'member', Client> = {} as never;
+const tokens: Record<'owner' | 'admin' | 'member', string> = {} as never;
 
 interface Result {
   isError?: boolean;
@@ -47,6 +48,7 @@ beforeAll(async () => {
       email: `${role}@northwind.example`,
       password: PASSWORD,
     });
+    tokens[role] = access_token;
     const client = new Client({ name: 'user-tools-test', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {
@@ -70,13 +72,64 @@ const freshStory = () => w.story(BRAND, n++);
 describe('user-session tools', () => {
   it('every tool is fully described (description, described parameters, output schema, all four hints)', async () => {
     const { tools } = await clients.owner.listTools();
-    // The agency's users also get the v1_ tools (a plan with API access).
-    expect(tools.length).toBe(10 + restOperations.length);
+    // The agency's users also get the v1_ tools (a plan with API access), but for the two
+    // that always refuse: an owner is offered 10 + 22.
+    expect(tools.length).toBe(10 + restOperations.length - 2);
     expectFullyDescribed(tools);
     // Assigning again emails the assignee again: neither tool may say it is idempotent.
     for (const name of ['assign_action', 'v1_assign_phase']) {
       expect(tools.find((t) => t.name === name)?.annotations?.idempotentHint, name).toBe(false);
     }
+  });
+
+  it('each person is offered what they can run, described for a person, in under 40 KB', async () => {
+    const listed = async (role: 'owner' | 'admin' | 'member') =>
+      (await clients[role].listTools()).tools;
+    const owner = await listed('owner');
+    const member = await listed('member');
+    // Never a word about keys to a person; the bar a person must meet instead.
+    for (const t of owner) expect(t.description, t.name).not.toMatch(/\bkeys?\b/i);
+    expect(owner.find((t) => t.name === 'v1_drop_delegation')?.description).toContain(
+      'Needs the owner or admin role.',
+    );
+    // Which of two similar tools to use.
+    expect(owner.find((t) => t.name === 'v1_get_story')?.description).toBe(
+      "The same as get_story, with REST's argument names (brand for brand_id) and answer; prefer get_story.",
+    );
+    expect(owner.find((t) => t.name === 'list_stories')?.description).toContain(
+      'use search_stories',
+    );
+    // A member is not offered what only owners and admins may do, nor what nobody may.
+    const memberNames = member.map((t) => t.name);
+    for (const name of [
+      'apply_advisory_update',
+      'v1_apply_advisory_proposal',
+      'v1_dismiss_advisory_proposal',
+      'v1_drop_delegation',
+      'v1_create_delegation_invite',
+      'v1_create_api_key',
+      'v1_grant_delegation',
+    ]) {
+      expect(memberNames).not.toContain(name);
+    }
+    expect(memberNames).toEqual(
+      expect.arrayContaining(['get_story', 'add_context', 'v1_assign_story']),
+    );
+    expect(owner.map((t) => t.name)).toContain('apply_advisory_update');
+    // The whole answer, as an agent receives it: under 40 KB (it was 86 KB with 34 tools).
+    const res = await fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tokens.owner}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const bytes = (await res.arrayBuffer()).byteLength;
+    expect(res.status).toBe(200);
+    expect(bytes).toBeLessThan(40_000);
   });
 
   it('list_brands and list_stories: all brands or one, status filter, newest first', async () => {

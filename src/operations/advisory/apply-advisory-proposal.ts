@@ -8,7 +8,7 @@ export const applyAdvisoryProposal = defineOperation({
   id: 'apply_advisory_proposal',
   summary: 'Apply the pending advisory proposal',
   description:
-    'Replaces the live advisory with the ready proposal. Phases already assigned or done stay verbatim with their assignees. Owner or admin keys only.',
+    'Replaces the live advisory with the ready proposal. Phases already assigned or done stay verbatim with their assignees.',
   input: z.strictObject({ brand: BrandHost, event_uri: EventUri }),
   output: z.object({
     ok: Ok,
@@ -24,7 +24,7 @@ export const applyAdvisoryProposal = defineOperation({
     name: 'apply_advisory_update',
     title: 'Apply the advisory update',
     description:
-      'Replaces the live advisory with the pending update (see add_context). Phases already assigned or done stay as they are. Owner only.',
+      'Replaces the live advisory with the pending update (see add_context). Phases already assigned or done stay as they are.',
     args: z.strictObject(StoryArgs),
     toInput: (a) => ({ brand: a.brand_id, event_uri: a.event_uri }),
   },

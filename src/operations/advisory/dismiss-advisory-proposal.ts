@@ -7,8 +7,7 @@ import { BrandHost, EventUri, Ok } from '../schemas.js';
 export const dismissAdvisoryProposal = defineOperation({
   id: 'dismiss_advisory_proposal',
   summary: 'Dismiss the pending advisory proposal',
-  description:
-    'Drops the pending proposal; the live advisory stays unchanged. Owner or admin keys only.',
+  description: 'Drops the pending proposal; the live advisory stays unchanged.',
   input: z.strictObject({ brand: BrandHost, event_uri: EventUri }),
   output: z.object({
     ok: Ok,

@@ -14,7 +14,7 @@ export const listBrands = defineOperation({
   id: 'list_brands',
   summary: 'List the brands this key can read',
   description:
-    "The account's own monitored brands and the client brands actively delegated to it. Brand-scoped keys see only their scope.",
+    "The account's own monitored brands and the client brands actively delegated to it. Only the brands the caller may read are listed (a brand-scoped key: its brands).",
   input: z.object({}),
   output: z.object({ brands: z.array(BrandRow) }),
   access: {},

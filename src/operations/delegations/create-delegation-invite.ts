@@ -8,7 +8,7 @@ export const createDelegationInvite = defineOperation({
   id: 'create_delegation_invite',
   summary: 'Invite a client to delegate a brand',
   description:
-    "Returns a white-label onboarding URL for a client brand: the client signs up through it with an email on the brand's own domain, confirms the email, consents to this account acting on the brand, and is sent to return_url with brand and outcome (approved or declined) as query parameters. While a pending invite for the same brand is valid, the same token comes back. Invites expire after 14 days. Needs a plan with client delegation (agency), the owner or admin role and a full-scope key.",
+    "Returns a white-label onboarding URL for a client brand: the client signs up through it with an email on the brand's own domain, confirms the email, consents to this account acting on the brand, and is sent to return_url with brand and outcome (approved or declined) as query parameters. While a pending invite for the same brand is valid, the same token comes back. Invites expire after 14 days.",
   input: z.strictObject({
     brand: BrandHost.describe('Client brand host'),
     return_url: HttpsUrl.describe("HTTPS URL of the partner's product to return the client to"),

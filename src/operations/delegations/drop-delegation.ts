@@ -9,7 +9,7 @@ export const dropDelegation = defineOperation({
   id: 'drop_delegation',
   summary: 'Drop the delegation of a client brand',
   description:
-    "Ends this account's active delegation of a client brand (terminal): every operation on the brand answers 404 from then on, and webhook deliveries for it stop. client_account says whether the client account, left with no active delegation, was handed back to the client with a 7-day reclaim trial (trial_ends_at); the shares this account created on the brand stop. Owner or admin keys only.",
+    "Ends this account's active delegation of a client brand (terminal): every operation on the brand answers 404 from then on, and webhook deliveries for it stop. client_account says whether the client account, left with no active delegation, was handed back to the client with a 7-day reclaim trial (trial_ends_at); the shares this account created on the brand stop.",
   input: z.object({ brand: BrandHost.describe('Client brand host') }),
   output: z.object({
     ok: Ok,

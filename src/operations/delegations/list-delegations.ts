@@ -6,7 +6,7 @@ export const listDelegations = defineOperation({
   id: 'list_delegations',
   summary: 'List the delegations of client brands to this account',
   description:
-    'Client brands delegated to this partner account, newest first, with their status (pending, active, dropped, revoked). Brand-scoped keys see only their brands.',
+    'Client brands delegated to this partner account, newest first, with their status (pending, active, dropped, revoked). Only the brands the caller may read are listed.',
   input: z.object({}),
   output: z.object({
     delegations: z.array(

@@ -8,7 +8,7 @@ export const revokeDelegationInvite = defineOperation({
   id: 'revoke_delegation_invite',
   summary: 'Revoke a pending delegation invite',
   description:
-    'Revokes a pending invite of this account: its onboarding URL stops working. Needs the owner or admin role and a full-scope key. A used, declined, expired or already revoked invite answers 409 naming its state.',
+    'Revokes a pending invite of this account: its onboarding URL stops working. A used, declined, expired or already revoked invite answers 409 naming its state.',
   input: z.object({ token: InviteToken }),
   output: z.object({ ok: Ok, token: z.string(), status: z.literal('revoked') }),
   access: { minRole: 'admin', fullScope: true },

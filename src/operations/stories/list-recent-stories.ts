@@ -31,7 +31,7 @@ export const listRecentStories = defineOperation({
     name: 'list_stories',
     title: 'List stories',
     description:
-      'Stories newest first, with their working state, across all your brands or one, a page at a time (limit, default 50). Pass next_cursor back as cursor, with the same filters, for the next page.',
+      'Stories newest first, with their working state, across all your brands or one, a page at a time (limit, default 50). Pass next_cursor back as cursor, with the same filters, for the next page. To find stories by words, severity, topic or dates, use search_stories.',
   },
   portal: true,
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
