@@ -24,6 +24,17 @@ const Env = z.object({
     .default('1'),
   FETCH_ALLOW_HOSTS: z.string().default(''),
   /**
+   * DNS servers (`ip` or `ip:port`, comma-separated) asked for a brand claim's TXT record;
+   * empty: the system's resolvers.
+   */
+  DNS_SERVERS: z
+    .string()
+    .regex(
+      /^$|^[0-9A-Fa-f:.[\]]+(,[0-9A-Fa-f:.[\]]+)*$/,
+      'must be comma-separated IP addresses, each with an optional :port',
+    )
+    .default(''),
+  /**
    * Browser origins (besides the service's own) allowed to call /mcp and the OAuth
    * endpoints: web-based MCP clients. Comma-separated `scheme://host[:port]`.
    */
@@ -147,6 +158,8 @@ export interface Config {
   redisTimeoutMs: number;
   workers: number;
   fetchAllowHosts: string[];
+  /** DNS servers for brand claims' TXT records; empty: the system's. */
+  dnsServers: string[];
   corsOrigins: string[];
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
@@ -291,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fetchAllowHosts: e.FETCH_ALLOW_HOSTS.split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    dnsServers: e.DNS_SERVERS.split(',').filter(Boolean),
     corsOrigins: e.CORS_ORIGINS.split(',')
       .map((s) => s.trim())
       .filter(Boolean),

@@ -1,8 +1,12 @@
-import { signLink, verifyLink } from '../auth/signed-links.js';
+import { createHmac } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
+import { signingSecret, signLink, verifyLink } from '../auth/signed-links.js';
 import { type AppContext, inTransaction } from '../context.js';
+import { lockRow, lockRows } from '../db/locks.js';
 import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { writeAudit } from './audit.js';
+import { deleteBrand } from './brand-deletion.js';
 import {
   brandHostProblem,
   emailOnBrandDomain,
@@ -10,77 +14,185 @@ import {
   registrableDomain,
   requireBrandHost,
 } from './brand-host.js';
-
-const VERIFY_TTL_MS = 48 * 3600_000;
+import { addBrand } from './brands.js';
 
 /**
- * Ownership of a brand is shown by a mailbox on its domain: a link is sent to an address
- * on the brand's registrable domain (brand-host.ts: ops@mail.acme.co.uk speaks for
- * shop.acme.co.uk), and whoever opens it verifies the brand. It can be asked again as
- * often as needed; each link works until it expires.
+ * Verifying a brand is proving control of its host, for the account that asks: by a
+ * mailbox on its registrable domain (a link sent there; ops@mail.acme.co.uk speaks for
+ * shop.acme.co.uk, brand-host.ts), or by a DNS TXT record only the domain's owner can
+ * publish. The host may be the account's own brand (it becomes verified), not monitored
+ * yet (it is added, verified), or held unverified by another account: a **claim**, which
+ * takes the host from that holder. A host verified by another account is not taken.
+ *
+ * What a claim does to the holder (docs/api.md, "Brand claims"): its brand of that host
+ * goes as a brand deletion goes (stories, advisories, plans, shares, feeds, delegations;
+ * the billing ledger and the audit trail stay), in the claim's transaction, and its owners
+ * and admins are emailed. Nothing of it is kept as history: a squatter's stories of
+ * someone else's brand are not theirs to keep, and the host's owner starts clean.
+ */
+
+const VERIFY_TTL_MS = 48 * 3600_000;
+/** The DNS name under the host that carries the TXT record of a claim. */
+export const CHALLENGE_LABEL = '_stories-challenge';
+
+export type Proof = 'email' | 'dns';
+
+/** The host's rules for verification: a real brand host, not a mailbox provider's. */
+function requireVerifiableHost(host: string) {
+  // A brand added before hosts were checked may be a suffix (co.uk): nothing proves it.
+  requireBrandHost(host, 'brand');
+  if (isMailProviderDomain(host)) {
+    throw invalid(`brand: ${host} is a mail provider; its owner verifies it with us directly`);
+  }
+}
+
+/** The TXT record of `accountId`'s claim of `host`: a MAC of the two with the service's secret. */
+async function challengeRecord(app: AppContext, accountId: string, host: string) {
+  const mac = createHmac('sha256', await signingSecret(app))
+    .update(`brand-claim:${accountId}:${host}`)
+    .digest('base64url')
+    .slice(0, 32);
+  return { name: `${CHALLENGE_LABEL}.${host}`, value: `stories-verification=${mac}` };
+}
+
+/**
+ * The TXT record that proves `accountId` controls `host` (its name and value, the same
+ * every time they are asked for, so the team can publish it once and check when DNS has
+ * it), and who holds the host now.
+ */
+export async function claimChallenge(app: AppContext, accountId: string, host: string) {
+  requireVerifiableHost(host);
+  const held = await app.db
+    .selectFrom('brands')
+    .select(['account_id', 'verified'])
+    .where('host', '=', host)
+    .executeTakeFirst();
+  const holder = !held
+    ? ('nobody' as const)
+    : held.account_id === accountId
+      ? ('this account' as const)
+      : ('another account' as const);
+  return {
+    ...(await challengeRecord(app, accountId, host)),
+    holder,
+    verified: held?.verified === 1,
+  };
+}
+
+/** The TXT strings at `name` (each record's parts joined), or [] when there is none. */
+async function txtRecords(app: AppContext, name: string): Promise<string[]> {
+  const resolver = new Resolver({ timeout: 2500, tries: 2 });
+  if (app.config.dnsServers.length > 0) resolver.setServers(app.config.dnsServers);
+  try {
+    return (await resolver.resolveTxt(name)).map((parts) => parts.join(''));
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA') return [];
+    throw invalid(`dns: ${name} could not be looked up (${code ?? 'error'}); try again shortly`);
+  }
+}
+
+/** A few attempts per account and host an hour: a claim must not become a DNS or mail flood. */
+async function countAttempt(app: AppContext, kind: Proof, accountId: string, host: string) {
+  const w = await app.limiter.hit(`brand-${kind}:${accountId}:${host}`, 3600_000);
+  if (w.count > (kind === 'dns' ? 20 : 5)) {
+    throw new AppError('rate_limited', undefined, { 'retry-after': '3600' });
+  }
+}
+
+/** Verifies (or claims) `host` for the account by its TXT record, if DNS has it now. */
+export async function verifyByDns(
+  app: AppContext,
+  opts: { accountId: string; host: string; actor: string },
+) {
+  requireVerifiableHost(opts.host);
+  await countAttempt(app, 'dns', opts.accountId, opts.host);
+  const { name, value } = await challengeRecord(app, opts.accountId, opts.host);
+  if (!(await txtRecords(app, name)).includes(value)) {
+    throw invalid(
+      `dns: no TXT record "${value}" at ${name} yet (a new record can take a few minutes to be seen)`,
+    );
+  }
+  return completeVerification(app, { ...opts, proof: 'dns', detail: name });
+}
+
+/**
+ * Sends a verification link to an address on the host's registrable domain: whoever
+ * opens it there verifies (or claims) the host for the account. It can be asked again
+ * as often as needed; each link works until it expires.
  */
 export async function requestBrandVerification(
   app: AppContext,
-  brand: { id: string; account_id: string; host: string; verified: number },
-  rawEmail: string,
-  actor: string,
+  opts: { accountId: string; host: string; email: string; actor: string },
 ): Promise<{ email: string }> {
-  const email = rawEmail.trim().toLowerCase();
-  if (brand.verified === 1) throw conflict('brand: already verified');
-  // A brand added before hosts were checked may be a suffix (co.uk): no mailbox proves it.
-  requireBrandHost(brand.host, 'brand');
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !emailOnBrandDomain(email, brand.host)) {
-    throw invalid(`email: must be an address on ${registrableDomain(brand.host)}`);
+  const email = opts.email.trim().toLowerCase();
+  const { host, accountId } = opts;
+  requireVerifiableHost(host);
+  const own = await app.db
+    .selectFrom('brands')
+    .select(['id', 'verified'])
+    .where('host', '=', host)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (own?.verified === 1) throw conflict('brand: already verified');
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !emailOnBrandDomain(email, host)) {
+    throw invalid(`email: must be an address on ${registrableDomain(host)}`);
   }
-  // A mailbox at a mail provider proves nothing about owning the provider's brand.
-  if (isMailProviderDomain(brand.host)) {
-    throw invalid(
-      `brand: ${brand.host} is a mail provider; its owner verifies it with us directly`,
-    );
-  }
-  // A few links per brand and hour: the form must not become a way to flood a domain.
-  const sent = await app.limiter.hit(`brand-verify:${brand.id}`, 3600_000);
-  if (sent.count > 5) throw new AppError('rate_limited', undefined, { 'retry-after': '3600' });
+  await countAttempt(app, 'email', accountId, host);
+  const team = await app.db
+    .selectFrom('accounts')
+    .select('name')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   const at = app.clock.now().toISOString();
   await inTransaction(app, async (app) => {
     const trx = app.db;
-    const token = await signLink(app, 'brand-verify', { b: brand.id, e: email }, VERIFY_TTL_MS);
+    const token = await signLink(
+      app,
+      'brand-verify',
+      { h: host, a: accountId, e: email },
+      VERIFY_TTL_MS,
+    );
     await queueEmail(
       trx,
       {
-        accountId: brand.account_id,
+        accountId,
         to: email,
         kind: 'notice',
-        subject: `Confirm that ${brand.host} is yours`,
-        text: `Someone asked Stories to verify ${brand.host} for their team. If this brand is yours and they may speak for it, open this link (valid for 48 hours):\n\n${app.config.baseUrl}/verify-brand/${token}\n\nIf not, ignore this email: nothing changes.`,
+        subject: `Confirm that ${host} is yours`,
+        text: `The team "${team.name}" asked Stories to verify ${host} as theirs. If this brand is yours and they may speak for it, open this link (valid for 48 hours):\n\n${app.config.baseUrl}/verify-brand/${token}\n\nIf not, ignore this email: nothing changes.`,
       },
       at,
     );
     await writeAudit(trx, {
-      accountId: brand.account_id,
-      brandId: brand.id,
-      actor,
+      accountId,
+      ...(own && { brandId: own.id }),
+      actor: opts.actor,
       action: 'brand.verification_sent',
-      details: { email },
+      details: { email, host },
       at,
     });
   });
   return { email };
 }
 
-/** The brand host a valid link would verify, for the page that asks; null otherwise. */
-export async function readBrandVerification(
-  app: AppContext,
-  token: string,
-): Promise<string | null> {
+/**
+ * What a link stands for: the host, the account it verifies it for, the mailbox. Links
+ * sent before claims existed name the brand by id: theirs is the brand's own account.
+ */
+async function linkClaim(app: AppContext, token: string) {
   const data = await verifyLink(app, 'brand-verify', token);
-  if (!data || typeof data.b !== 'string' || typeof data.e !== 'string') return null;
+  if (!data || typeof data.e !== 'string') return null;
+  if (typeof data.h === 'string' && typeof data.a === 'string') {
+    return { host: data.h, accountId: data.a, email: data.e };
+  }
+  if (typeof data.b !== 'string') return null;
   const brand = await app.db
     .selectFrom('brands')
-    .select('host')
+    .select(['host', 'account_id'])
     .where('id', '=', data.b)
     .executeTakeFirst();
-  return brand && mailboxSpeaksFor(data.e, brand.host) ? brand.host : null;
+  return brand ? { host: brand.host, accountId: brand.account_id, email: data.e } : null;
 }
 
 /**
@@ -90,38 +202,159 @@ export async function readBrandVerification(
 const mailboxSpeaksFor = (email: string, host: string) =>
   !brandHostProblem(host) && !isMailProviderDomain(host) && emailOnBrandDomain(email, host);
 
-/** Verifies the brand of a valid link; answers its host, or null for a bad link. */
+/**
+ * The page that asks, before anything happens: the host a valid link would verify, the
+ * team it verifies it for, and whether that takes it from another team; null for a bad
+ * link.
+ */
+export async function readBrandVerification(app: AppContext, token: string) {
+  const claim = await linkClaim(app, token);
+  if (!claim || !mailboxSpeaksFor(claim.email, claim.host)) return null;
+  const team = await app.db
+    .selectFrom('accounts')
+    .select('name')
+    .where('id', '=', claim.accountId)
+    .executeTakeFirst();
+  if (!team) return null;
+  const held = await app.db
+    .selectFrom('brands')
+    .select('account_id')
+    .where('host', '=', claim.host)
+    .executeTakeFirst();
+  return {
+    host: claim.host,
+    team: team.name,
+    takesFromAnother: held !== undefined && held.account_id !== claim.accountId,
+  };
+}
+
+/** Verifies (or claims) the host of a valid link; answers its host, or null for a bad link. */
 export async function confirmBrandVerification(
   app: AppContext,
   token: string,
 ): Promise<string | null> {
-  const data = await verifyLink(app, 'brand-verify', token);
-  if (!data || typeof data.b !== 'string' || typeof data.e !== 'string') return null;
+  const claim = await linkClaim(app, token);
+  if (!claim || !mailboxSpeaksFor(claim.email, claim.host)) return null;
+  const done = await completeVerification(app, {
+    accountId: claim.accountId,
+    host: claim.host,
+    proof: 'email',
+    detail: claim.email,
+    actor: `email:${claim.email}`,
+  });
+  return done.host;
+}
+
+/**
+ * The account proved control of the host: its own brand becomes verified; a host nobody
+ * monitors is added, verified; a host another account holds unverified is taken from it
+ * (deleted there as a brand deletion deletes, its owners and admins told) and added here,
+ * verified. One transaction: all of it, or nothing.
+ */
+async function completeVerification(
+  app: AppContext,
+  opts: { accountId: string; host: string; proof: Proof; detail: string; actor: string },
+): Promise<{ host: string; claimed: boolean; stories_removed: number }> {
+  const { accountId, host, proof, actor } = opts;
   const at = app.clock.now().toISOString();
   return inTransaction(app, async (app) => {
     const trx = app.db;
-    const brand = await trx
+    const held = await trx
       .selectFrom('brands')
-      .select(['id', 'account_id', 'host', 'verified'])
-      .where('id', '=', data.b as string)
+      .select(['id', 'account_id', 'host', 'name'])
+      .where('host', '=', host)
       .executeTakeFirst();
-    if (!brand) return null;
-    if (!mailboxSpeaksFor(data.e as string, brand.host)) return null;
-    if (brand.verified !== 1) {
-      await trx
-        .updateTable('brands')
-        .set({ verified: 1, verified_at: at })
-        .where('id', '=', brand.id)
-        .execute();
-      await writeAudit(trx, {
-        accountId: brand.account_id,
-        brandId: brand.id,
-        actor: `email:${data.e}`,
-        action: 'brand.verified',
-        details: { email: data.e },
-        at,
-      });
+    if (held) {
+      // In the order a brand deletion and an unlock take them (stories, then the brand),
+      // then read again: a verification that landed meanwhile is seen.
+      await lockRows(trx, 'stories', { brand_id: held.id });
+      await lockRow(trx, 'brands', { id: held.id });
     }
-    return brand.host;
+    const now = held
+      ? await trx
+          .selectFrom('brands')
+          .select(['verified'])
+          .where('id', '=', held.id)
+          .executeTakeFirst()
+      : undefined;
+    if (held && now && held.account_id === accountId) {
+      if (now.verified !== 1) {
+        await trx
+          .updateTable('brands')
+          .set({ verified: 1, verified_at: at })
+          .where('id', '=', held.id)
+          .execute();
+        await writeAudit(trx, {
+          accountId,
+          brandId: held.id,
+          actor,
+          action: 'brand.verified',
+          details: { proof, by: opts.detail },
+          at,
+        });
+      }
+      return { host, claimed: false, stories_removed: 0 };
+    }
+    if (held && now?.verified === 1) {
+      throw conflict(`host: ${host} is verified by another account`);
+    }
+    let removed = 0;
+    if (held && now) {
+      removed = (await deleteBrand(app, held, `claim:${accountId}`)).stories;
+      await tellHolder(app, held, removed, proof, at);
+    }
+    const id = await addBrand(app, {
+      accountId,
+      host,
+      name: held?.name,
+      verified: true,
+      actor,
+    });
+    await writeAudit(trx, {
+      accountId,
+      brandId: id,
+      actor,
+      action: held ? 'brand.claimed' : 'brand.verified',
+      details: { proof, by: opts.detail, ...(held && { from: held.account_id }) },
+      at,
+    });
+    return { host, claimed: held !== undefined, stories_removed: removed };
   });
+}
+
+/** The former holder's owners and admins hear what happened and what they can do. */
+async function tellHolder(
+  app: AppContext,
+  held: { account_id: string; host: string },
+  removed: number,
+  proof: Proof,
+  at: string,
+) {
+  const admins = await app.db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select('u.email')
+    .where('m.account_id', '=', held.account_id)
+    .where('m.status', '=', 'active')
+    .where('m.role', 'in', ['owner', 'admin'])
+    .orderBy('u.email')
+    .execute();
+  const how = proof === 'dns' ? 'a DNS record of the domain' : 'a mailbox at the domain';
+  for (const { email } of admins) {
+    await queueEmail(
+      app.db,
+      {
+        accountId: held.account_id,
+        to: email,
+        kind: 'notice',
+        subject: `${held.host} was claimed by its owner`,
+        text: [
+          `The owner of ${held.host} proved control of it (${how}) and now monitors it on Stories.`,
+          `Your team had added ${held.host} without verifying it, so its monitoring there has ended: its ${removed} ${removed === 1 ? 'story' : 'stories'}, with their advisories, plans and shares, were removed. Your billing history is unchanged.`,
+          `If you work for ${held.host}, ask its team to invite you as a teammate or a partner.`,
+        ].join('\n\n'),
+      },
+      at,
+    );
+  }
 }

@@ -28,7 +28,11 @@ export async function addBrand(
     .select('id')
     .where('host', '=', host)
     .executeTakeFirst();
-  if (taken) throw conflict('host: this brand is already monitored');
+  if (taken) {
+    throw conflict(
+      'host: this brand is already monitored; if the domain is yours, claim it by verifying it',
+    );
+  }
   await inTransaction(app, async (app) => {
     const trx = app.db;
     await trx

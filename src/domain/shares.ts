@@ -146,6 +146,8 @@ export async function shareByToken(app: AppContext, token: string) {
       's.event_uri',
       's.brand_id',
       'b.name as brand_name',
+      'b.host as brand_host',
+      'b.verified as brand_verified',
       'b.account_id',
     ])
     .where('sh.token', '=', token)
@@ -153,7 +155,10 @@ export async function shareByToken(app: AppContext, token: string) {
     .executeTakeFirst();
 }
 
-/** Listed public shares for the public index, newest first. */
+/**
+ * Listed public shares for the public index, newest first: of verified brands only, so
+ * nobody lists briefings in the name of a brand whose domain they did not prove theirs.
+ */
 export function listedShares(app: AppContext, limit: number) {
   return app.db
     .selectFrom('shares as sh')
@@ -162,6 +167,7 @@ export function listedShares(app: AppContext, limit: number) {
     .select(['sh.token', 's.title', 's.severity', 's.detected_at', 'b.name as brand_name'])
     .where('sh.access', '=', 'public')
     .where('sh.listed', '=', 1)
+    .where('b.verified', '=', 1)
     .where('sh.suspended_at', 'is', null)
     .orderBy('s.detected_at', 'desc')
     .orderBy('sh.id', 'desc')

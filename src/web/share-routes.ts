@@ -51,7 +51,12 @@ ${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
       // A public page never goes past the briefing, whatever is stored.
       const mode: ShareMode =
         share.access === 'public' && share.mode === 'full' ? 'briefing' : (share.mode as ShareMode);
-      return storyPage(story, share.brand_name, mode, await sourceNotes(app.db, share.event_uri));
+      const brand = {
+        name: share.brand_name,
+        host: share.brand_host,
+        verified: share.brand_verified === 1,
+      };
+      return storyPage(story, brand, mode, await sourceNotes(app.db, share.event_uri));
     });
 
     pages.post('/s/:token/signin', async (req: ShareRequest, reply) => {
@@ -78,7 +83,7 @@ ${rows.length === 0 ? html`<p class="muted">Nothing is listed yet.</p>` : ''}
             accountId: share.account_id,
             to: email,
             kind: 'notice',
-            subject: `Your link to a story shared by ${share.brand_name}`,
+            subject: `Your link to a story shared by ${share.brand_name}${share.brand_verified === 1 ? '' : ' (unverified)'}`,
             text: `Open the shared story here (the link works for one hour): ${app.config.baseUrl}/s/${share.token}/g/${link}`,
           },
           app.clock.now().toISOString(),
@@ -161,10 +166,13 @@ function missing(reply: FastifyReply) {
  */
 function storyPage(
   story: z.input<typeof StoryDetail>,
-  brandName: string,
+  brand: { name: string; host: string; verified: boolean },
   mode: ShareMode,
   notes: ReadonlyMap<string, SourceNote>,
 ) {
+  const brandName = brand.name;
+  // A brand whose domain nobody proved: the page does not speak in its name.
+  const unverified = brand.verified ? '' : html` <span class="badge">unverified</span>`;
   const a = story.advisory;
   const cite = (c: string) => html`<a href="#${c}" class="cite-ref">[${c}]</a>`;
   const summary =
@@ -188,15 +196,19 @@ ${
             html`<li><strong>${p.title}</strong> <span class="badge">${p.status === 'done' ? 'done' : 'open'}</span><ul>${p.actions.map((x) => html`<li>${x}</li>`)}</ul></li>`,
         )}</ol></section>`
       : '';
-  const top = html`<header class="top"><div class="bar"><span class="logo">${brandName}</span><span class="small" style="color:#cfd6e4">Media briefing</span></div></header>`;
+  const top = html`<header class="top"><div class="bar"><span class="logo">${brandName}${unverified}</span><span class="small" style="color:#cfd6e4">Media briefing</span></div></header>`;
   return shell(
     story.title,
     top,
     html`<article class="narrow briefing">
-<p class="muted small">Briefing shared by ${brandName} · detected ${story.detected_at.slice(0, 10)}</p>
+<p class="muted small">${
+      brand.verified
+        ? html`Briefing shared by ${brandName}`
+        : html`Briefing shared by a team monitoring ${brandName}: unverified, ${brand.host} has not confirmed it`
+    } · detected ${story.detected_at.slice(0, 10)}</p>
 <h1>${story.title}</h1>
 <p class="facts-line"><span class="badge sev-${story.severity}">Severity: ${story.severity}</span> <span class="badge">Assessment: ${a.assessment}</span> <span class="badge">Urgency: ${a.urgency}</span>${a.spread ? html` <span class="badge">Spread: ${a.spread}</span>` : ''}</p>
-${story.brand_note ? html`<section class="card statement" aria-labelledby="statement"><h2 id="statement">Statement from ${brandName}</h2><blockquote>${story.brand_note.text}</blockquote><p class="small muted">Published ${story.brand_note.published_at.slice(0, 10)}</p></section>` : ''}
+${story.brand_note ? html`<section class="card statement" aria-labelledby="statement"><h2 id="statement">${brand.verified ? html`Statement from ${brandName}` : html`Statement (unverified)`}</h2><blockquote>${story.brand_note.text}</blockquote><p class="small muted">Published ${story.brand_note.published_at.slice(0, 10)}</p></section>` : ''}
 ${summary}
 ${plan}
 <footer class="small muted"><p>This briefing shows the advisory as it stands now; it changes when ${brandName} updates it. <span class="no-print">Print it, or save it as a PDF, from your browser.</span></p></footer>

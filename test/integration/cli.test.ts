@@ -221,7 +221,10 @@ describe('brs, the operator command line', () => {
     ).toEqual({ brand: 'pied.example' });
     const dup = await brs(env, 'brand', 'add', '--account', client, '--host', 'acme.com');
     expect(dup.code).toBe(1);
-    expect(dup.out).toEqual({ error: 'host: this brand is already monitored' });
+    expect(dup.out).toEqual({
+      error:
+        'host: this brand is already monitored; if the domain is yours, claim it by verifying it',
+    });
   });
 
   it('brand add refuses public suffixes, single labels and IP addresses, by name', async () => {

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { deleteBrand } from '../../domain/brand-deletion.js';
-import { requestBrandVerification } from '../../domain/brand-verification.js';
+import {
+  claimChallenge,
+  requestBrandVerification,
+  verifyByDns,
+} from '../../domain/brand-verification.js';
 import {
   addBrand,
   brandDetection,
@@ -162,6 +166,11 @@ export const setMatchPolicyInApp = defineOperation({
   },
 });
 
+/**
+ * Verifying a brand: proof of control of its host, for this account (domain/
+ * brand-verification.ts). The host may be the account's own brand, one nobody monitors
+ * yet, or one another account holds unverified, which the proof takes from it (a claim).
+ */
 export const verifyBrandByEmail = defineOperation({
   id: 'verify_brand_by_email',
   summary: 'Send a verification link to an address at the brand host',
@@ -169,9 +178,58 @@ export const verifyBrandByEmail = defineOperation({
   output: z.object({ email: z.string() }),
   access: { minRole: 'admin' },
   portal: true,
-  async handler(ctx, input) {
-    const brand = await ownBrand(ctx, input.brand);
-    return requestBrandVerification(ctx.app, brand, input.email, actorLabel(ctx.actor));
+  async handler({ app, actor }, input) {
+    return requestBrandVerification(app, {
+      accountId: actor.accountId,
+      host: input.brand,
+      email: input.email,
+      actor: actorLabel(actor),
+    });
+  },
+});
+
+export const brandChallenge = defineOperation({
+  id: 'brand_verification_challenge',
+  summary: 'The DNS TXT record that proves control of a brand host for this account',
+  input: z.strictObject({ brand: BrandHost }),
+  output: z.object({
+    brand: z.string(),
+    name: z.string(),
+    value: z.string(),
+    holder: z.enum(['this account', 'nobody', 'another account']),
+    verified: z.boolean(),
+  }),
+  access: { minRole: 'admin' },
+  portal: true,
+  async handler({ app, actor }, input) {
+    return { brand: input.brand, ...(await claimChallenge(app, actor.accountId, input.brand)) };
+  },
+});
+
+export const verifyBrandByDns = defineOperation({
+  id: 'verify_brand_by_dns',
+  summary: 'Verify (or claim) a brand host by its DNS TXT record',
+  input: z.strictObject({ brand: BrandHost }),
+  output: z.object({
+    ok: Ok,
+    brand: z.string(),
+    claimed: z.boolean(),
+    stories_removed: z.number().int(),
+  }),
+  access: { minRole: 'admin' },
+  portal: true,
+  async handler({ app, actor }, input) {
+    const done = await verifyByDns(app, {
+      accountId: actor.accountId,
+      host: input.brand,
+      actor: actorLabel(actor),
+    });
+    return {
+      ok: true,
+      brand: done.host,
+      claimed: done.claimed,
+      stories_removed: done.stories_removed,
+    };
   },
 });
 

@@ -46,6 +46,7 @@ const SENTENCES: Record<string, (d: Details) => string> = {
   'brand.match_policy_set': () => 'changed how the brand is recognised',
   'brand.verification_sent': () => 'sent a verification link for the brand',
   'brand.verified': () => 'verified the brand',
+  'brand.claimed': () => 'claimed the brand from a team that had added it unverified',
   'brand_note.published': () => 'published the Brand Note',
   'brand_note.deleted': () => 'deleted the Brand Note',
   'delegation.granted': () => 'made a partner manage the brand',

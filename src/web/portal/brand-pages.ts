@@ -10,11 +10,13 @@ import type { Operation } from '../../operations/operation.js';
 import {
   addBrandInApp,
   addSourceInApp,
+  brandChallenge,
   brandMonitoring,
   deleteBrandInApp,
   removeSourceInApp,
   setAliasesInApp,
   setMatchPolicyInApp,
+  verifyBrandByDns,
   verifyBrandByEmail,
 } from '../../operations/portal/brands.js';
 import { hasRole } from '../../policy.js';
@@ -80,7 +82,8 @@ ${
   own && admin && !b.verified
     ? html`<form method="post" action="/app/brands/verify" class="row">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}">
 <div><label for="verify-${b.brand}">Verify with an address on ${b.brand}</label><input id="verify-${b.brand}" name="email" type="email" required placeholder="press@${b.brand}"></div>
-<button type="submit" class="secondary">Send the link</button></form>`
+<button type="submit" class="secondary">Send the link</button></form>
+<p class="small"><a href="/app/brands/verify?brand=${b.brand}">Or verify with a DNS record</a></p>`
     : ''
 }
 <p class="small"><strong>Also known as:</strong> ${m.aliases.length ? m.aliases.join(', ') : html`<span class="muted">no aliases</span>`}</p>
@@ -124,7 +127,8 @@ ${
     ? html`<h2>Add a brand</h2><form method="post" action="/app/brands" class="card row">${csrfField(v.csrf)}
 <div><label for="brand-host">Host</label><input id="brand-host" name="host" type="text" required placeholder="acme.com"></div>
 <div><label for="brand-name">Name</label><input id="brand-name" name="name" type="text" placeholder="Acme"></div>
-<button type="submit">Add brand</button></form>`
+<button type="submit">Add brand</button></form>
+<p class="small muted">Another team already monitors your brand without having verified it? <a href="/app/brands/verify">Claim it</a> by proving the domain is yours.</p>`
     : ''
 }`,
     );
@@ -153,6 +157,64 @@ ${
     'match',
   );
   act('/app/brands/verify', verifyBrandByEmail, ['brand', 'email'], 'verify-sent');
+
+  /**
+   * Verifying or claiming a host by proof of control: a DNS TXT record, checked on
+   * request, or a link sent to a mailbox at the domain.
+   */
+  async function verifyPage(v: View, host: string, error?: string) {
+    if (!host) {
+      return appPage(
+        v,
+        'Claim a brand',
+        html`<h1>Claim a brand</h1>${problem(error)}<p>Prove that a domain is yours and its brand is monitored by your team, verified, even when another team added it first without verifying it.</p>
+<form method="get" action="/app/brands/verify" class="card row"><div><label for="claim-host">Host</label><input id="claim-host" name="brand" type="text" required placeholder="acme.com"></div><button type="submit">Continue</button></form>`,
+      );
+    }
+    const c = await run(app, v, brandChallenge, { brand: host });
+    const what =
+      c.holder === 'another account'
+        ? c.verified
+          ? html`<p class="error">${host} is verified by another account: it cannot be claimed here. Write to support if it is yours.</p>`
+          : html`<p>Another team monitors ${host} without having verified it. Proving that the domain is yours takes it from them: their stories of it are removed and they are told.</p>`
+        : c.holder === 'nobody'
+          ? html`<p>Nobody monitors ${host} yet: proving it is yours adds it to your brands, verified.</p>`
+          : html`<p>${host} is one of your brands${c.verified ? ', verified already' : ''}.</p>`;
+    return appPage(
+      v,
+      `Verify ${host}`,
+      html`<h1>Verify ${host}</h1>${problem(error)}${what}
+<section class="card" aria-labelledby="by-dns"><h2 id="by-dns">With a DNS record</h2>
+<p>Publish this TXT record in the DNS of ${host}, then check it here.</p>
+<dl><dt>Name</dt><dd><code>${c.name}</code></dd><dt>Type</dt><dd><code>TXT</code></dd><dt>Value</dt><dd><code>${c.value}</code></dd></dl>
+<form method="post" action="/app/brands/verify/dns">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${host}"><button type="submit">Check the record</button></form></section>
+<section class="card" aria-labelledby="by-email"><h2 id="by-email">With an email address at the domain</h2>
+<form method="post" action="/app/brands/verify" class="row">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${host}">
+<div><label for="verify-email">Address on ${host}</label><input id="verify-email" name="email" type="email" required placeholder="press@${host}"></div>
+<button type="submit" class="secondary">Send the link</button></form></section>`,
+    );
+  }
+  routes.get('/app/brands/verify', async (req, reply, v) => {
+    const host = (req.query.brand ?? '').trim().toLowerCase();
+    try {
+      return await verifyPage(v, host);
+    } catch (e) {
+      const { status, text } = pageError(e, reply.log);
+      return reply.code(status).send(await verifyPage(v, '', text));
+    }
+  });
+  routes.post('/app/brands/verify/dns', async (req, reply, v) => {
+    const host = formField(req, 'brand');
+    try {
+      const done = await run(app, v, verifyBrandByDns, { brand: host });
+      return reply.redirect(`/app/brands?done=${done.claimed ? 'claimed' : 'verified'}`, 303);
+    } catch (e) {
+      const { status, text } = pageError(e, reply.log);
+      return reply
+        .code(status)
+        .send(await verifyPage(v, host, text).catch(() => verifyPage(v, '', text)));
+    }
+  });
   routes.post('/app/brands/delete', async (req, reply, v) => {
     const host = formField(req, 'brand');
     const asked = confirmationPage(req, v, deleteBrandInApp, ['brand'], {
@@ -179,19 +241,27 @@ ${
     html`<h1>This link is no longer valid</h1><p>Ask for a new one from the Brands page.</p>`,
   );
   fastify.get('/verify-brand/:token', async (req: TokenReq, reply) => {
-    const host = await readBrandVerification(app, req.params.token);
-    if (!host) return reply.code(400).send(expired);
+    const asked = await readBrandVerification(app, req.params.token);
+    if (!asked) return reply.code(400).send(expired);
+    const { host, team } = asked;
     return page(
       `Verify ${host}`,
-      html`<h1>Is ${host} yours?</h1><p>A team on Stories asked to speak for ${host}: verified, it can publish official Brand Notes. Confirm only if they may.</p>
-<form method="post" action="/verify-brand/${req.params.token}">${csrfField(await csrfToken(app, req, reply))}<button type="submit">Verify ${host}</button></form>`,
+      html`<h1>Is ${host} yours?</h1><p>The team “${team}” on Stories asked to speak for ${host}: verified, it can publish official Brand Notes. Confirm only if they may.</p>
+${asked.takesFromAnother ? html`<p>Another team monitors ${host} without having verified it: confirming takes ${host} from them, and their stories of it are removed.</p>` : ''}
+<form method="post" action="/verify-brand/${req.params.token}">${csrfField(await csrfToken(app, req, reply))}<button type="submit">Verify ${host} for “${team}”</button></form>`,
     );
   });
   fastify.post('/verify-brand/:token', async (req: TokenReq, reply) => {
     if (!(await csrfValid(app, req, formField(req, '_csrf')))) {
       return reply.code(403).send(forgedPage());
     }
-    const host = await confirmBrandVerification(app, req.params.token);
+    let host: string | null;
+    try {
+      host = await confirmBrandVerification(app, req.params.token);
+    } catch (e) {
+      const { status, text } = pageError(e, reply.log);
+      return reply.code(status).send(page('Not verified', html`<h1>${text}</h1>`));
+    }
     if (!host) return reply.code(400).send(expired);
     return page(
       'Brand verified',

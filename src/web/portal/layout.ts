@@ -112,6 +112,8 @@ export const NOTICES: Record<string, string> = {
   aliases: 'Aliases saved.',
   match: 'Recognition saved: it applies to articles read from now on.',
   'verify-sent': 'The verification link is sent: open it from that mailbox.',
+  verified: 'The brand is verified.',
+  claimed: 'The brand is yours now, verified: the team that had added it was told.',
   invited: 'Invitation sent.',
   role: 'Role changed.',
   removed: 'Removed from the team: their access ended and their seat is free.',
