@@ -109,6 +109,7 @@ async function pages(page: Page): Promise<string[]> {
     '/app/alerts',
     storyPath,
     '/app/brands',
+    '/app/brands/verify?brand=unverified.example',
     '/app/team',
     '/app/keys',
     '/app/partners',
