@@ -44,11 +44,11 @@ export function mountExports(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
   routes.get('/app/stories.csv', async (req, reply, v) => {
     await countPortal(app, 'export', v.session.userId);
+    const filter = searchInput(req.query);
     const release = takeExportSlot(v.session.userId);
     // Released when the download ends however it ends (done, failed, the client gone).
     reply.raw.once('close', release);
     let first: Output<typeof searchStories>;
-    const filter = searchInput(req.query);
     try {
       // The first page is read before answering, so a bad filter is a 4xx, not a cut stream.
       first = await run(app, v, searchStories, { ...filter, limit: PAGE });
