@@ -1,7 +1,7 @@
 import { linkSync, renameSync, unlinkSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
@@ -9,7 +9,9 @@ import { migrate } from '../../src/db/database.js';
 import { isDatabaseOutage } from '../../src/db/errors.js';
 import { buildServer } from '../../src/http/server.js';
 import { defineJob, enqueue, JobRunner } from '../../src/jobs/queue.js';
+import { searchStories } from '../../src/operations/stories/search-stories.js';
 import { freshDatabase, REDIS_URL, testDialect } from '../support/databases.js';
+import { PortalClient } from '../support/portal-client.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -141,7 +143,7 @@ if (postgres) {
 
     async function behindProxy(
       more: Record<string, string> = {},
-      opts: { runJobs?: boolean } = {},
+      opts: { runJobs?: boolean; stories?: number } = {},
     ): Promise<{ svc: Faulty; proxy: TcpProxy }> {
       const db = await freshDatabase();
       cleanups.push(db.drop);
@@ -183,6 +185,40 @@ if (postgres) {
       }
       expect((await svc.get('/readyz')).status).toBe(200);
       await expectNothingLost(svc);
+    });
+
+    it('black-holed mid-export: that CSV export is cut within the timeouts, the process goes on, and once back the next export is whole', async () => {
+      // More stories than one page of the export (200), so it reads the database again
+      // while its response is streaming.
+      const { svc, proxy } = await behindProxy({}, { stories: 205 });
+      const person = new PortalClient(svc.url);
+      await person.signIn('owner@northwind.example', 'correct horse battery');
+      const cookie = [...person.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const exportCsv = () => fetch(`${svc.url}/app/stories.csv`, { headers: { cookie } });
+      // The database stops answering just as the second page is read.
+      const handler = searchStories.handler.bind(searchStories);
+      vi.spyOn(searchStories, 'handler').mockImplementation(async (ctx, input) => {
+        if (input.cursor) proxy.blackHole();
+        return handler(ctx, input);
+      });
+      cleanups.push(async () => vi.restoreAllMocks());
+      const t0 = performance.now();
+      const res = await exportCsv();
+      expect(res.status).toBe(200);
+      const cut = await res.text().then(
+        () => false,
+        () => true,
+      );
+      expect(cut).toBe(true);
+      expect(performance.now() - t0).toBeLessThan(BOUND_MS);
+      vi.restoreAllMocks();
+      // The process is still there, answering: 503 while the database is gone, then back.
+      expectUnavailableWithin(await svc.get('/readyz'), BOUND_MS);
+      proxy.restore();
+      await recovers(() => svc.get('/readyz'), 10_000);
+      const again = await exportCsv();
+      expect(again.status).toBe(200);
+      expect((await again.text()).trim().split('\n').length).toBeGreaterThan(205);
     });
 
     it('refused: with the database gone, requests and /readyz answer 503 at once; when it is back the service recovers', async () => {
