@@ -13,6 +13,7 @@ import { restOperations } from '../../src/operations/index.js';
 import type { RestOperation } from '../../src/operations/operation.js';
 import { startService, type TestService } from '../support/harness.js';
 import { signIn } from '../support/oauth-browser.js';
+import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
 
 /**
@@ -398,6 +399,95 @@ describe('MCP: hostile values in every argument of every tool', () => {
     },
     60_000,
   );
+});
+
+/**
+ * The portal's and the mail clients' doors take forms, not JSON: hostile form values and
+ * bodies of every shape and size there, and one person hammering the forms. Never a 5xx,
+ * never a dropped connection; an oversized body is a 413, a hammering person a 429.
+ */
+describe('portal: hostile forms and bodies', () => {
+  /** The form values a person could type: each hostile value as text. */
+  const typed = HOSTILE.map(([name, raw]) => {
+    let text: string;
+    try {
+      text = String(JSON.parse(raw));
+    } catch {
+      text = raw;
+    }
+    return [name, text] as const;
+  });
+
+  it('/unsubscribe: any body, of any type and size, is answered (never a 5xx or a cut connection)', async () => {
+    const bodies: [string, string, string | Uint8Array][] = [
+      [
+        'multipart/form-data; boundary=x',
+        'multipart',
+        '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n',
+      ],
+      ['multipart/form-data', 'multipart without a boundary', 'garbage'],
+      [
+        'multipart/form-data; boundary=x',
+        '40 KB of multipart',
+        `--x\r\n\r\n${'a'.repeat(40 * 1024)}`,
+      ],
+      ['multipart/form-data; boundary=x', '2 MB of multipart', 'a'.repeat(2 * 1024 * 1024)],
+      ['application/x-www-form-urlencoded', '40 KB form', `a=${'b'.repeat(40 * 1024)}`],
+      ['application/x-www-form-urlencoded', 'a NUL', 'a=%00'],
+      ['application/json', 'JSON', '{"a":1}'],
+      ['application/octet-stream', 'binary', new Uint8Array([0, 255, 1, 254])],
+    ];
+    for (const [type, name, body] of bodies) {
+      sent.rest++;
+      const res = await bounded(
+        `/unsubscribe ${name}`,
+        fetch(`${svc.url}/unsubscribe?t=not-a-token`, {
+          method: 'POST',
+          headers: { 'content-type': type },
+          body,
+        }),
+      );
+      svc.statuses.push(res.status);
+      expect(res.status, name).toBeGreaterThanOrEqual(400);
+      expect(res.status, name).toBeLessThan(500);
+      await res.arrayBuffer();
+    }
+  });
+
+  it('brand verification forms: hostile hosts and emails are refused with a page; a person hammering forms gets 429', async () => {
+    const person = new PortalClient(svc.url);
+    await person.signIn('owner@northwind.example', PASSWORD);
+    await person.get('/app/brands');
+    for (const [name, text] of typed) {
+      for (const [path, fields] of [
+        ['/app/brands/verify/dns', { brand: text }],
+        ['/app/brands/verify', { brand: text, email: 'press@northwind.example' }],
+        ['/app/brands/verify', { brand: 'northwind-claims.example', email: text }],
+      ] as const) {
+        sent.rest++;
+        const r = await bounded(`${path} ${name}`, person.post(path, fields));
+        svc.statuses.push(r.status);
+        expect(r.status, `${path} ${name}`).toBeLessThan(500);
+      }
+      sent.rest++;
+      const page = await bounded(
+        `verify page ${name}`,
+        // A lone surrogate has no URL form: a browser sends U+FFFD for it.
+        person.get(
+          `/app/brands/verify?brand=${encodeURIComponent(text.replace(/[\ud800-\udfff]/g, '\ufffd'))}`,
+        ),
+      );
+      svc.statuses.push(page.status);
+      expect(page.status, `verify page ${name}`).toBeLessThan(500);
+    }
+    // Past the person's window of form posts: 429 with Retry-After, never a 5xx.
+    let last = 0;
+    for (let i = 0; i < 130 && last !== 429; i++) {
+      last = (await person.post('/app/views/svw_none/delete')).status;
+      svc.statuses.push(last);
+    }
+    expect(last).toBe(429);
+  });
 });
 
 describe('after the fuzzing', () => {
