@@ -1,8 +1,20 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import type { Plan } from './db/schema.js';
 
 /** Every setting the service reads, validated once at start so a typo fails loudly, not later. */
+/** `ip`, `ip:port` or `[ipv6]:port`, as node:dns's setServers takes them. */
+function isDnsServer(entry: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+  const [ip, port] = bracketed
+    ? [bracketed[1]!, bracketed[2]]
+    : isIP(entry)
+      ? [entry, undefined]
+      : (entry.split(':') as [string, string | undefined]);
+  return isIP(ip) !== 0 && (port === undefined || (Number(port) >= 1 && Number(port) <= 65535));
+}
+
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -29,9 +41,9 @@ const Env = z.object({
    */
   DNS_SERVERS: z
     .string()
-    .regex(
-      /^$|^[0-9A-Fa-f:.[\]]+(,[0-9A-Fa-f:.[\]]+)*$/,
-      'must be comma-separated IP addresses, each with an optional :port',
+    .refine(
+      (v) => v === '' || v.split(',').every(isDnsServer),
+      'must be comma-separated IP addresses, each with an optional :port ([v6]:port)',
     )
     .default(''),
   /**

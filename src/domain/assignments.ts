@@ -162,7 +162,10 @@ async function joinLink(app: AppContext, accountId: string, userId: string, acti
     .select(['id', 'password_hash'])
     .where('id', '=', userId)
     .executeTakeFirstOrThrow();
-  const link = await passwordLink(app, user, INVITE_LINK_TTL_MS, `/action/${actionToken}`);
+  const link = await passwordLink(app, user, INVITE_LINK_TTL_MS, {
+    accountId,
+    next: `/action/${actionToken}`,
+  });
   return { team: team.name, link };
 }
 

@@ -62,20 +62,19 @@ async function challengeRecord(app: AppContext, accountId: string, host: string)
  */
 export async function claimChallenge(app: AppContext, accountId: string, host: string) {
   requireVerifiableHost(host);
-  const held = await app.db
+  // Whether another team holds the host, and whether it verified it, is not said before
+  // the proof: any signed-up admin could otherwise survey who monitors what.
+  const own = await app.db
     .selectFrom('brands')
-    .select(['account_id', 'verified'])
+    .select('verified')
     .where('host', '=', host)
+    .where('account_id', '=', accountId)
     .executeTakeFirst();
-  const holder = !held
-    ? ('nobody' as const)
-    : held.account_id === accountId
-      ? ('this account' as const)
-      : ('another account' as const);
   return {
     ...(await challengeRecord(app, accountId, host)),
-    holder,
-    verified: held?.verified === 1,
+    own: own !== undefined,
+    verified: own?.verified === 1,
+    admin_mailboxes: adminMailboxes(host),
   };
 }
 
@@ -92,13 +91,50 @@ async function txtRecords(app: AppContext, name: string): Promise<string[]> {
   }
 }
 
-/** A few attempts per account and host an hour: a claim must not become a DNS or mail flood. */
-async function countAttempt(app: AppContext, kind: Proof, accountId: string, host: string) {
-  const w = await app.limiter.hit(`brand-${kind}:${accountId}:${host}`, 3600_000);
-  if (w.count > (kind === 'dns' ? 20 : 5)) {
-    throw new AppError('rate_limited', undefined, { 'retry-after': '3600' });
+/**
+ * A verification must not become a DNS or mail flood: a few attempts an hour per account
+ * and host, per account in all, and, for links, per recipient (an account looping over
+ * x1.victim.com, x2.victim.com, … still reaches press@victim.com 5 times an hour at most).
+ */
+const ATTEMPTS_PER_HOUR = {
+  dns: { host: 20, account: 100, recipient: 0 },
+  email: { host: 5, account: 30, recipient: 5 },
+} as const;
+
+async function countAttempt(
+  app: AppContext,
+  kind: Proof,
+  opts: { accountId: string; host: string; recipient?: string },
+) {
+  const limits = ATTEMPTS_PER_HOUR[kind];
+  const buckets: [string, number][] = [
+    [`brand-${kind}:${opts.accountId}:${opts.host}`, limits.host],
+    [`brand-${kind}:${opts.accountId}`, limits.account],
+  ];
+  if (opts.recipient) buckets.push([`brand-email-to:${opts.recipient}`, limits.recipient]);
+  for (const [bucket, limit] of buckets) {
+    if ((await app.limiter.hit(bucket, 3600_000)).count > limit) {
+      throw new AppError('rate_limited', undefined, { 'retry-after': '3600' });
+    }
   }
 }
+
+/**
+ * The mailboxes that speak for a domain when the proof takes a brand from another team:
+ * the administrative ones certificate authorities accept (CA/Browser Forum baseline
+ * requirements), at the registrable domain itself. Any address on the domain verifies an
+ * account's own brand; a student's address at a university must not delete another
+ * team's monitoring of it.
+ */
+const ADMIN_MAILBOXES = ['admin', 'administrator', 'hostmaster', 'postmaster', 'webmaster'];
+const isAdminMailbox = (email: string, host: string) => {
+  const at = email.lastIndexOf('@');
+  return (
+    ADMIN_MAILBOXES.includes(email.slice(0, at)) && email.slice(at + 1) === registrableDomain(host)
+  );
+};
+const adminMailboxes = (host: string) =>
+  ADMIN_MAILBOXES.map((m) => `${m}@${registrableDomain(host)}`).join(', ');
 
 /** Verifies (or claims) `host` for the account by its TXT record, if DNS has it now. */
 export async function verifyByDns(
@@ -106,7 +142,7 @@ export async function verifyByDns(
   opts: { accountId: string; host: string; actor: string },
 ) {
   requireVerifiableHost(opts.host);
-  await countAttempt(app, 'dns', opts.accountId, opts.host);
+  await countAttempt(app, 'dns', opts);
   const { name, value } = await challengeRecord(app, opts.accountId, opts.host);
   if (!(await txtRecords(app, name)).includes(value)) {
     throw invalid(
@@ -128,17 +164,22 @@ export async function requestBrandVerification(
   const email = opts.email.trim().toLowerCase();
   const { host, accountId } = opts;
   requireVerifiableHost(host);
-  const own = await app.db
+  const held = await app.db
     .selectFrom('brands')
-    .select(['id', 'verified'])
+    .select(['id', 'account_id', 'verified'])
     .where('host', '=', host)
-    .where('account_id', '=', accountId)
     .executeTakeFirst();
+  const own = held?.account_id === accountId ? held : undefined;
   if (own?.verified === 1) throw conflict('brand: already verified');
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || !emailOnBrandDomain(email, host)) {
     throw invalid(`email: must be an address on ${registrableDomain(host)}`);
   }
-  await countAttempt(app, 'email', accountId, host);
+  if (held && !own && !isAdminMailbox(email, host)) {
+    throw invalid(
+      `email: another team monitors ${host}; to take it, use the DNS record or one of ${adminMailboxes(host)}`,
+    );
+  }
+  await countAttempt(app, 'email', { accountId, host, recipient: email });
   const team = await app.db
     .selectFrom('accounts')
     .select('name')
@@ -218,14 +259,13 @@ export async function readBrandVerification(app: AppContext, token: string) {
   if (!team) return null;
   const held = await app.db
     .selectFrom('brands')
-    .select('account_id')
+    .select(['account_id', 'verified'])
     .where('host', '=', claim.host)
     .executeTakeFirst();
-  return {
-    host: claim.host,
-    team: team.name,
-    takesFromAnother: held !== undefined && held.account_id !== claim.accountId,
-  };
+  const another = held !== undefined && held.account_id !== claim.accountId;
+  // Verified by another team meanwhile, or a mailbox that may not take it: nothing to do.
+  if (another && (held.verified === 1 || !isAdminMailbox(claim.email, claim.host))) return null;
+  return { host: claim.host, team: team.name, takesFromAnother: another };
 }
 
 /** Verifies (or claims) the host of a valid link; answers its host, or null for a bad link. */
@@ -261,7 +301,7 @@ async function completeVerification(
     const trx = app.db;
     const held = await trx
       .selectFrom('brands')
-      .select(['id', 'account_id', 'host', 'name'])
+      .select(['id', 'account_id', 'host'])
       .where('host', '=', host)
       .executeTakeFirst();
     if (held) {
@@ -298,18 +338,18 @@ async function completeVerification(
     if (held && now?.verified === 1) {
       throw conflict(`host: ${host} is verified by another account`);
     }
+    if (held && proof === 'email' && !isAdminMailbox(opts.detail, host)) {
+      throw invalid(
+        `email: another team monitors ${host}; one of ${adminMailboxes(host)} takes it`,
+      );
+    }
     let removed = 0;
     if (held && now) {
       removed = (await deleteBrand(app, held, `claim:${accountId}`)).stories;
       await tellHolder(app, held, removed, proof, at);
     }
-    const id = await addBrand(app, {
-      accountId,
-      host,
-      name: held?.name,
-      verified: true,
-      actor,
-    });
+    // Named from its host: the name the holder gave it is not the owner's.
+    const id = await addBrand(app, { accountId, host, verified: true, actor });
     await writeAudit(trx, {
       accountId,
       brandId: id,

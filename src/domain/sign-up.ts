@@ -176,19 +176,24 @@ const fingerprint = (passwordHash: string | null) =>
 
 /**
  * A link to choose a password (a reset link): for a reset, or an invited teammate, who
- * joins with it and, signed in, goes on to `next` (a path of this site: the phase they
- * were assigned).
+ * joins with it and, signed in to the account that invited them, goes on to `next` (a
+ * path of this site: the phase they were assigned).
  */
 export async function passwordLink(
   app: AppContext,
   user: { id: string; password_hash: string | null },
   ttlMs = RESET_TTL_MS,
-  next?: string,
+  invitation?: { accountId: string; next?: string },
 ): Promise<string> {
   const token = await signLink(
     app,
     'password-reset',
-    { u: user.id, f: fingerprint(user.password_hash), ...(next && { n: next }) },
+    {
+      u: user.id,
+      f: fingerprint(user.password_hash),
+      ...(invitation && { j: invitation.accountId }),
+      ...(invitation?.next && { n: invitation.next }),
+    },
     ttlMs,
   );
   return `${app.config.baseUrl}/reset/${token}`;
@@ -244,6 +249,7 @@ export async function resetPassword(
   checkNewPassword(password);
   const data = await verifyLink(app, 'password-reset', token);
   const next = typeof data?.n === 'string' ? data.n : null;
+  const invitedTo = typeof data?.j === 'string' ? data.j : null;
   const now = app.clock.now().toISOString();
   const passwordHash = await hashPassword(password);
   return inTransaction(app, async (app) => {
@@ -257,13 +263,15 @@ export async function resetPassword(
       .where('id', '=', userId)
       .execute();
     // An invited teammate joins by choosing a password from the emailed link.
-    const invited = await trx
+    // The account whose invitation this is, when it still stands; else the oldest one.
+    const invitations = await trx
       .selectFrom('memberships')
       .select('account_id')
       .where('user_id', '=', userId)
       .where('status', '=', 'invited')
       .orderBy('created_at')
-      .executeTakeFirst();
+      .execute();
+    const invited = invitations.find((m) => m.account_id === invitedTo) ?? invitations[0];
     await trx
       .updateTable('memberships')
       .set({ status: 'active' })

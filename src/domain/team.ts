@@ -85,6 +85,7 @@ async function sendInvitation(
     app,
     { id: to.user_id, password_hash: to.password_hash },
     INVITE_LINK_TTL_MS,
+    { accountId: account.id },
   );
   await queueEmail(
     app.db,

@@ -102,8 +102,9 @@ describe('claiming a host by its DNS record', () => {
 
     const claimPage = await owner.get(`/app/brands/verify?brand=${host}`);
     expect(claimPage.status).toBe(200);
+    // The page says the same whoever holds the host: who does is not told before the proof.
     expect(claimPage.html).toContain(
-      'Another team monitors squatted-dns.example without having verified it',
+      'If another team added it without verifying it, the proof takes it from them',
     );
     const name = /<dt>Name<\/dt><dd><code>([^<]+)<\/code>/.exec(claimPage.html)![1]!;
     const value = /<dt>Value<\/dt><dd><code>([^<]+)<\/code>/.exec(claimPage.html)![1]!;
@@ -128,6 +129,8 @@ describe('claiming a host by its DNS record', () => {
     expect(claimed.location).toBe('/app/brands?done=claimed');
     expect(await holderOf(host)).toEqual({ name: 'Real Owner Inc', verified: 1 });
     const brand = await requireBrandByHost(svc.app, host);
+    // Named from its host, not as the squatter named it.
+    expect(brand.name).toBe('Squatted-dns');
     const stories = await svc.app.db
       .selectFrom('stories')
       .select('id')
@@ -154,7 +157,7 @@ describe('claiming a host by its DNS record', () => {
   it('adds a host nobody monitors, verified, and verifies an own unverified brand', async () => {
     const free = 'nobody-has-it.example';
     const page = await owner.get(`/app/brands/verify?brand=${free}`);
-    expect(page.html).toContain('Nobody monitors nobody-has-it.example yet');
+    expect(page.html).toContain('Proving that nobody-has-it.example is yours');
     dns.publish(
       `_stories-challenge.${free}`,
       /<dt>Value<\/dt><dd><code>([^<]+)<\/code>/.exec(page.html)![1]!,
@@ -170,16 +173,23 @@ describe('claiming a host by a mailbox at the domain', () => {
   it('the link says it takes the host from another team, and does on confirmation', async () => {
     const host = 'squatted-mail.example';
     await squat(host);
-    expect(
-      (
-        await owner.post('/app/brands/verify', {
-          brand: host,
-          email: 'press@squatted-mail.example',
-        })
-      ).location,
-    ).toBe('/app/brands?done=verify-sent');
+    // Taking it from another team needs an administrative mailbox of the domain: any
+    // address there (a student's at a university) verifies only the account's own brand.
+    const press = await owner.post('/app/brands/verify', {
+      brand: host,
+      email: 'press@squatted-mail.example',
+    });
+    expect(press.status).toBe(400);
+    expect(press.html).toContain(
+      'admin@squatted-mail.example, administrator@squatted-mail.example',
+    );
+    const sent = await owner.post('/app/brands/verify', {
+      brand: host,
+      email: 'hostmaster@squatted-mail.example',
+    });
+    expect(sent.location).toBe('/app/brands?done=verify-sent');
     const mail = (await listOutbox(svc.app, 50)).find(
-      (m) => m.to === 'press@squatted-mail.example',
+      (m) => m.to === 'hostmaster@squatted-mail.example',
     )!;
     expect(mail.text).toContain(
       'The team "Real Owner Inc" asked Stories to verify squatted-mail.example',
@@ -203,15 +213,39 @@ describe('claiming a host by a mailbox at the domain', () => {
 });
 
 describe('what is not claimable', () => {
-  it('a host verified by its account stays theirs; a mailbox provider is refused', async () => {
+  it('a host verified by its account stays theirs, even with a proof; a mailbox provider is refused', async () => {
     const verifiedOwner = await createAccount(svc.app, 'Verified Ltd', 'pro');
-    await addBrand(svc.app, {
-      accountId: verifiedOwner,
-      host: 'verified-already.example',
-      verified: true,
-    });
-    const page = await owner.get('/app/brands/verify?brand=verified-already.example');
-    expect(page.html).toContain('is verified by another account: it cannot be claimed here');
+    const host = 'verified-already.example';
+    await addBrand(svc.app, { accountId: verifiedOwner, host, verified: true });
+    const page = await owner.get(`/app/brands/verify?brand=${host}`);
+    // Nothing on the page says who holds it, or that it is verified.
+    expect(page.html).not.toContain('Verified Ltd');
+    expect(page.html).not.toContain('verified already');
+    dns.publish(
+      `_stories-challenge.${host}`,
+      /<dt>Value<\/dt><dd><code>([^<]+)<\/code>/.exec(page.html)![1]!,
+    );
+    const refused = await owner.post('/app/brands/verify/dns', { brand: host });
+    expect(refused.status).toBe(409);
+    expect(refused.html).toContain('is verified by another account');
+    expect(await holderOf(host)).toEqual({ name: 'Verified Ltd', verified: 1 });
     expect((await owner.get('/app/brands/verify?brand=gmail.com')).status).toBe(400);
+    // A repeated parameter is not a host: the page asks for one.
+    const twice = await owner.get('/app/brands/verify?brand=a.example&brand=b.example');
+    expect(twice.status).toBe(200);
+    expect(twice.html).toContain('Claim a brand');
+  });
+
+  it('links to one mailbox are capped whatever host they name: no flooding an address', async () => {
+    const statuses: number[] = [];
+    for (let i = 1; i <= 6; i++) {
+      const r = await owner.post('/app/brands/verify', {
+        brand: `x${i}.flooded.example`,
+        email: 'press@flooded.example',
+      });
+      statuses.push(r.status);
+      if (r.status === 429) expect(r.headers.get('retry-after')).toBe('3600');
+    }
+    expect(statuses).toEqual([303, 303, 303, 303, 303, 429]);
   });
 });

@@ -258,6 +258,13 @@ describe('export limits', () => {
     const mine = await csv();
     expect(mine.res.status).toBe(429);
     expect(mine.res.headers.get('retry-after')).toBe('5');
+    // HEAD answers the headers and reads nothing: it takes no slot (it read every page).
+    const head = await fetch(`${svc.url}/app/stories.csv`, {
+      method: 'HEAD',
+      headers: { cookie: cookieOf(c) },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     // Others still export while the instance has slots; once its four stream, nobody more.
     const third = new PortalClient(svc.url);
     await third.signIn('third@acme.example', 'correct horse battery');

@@ -49,6 +49,18 @@ describe('configuration', () => {
     );
   });
 
+  it('reads DNS_SERVERS as IP addresses with optional ports, refusing anything else', () => {
+    expect(loadConfig({}).dnsServers).toEqual([]);
+    expect(loadConfig({ DNS_SERVERS: '127.0.0.1:5353,::1,[2001:db8::1]:53' }).dnsServers).toEqual([
+      '127.0.0.1:5353',
+      '::1',
+      '[2001:db8::1]:53',
+    ]);
+    for (const bad of ['999.1.1.1', 'dns.example', '1.2.3.4:0', '1.2.3.4:99999', '1.2.3.4,']) {
+      expect(() => loadConfig({ DNS_SERVERS: bad }), bad).toThrow(/DNS_SERVERS/);
+    }
+  });
+
   it('reads TRUST_PROXY as false, a hop count, or trusted addresses', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);

@@ -196,8 +196,11 @@ export const brandChallenge = defineOperation({
     brand: z.string(),
     name: z.string(),
     value: z.string(),
-    holder: z.enum(['this account', 'nobody', 'another account']),
-    verified: z.boolean(),
+    own: z.boolean().describe("whether it is one of this account's brands"),
+    verified: z.boolean().describe('whether this account has verified it already'),
+    admin_mailboxes: z
+      .string()
+      .describe('the addresses whose link takes the host from another team that holds it'),
   }),
   access: { minRole: 'admin' },
   portal: true,

@@ -142,8 +142,11 @@ ${
         await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));
         return reply.redirect(`/app/brands?done=${done}`, 303);
       } catch (e) {
-        const { status, text } = pageError(e, reply.log);
-        return reply.code(status).send(await brandsPage(v, { error: text }));
+        const { status, text, headers } = pageError(e, reply.log);
+        return reply
+          .code(status)
+          .headers(headers)
+          .send(await brandsPage(v, { error: text }));
       }
     });
   act('/app/brands', addBrandInApp, ['host', 'name'], 'brand');
@@ -172,14 +175,10 @@ ${
       );
     }
     const c = await run(app, v, brandChallenge, { brand: host });
-    const what =
-      c.holder === 'another account'
-        ? c.verified
-          ? html`<p class="error">${host} is verified by another account: it cannot be claimed here. Write to support if it is yours.</p>`
-          : html`<p>Another team monitors ${host} without having verified it. Proving that the domain is yours takes it from them: their stories of it are removed and they are told.</p>`
-        : c.holder === 'nobody'
-          ? html`<p>Nobody monitors ${host} yet: proving it is yours adds it to your brands, verified.</p>`
-          : html`<p>${host} is one of your brands${c.verified ? ', verified already' : ''}.</p>`;
+    // The same words whoever holds the host: who does is not told before the proof.
+    const what = c.own
+      ? html`<p>${host} is one of your brands${c.verified ? ', verified already' : ''}.</p>`
+      : html`<p>Proving that ${host} is yours makes it your team's brand, verified. If another team added it without verifying it, the proof takes it from them: their stories of it are removed and they are told. A brand another team has verified is not taken.</p>`;
     return appPage(
       v,
       `Verify ${host}`,
@@ -189,18 +188,24 @@ ${
 <dl><dt>Name</dt><dd><code>${c.name}</code></dd><dt>Type</dt><dd><code>TXT</code></dd><dt>Value</dt><dd><code>${c.value}</code></dd></dl>
 <form method="post" action="/app/brands/verify/dns">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${host}"><button type="submit">Check the record</button></form></section>
 <section class="card" aria-labelledby="by-email"><h2 id="by-email">With an email address at the domain</h2>
+${c.own ? '' : html`<p class="small muted">To take ${host} from another team, the link must go to one of ${c.admin_mailboxes}.</p>`}
 <form method="post" action="/app/brands/verify" class="row">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${host}">
 <div><label for="verify-email">Address on ${host}</label><input id="verify-email" name="email" type="email" required placeholder="press@${host}"></div>
 <button type="submit" class="secondary">Send the link</button></form></section>`,
     );
   }
   routes.get('/app/brands/verify', async (req, reply, v) => {
-    const host = (req.query.brand ?? '').trim().toLowerCase();
+    // A repeated parameter arrives as an array: not a host.
+    const asked = req.query.brand as unknown;
+    const host = typeof asked === 'string' ? asked.trim().toLowerCase() : '';
     try {
       return await verifyPage(v, host);
     } catch (e) {
-      const { status, text } = pageError(e, reply.log);
-      return reply.code(status).send(await verifyPage(v, '', text));
+      const { status, text, headers } = pageError(e, reply.log);
+      return reply
+        .code(status)
+        .headers(headers)
+        .send(await verifyPage(v, '', text));
     }
   });
   routes.post('/app/brands/verify/dns', async (req, reply, v) => {
@@ -209,9 +214,10 @@ ${
       const done = await run(app, v, verifyBrandByDns, { brand: host });
       return reply.redirect(`/app/brands?done=${done.claimed ? 'claimed' : 'verified'}`, 303);
     } catch (e) {
-      const { status, text } = pageError(e, reply.log);
+      const { status, text, headers } = pageError(e, reply.log);
       return reply
         .code(status)
+        .headers(headers)
         .send(await verifyPage(v, host, text).catch(() => verifyPage(v, '', text)));
     }
   });

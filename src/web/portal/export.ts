@@ -45,9 +45,16 @@ export function mountExports(fastify: FastifyInstance, app: AppContext) {
   routes.get('/app/stories.csv', async (req, reply, v) => {
     await countPortal(app, 'export', v.session.userId);
     const filter = searchInput(req.query);
-    const release = takeExportSlot(v.session.userId);
-    // Released when the download ends however it ends (done, failed, the client gone).
-    reply.raw.once('close', release);
+    const day = app.clock.now().toISOString().slice(0, 10);
+    reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="stories-${day}.csv"`)
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff');
+    // HEAD (which Fastify answers with this route) would read every page and throw them
+    // away: the headers are the whole answer.
+    if (req.method === 'HEAD') return reply.send('');
+    const release = await takeExportSlot(app, v.session.userId);
     let first: Output<typeof searchStories>;
     try {
       // The first page is read before answering, so a bad filter is a 4xx, not a cut stream.
@@ -56,19 +63,15 @@ export function mountExports(fastify: FastifyInstance, app: AppContext) {
       release();
       throw e;
     }
-    const day = app.clock.now().toISOString().slice(0, 10);
     const csv = stringify({ header: true, columns: [...COLUMNS], cast: { string: cell } });
     // pipeline, not pipe: a page that fails mid-export (the brand deleted meanwhile, the
     // database gone) must end this response, and pipe() would leave the source's error
     // unhandled, which ends the process. Fastify sees the CSV stream fail and cuts the
-    // response; the failure is logged there.
+    // response; the failure is logged there. The slot is given back when the pipeline
+    // ends, however it ends: a client that goes away ends it too.
     pipeline(Readable.from(rows(app, v, filter, first)), csv, release);
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="stories-${day}.csv"`)
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .send(csv);
+    reply.raw.once('close', () => csv.destroy());
+    return reply.send(csv);
   });
 }
 

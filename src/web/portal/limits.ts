@@ -23,6 +23,11 @@ export const PORTAL_WINDOWS = {
  */
 export const EXPORTS_AT_ONCE = { person: 2, instance: 4 } as const;
 const EXPORT_RETRY_SECONDS = 5;
+/**
+ * How long a person's count of running exports lives without a change: a process that
+ * died mid-export never gives its slot back, and the count forgets it after this.
+ */
+const RUNNING_WINDOW_MS = 10 * 60_000;
 
 /** Counts one request of `userId` in its window; 429 past the limit. */
 export async function countPortal(
@@ -38,30 +43,39 @@ export async function countPortal(
   }
 }
 
-/** Exports running in this process: in all, and per person. */
-const running = { total: 0, byUser: new Map<string, number>() };
+const busy = () =>
+  new AppError('rate_limited', undefined, { 'retry-after': String(EXPORT_RETRY_SECONDS) });
+
+/** Exports streaming in this server thread. */
+let running = 0;
 
 /**
- * Takes one of the export slots of this person and instance, or refuses with 429. The
- * answer releases it (once, whatever ends the download: its end, an error, the client
- * gone).
+ * Takes one of the export slots of this person and instance, or refuses with 429; the
+ * answer gives it back (once, however the download ends). A person's exports are counted
+ * in the shared limiter, so every server thread (and, with REDIS_URL, every instance)
+ * sees them; the instance's cap is shared out among its server threads.
  */
-export function takeExportSlot(userId: string): () => void {
-  const mine = running.byUser.get(userId) ?? 0;
-  if (mine >= EXPORTS_AT_ONCE.person || running.total >= EXPORTS_AT_ONCE.instance) {
-    throw new AppError('rate_limited', undefined, {
-      'retry-after': String(EXPORT_RETRY_SECONDS),
-    });
+export async function takeExportSlot(app: AppContext, userId: string): Promise<() => void> {
+  const perThread = Math.max(1, Math.floor(EXPORTS_AT_ONCE.instance / app.config.workers));
+  if (running >= perThread) throw busy();
+  running += 1;
+  const bucket = `portal-exports-running:${userId}`;
+  try {
+    const w = await app.limiter.hit(bucket, RUNNING_WINDOW_MS);
+    if (w.count > EXPORTS_AT_ONCE.person) {
+      await app.limiter.release(bucket);
+      throw busy();
+    }
+  } catch (e) {
+    running -= 1;
+    throw e;
   }
-  running.total += 1;
-  running.byUser.set(userId, mine + 1);
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    running.total -= 1;
-    const left = (running.byUser.get(userId) ?? 1) - 1;
-    if (left > 0) running.byUser.set(userId, left);
-    else running.byUser.delete(userId);
+    running -= 1;
+    // A limiter that fails here (Redis gone) leaves the count to expire with its window.
+    app.limiter.release(bucket).catch(() => {});
   };
 }
