@@ -166,7 +166,7 @@ async function main() {
       ...Array.from({ length: EXPORTERS }, () => exportLoop(base, cookie, until, outcome)),
     ]);
     console.log(
-      `\n${EXPORTERS} export loops of one person, ${ROWS} rows each, for ${HAMMER_SECONDS} s (SQLite, one server thread per CPU):`,
+      `\n${EXPORTERS} export loops of one person, ${ROWS} rows each, for ${HAMMER_SECONDS} s (SQLite, one server thread):`,
     );
     console.table({
       'healthz idle': summary(idleHealth),
