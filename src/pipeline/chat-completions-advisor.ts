@@ -3,7 +3,12 @@ import type { Config } from '../config.js';
 import type { Advisor, Generated } from './advisor.js';
 import type { BrandTerms } from './brand-matcher.js';
 import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
-import { type ProposalInput, rethinkAdvisory, withStartedPhases } from './rethink.js';
+import {
+  type ProposalInput,
+  quotesContext,
+  rethinkAdvisory,
+  withStartedPhases,
+} from './rethink.js';
 
 type LlmConfig = NonNullable<Config['llm']>;
 
@@ -36,12 +41,13 @@ Answer with one JSON object only, with the fields:
 
 const PROPOSE = `${SYSTEM}
 This is a revision. Besides the sources you get the advisory in force ("live") and what
-the brand itself now says ("context"): authoritative facts from the company. Think the
-whole advisory again: the assessment and urgency may go down (the context shows less harm)
-or up (it shows more); the summary states what happened from the sources, and may end with
-one sentence giving the brand's position, with "cites": [] since it is not a source; the
-plan replaces every phase not started. Phases listed as started are kept verbatim by the
-service whatever you answer: do not repeat them.`;
+the brand's team now knows ("context"): authoritative facts from the company, and private:
+the advisory is shown on public share pages, so never quote or restate the context. Think
+the whole advisory again: the assessment and urgency may go down (the context shows less
+harm) or up (it shows more); every summary sentence states what the cited sources say and
+cites them; the plan replaces every phase not started, and may act on the context without
+repeating it. Phases listed as started are kept verbatim by the service whatever you
+answer: do not repeat them.`;
 
 interface SourceForModel {
   id: string;
@@ -62,7 +68,7 @@ export class ChatCompletionsAdvisor implements Advisor {
   async generate(stored: readonly Source[], brand?: BrandTerms): Promise<Generated> {
     const base = generateAdvisory(stored, brand);
     const sources = forModel(stored);
-    const answer = await this.answer(SYSTEM, { sources }, sources, false);
+    const answer = await this.answer(SYSTEM, { sources }, sources);
     return answer ? this.written(base, answer) : { advisory: base, generator: 'builtin' };
   }
 
@@ -81,7 +87,7 @@ export class ChatCompletionsAdvisor implements Advisor {
         context: input.context,
       },
       sources,
-      true,
+      input.context,
     );
     if (!answer) return { advisory: rethinkAdvisory(input), generator: 'builtin' };
     const written = this.written(base, answer);
@@ -103,17 +109,17 @@ export class ChatCompletionsAdvisor implements Advisor {
   }
 
   /**
-   * The model's answer, valid and with every citation resolving to a source (a proposal
-   * may hold uncited sentences: the brand's position); null after every attempt failed,
-   * or once LLM_BUDGET_MS is spent, so the advisory is ready within the spec's 90 s.
-   * A refusal, an answer cut at the length limit and bad JSON are failures like an HTTP
-   * error; a slow answer is cut at LLM_TIMEOUT_MS.
+   * The model's answer, valid, with every sentence citing sources of the story and, for a
+   * proposal, nothing of the team's private context repeated; null after every attempt
+   * failed, or once LLM_BUDGET_MS is spent, so the advisory is ready within the spec's
+   * 90 s. A refusal, an answer cut at the length limit and bad JSON are failures like an
+   * HTTP error; a slow answer is cut at LLM_TIMEOUT_MS.
    */
   private async answer(
     system: string,
     payload: object,
     sources: SourceForModel[],
-    uncitedAllowed: boolean,
+    context?: string,
   ): Promise<z.infer<typeof Answer> | null> {
     const known = new Set(sources.map((s) => s.id));
     const deadline = Date.now() + this.config.budgetMs;
@@ -123,13 +129,17 @@ export class ChatCompletionsAdvisor implements Advisor {
       try {
         const answer = await this.ask(system, payload, Math.min(this.config.timeoutMs, left));
         for (const item of answer.executive_summary) {
-          if (item.cites.length === 0 && !uncitedAllowed) throw new Error('an uncited sentence');
+          if (item.cites.length === 0) throw new Error('an uncited sentence');
           if (!item.cites.every((c) => known.has(c))) {
             throw new Error('a citation names no source of the story');
           }
         }
-        if (!answer.executive_summary.some((i) => i.cites.length > 0)) {
-          throw new Error('no sentence cites a source');
+        const texts = [
+          ...answer.executive_summary.map((i) => i.text),
+          ...answer.phases.flatMap((p) => [p.title, ...p.actions]),
+        ];
+        if (context && quotesContext(texts, context)) {
+          throw new Error("it repeats the team's private context");
         }
         return answer;
       } catch {

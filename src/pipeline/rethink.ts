@@ -68,9 +68,10 @@ function contextDirection(context: string, base: GeneratedAdvisory, language?: s
  * The built-in proposal. Scores, summary and plan are made afresh from the sources (the
  * spread too: the story may have grown since). The context then moves assessment and
  * urgency one step: down when it eases the story ("nobody was hurt", "the recall is
- * voluntary"), up when it reveals worse (its own signals outrank the coverage's). The
- * summary ends with the brand's statement, uncited (it is not a source), and the plan
- * gains the phase the context calls for: correcting the record, or briefing the team.
+ * voluntary"), up when it reveals worse (its own signals outrank the coverage's), and the
+ * plan gains the phase it calls for: correcting the record, or briefing the team. The
+ * context is the team's private knowledge ("Legal advises no admission of liability"):
+ * it moves the judgement, never the advisory's words, which shares show to the public.
  */
 export function rethinkAdvisory(input: ProposalInput): GeneratedAdvisory {
   const base = generateAdvisory(input.sources, input.brand);
@@ -81,7 +82,6 @@ export function rethinkAdvisory(input: ProposalInput): GeneratedAdvisory {
       ? base.assessment
       : step(ASSESSMENTS, base.assessment, direction);
   const urgency = step(URGENCIES, base.urgency, direction);
-  const excerpt = said.length > 280 ? `${said.slice(0, 277)}...` : said;
   const extra =
     direction < 0
       ? {
@@ -105,10 +105,6 @@ export function rethinkAdvisory(input: ProposalInput): GeneratedAdvisory {
       ...base,
       assessment,
       urgency,
-      executiveSummary: [
-        ...base.executiveSummary.slice(0, 5),
-        { text: `The brand says: ${excerpt}`, cites: [] },
-      ],
       phases,
     },
     input.live,
@@ -135,4 +131,23 @@ export function withStartedPhases(advisory: GeneratedAdvisory, live: LivePlan): 
     else break;
   }
   return { ...advisory, phases: out };
+}
+
+/** Words, lower-cased, for comparing texts whatever their spacing and punctuation. */
+const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/**
+ * Whether any of `texts` repeats the private context: five of its words in a row (or all
+ * of a shorter context). A model asked never to quote it is checked, not trusted.
+ */
+export function quotesContext(texts: readonly string[], context: string): boolean {
+  const said = words(context);
+  if (said.length === 0) return false;
+  const span = Math.min(5, said.length);
+  const written = texts.map((t) => ` ${words(t).join(' ')} `);
+  for (let i = 0; i + span <= said.length; i++) {
+    const run = ` ${said.slice(i, i + span).join(' ')} `;
+    if (written.some((w) => w.includes(run))) return true;
+  }
+  return false;
 }

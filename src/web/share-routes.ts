@@ -178,9 +178,11 @@ function storyPage(
   const summary =
     mode === 'compact'
       ? ''
-      : html`<section class="card" aria-labelledby="summary"><h2 id="summary">Summary</h2><ul>${a.executive_summary.map(
-          (item) => html`<li>${item.text} ${item.cites.map(cite)}</li>`,
-        )}</ul></section>
+      : html`<section class="card" aria-labelledby="summary"><h2 id="summary">Summary</h2><ul>${a.executive_summary
+          // Only what the sources say: a sentence citing none was the team's context in
+          // proposals applied before contexts stayed private.
+          .filter((item) => item.cites.length > 0)
+          .map((item) => html`<li>${item.text} ${item.cites.map(cite)}</li>`)}</ul></section>
 ${
   a.sources.length
     ? html`<section class="card" aria-labelledby="sources"><h2 id="sources">Sources</h2><ol>${a.sources.map(

@@ -137,10 +137,7 @@ describe('chat-completions advisor', () => {
     const revised = {
       assessment: 'watch',
       urgency: 'medium',
-      executive_summary: [
-        { text: 'The model summarises the recall again.', cites: ['s1'] },
-        { text: 'The company says nobody was hurt.', cites: [] },
-      ],
+      executive_summary: [{ text: 'The model summarises the recall again.', cites: ['s1'] }],
       phases: [
         { title: 'Correct the record', actions: ['Send the correction'] },
         { title: 'Watch the coverage', actions: ['Check twice a day'] },
@@ -172,7 +169,6 @@ describe('chat-completions advisor', () => {
     expect(proposal).toMatchObject({ assessment: 'watch', urgency: 'medium' });
     expect(proposal.executive_summary.map((i: { text: string }) => i.text)).toEqual([
       'The model summarises the recall again.',
-      'The company says nobody was hurt.',
     ]);
     // Phase 1 was done: it stays as it was; the model's plan takes the other numbers.
     expect(proposal.phases[0].title).toBe(story.advisory.phases[0].title);
@@ -190,6 +186,48 @@ describe('chat-completions advisor', () => {
     expect(stored.generator).toBe('llm:test-model');
   });
 
+  it("a model's proposal that repeats the team's private context is refused and asked again", async () => {
+    const { event_uri, post } = await unlockedStory(705);
+    const context = 'Legal advises no admission of liability before the review ends.';
+    const plan = [
+      { title: 'Hold the line', actions: ['Answer with the holding statement'] },
+      { title: 'Watch the coverage', actions: ['Check twice a day'] },
+      { title: 'Close', actions: ['Report to the board'] },
+    ];
+    answers = [
+      reply({
+        assessment: 'watch',
+        urgency: 'medium',
+        executive_summary: [
+          { text: 'The recall is covered again.', cites: ['s1'] },
+          { text: 'Legal advises no admission of liability.', cites: ['s1'] },
+        ],
+        phases: plan,
+      }),
+      reply({
+        assessment: 'watch',
+        urgency: 'medium',
+        executive_summary: [{ text: 'The recall is covered again.', cites: ['s1'] }],
+        phases: plan,
+      }),
+    ];
+    requests.length = 0;
+    expect((await post('/v1/story/context', { context })).status).toBe(202);
+    await svc.app.jobs.drain();
+    expect(requests).toHaveLength(2);
+    const story = (
+      await svc.request('GET', '/v1/story', {
+        key: w.keys.owner,
+        query: { brand: 'northwind.example', event_uri },
+      })
+    ).body.story;
+    const proposal = story.advisory_pending.proposal;
+    expect(JSON.stringify(proposal)).not.toContain('no admission of liability');
+    expect(proposal.executive_summary).toEqual([
+      { text: 'The recall is covered again.', cites: ['s1'] },
+    ]);
+  });
+
   it('a proposal falls back to the built-in rethink when the model keeps failing', async () => {
     const { post } = await unlockedStory(704);
     answers = [() => ({ status: 500 }), () => ({ status: 503 }), () => ({ status: 500 })];
@@ -204,9 +242,11 @@ describe('chat-completions advisor', () => {
       .where('context', '=', 'The defect was fixed.')
       .executeTakeFirstOrThrow();
     expect(stored.generator).toBe('builtin');
-    expect(JSON.parse(stored.executive_summary).at(-1)).toEqual({
-      text: 'The brand says: The defect was fixed.',
-      cites: [],
-    });
+    // Its words are the sources': the private context is never quoted.
+    const summary = JSON.parse(stored.executive_summary) as { text: string; cites: string[] }[];
+    for (const item of summary) {
+      expect(item.cites.length).toBeGreaterThan(0);
+      expect(item.text).not.toContain('The defect was fixed');
+    }
   });
 });

@@ -161,6 +161,9 @@ describe('story page', () => {
     expect(locked).not.toContain('name="context"');
     expect((await c.post(`${page}/unlock`)).status).toBe(303);
     expect((await c.get(page)).html).toContain('name="context"');
+    expect((await c.get(page)).html).toContain(
+      'Private to your team: it guides the proposed update, and neither the advisory nor a shared page quotes it.',
+    );
     expect((await c.get(page)).html).not.toContain('This story is shared');
     // Once shared, the context form says the applied update shows on the shared page too.
     await c.post(`${page}/share`, { access: 'public', mode: 'briefing' });

@@ -238,6 +238,36 @@ describe('share pages', () => {
     expect((await fetchPage(created.body.url)).text).not.toContain(story.body.story.title);
   });
 
+  it("a summary sentence citing no source (a team's context, as proposals applied before wrote them) is never on the page", async () => {
+    const event_uri = await unlockedStory();
+    const story = await svc.app.db
+      .selectFrom('stories')
+      .select('id')
+      .where('event_uri', '=', event_uri)
+      .executeTakeFirstOrThrow();
+    const live = await svc.app.db
+      .selectFrom('advisories')
+      .select(['id', 'executive_summary'])
+      .where('story_id', '=', story.id)
+      .where('kind', '=', 'live')
+      .executeTakeFirstOrThrow();
+    const summary = JSON.parse(live.executive_summary) as { text: string; cites: string[] }[];
+    await svc.app.db
+      .updateTable('advisories')
+      .set({
+        executive_summary: JSON.stringify([
+          ...summary,
+          { text: 'The brand says: Legal advises no admission of liability.', cites: [] },
+        ]),
+      })
+      .where('id', '=', live.id)
+      .execute();
+    const page = await fetchPage((await share(event_uri, { access: 'public' })).body.url);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(summary[0]!.text.slice(0, 30));
+    expect(page.text).not.toContain('admission of liability');
+  });
+
   it('an unknown share token is a 404 page', async () => {
     expect((await fetchPage(`${svc.url}/s/${'a'.repeat(24)}`)).status).toBe(404);
     expect((await fetchPage(`${svc.url}/s/nope`)).status).toBe(404);

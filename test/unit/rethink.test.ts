@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
-import { type LivePlan, rethinkAdvisory, withStartedPhases } from '../../src/pipeline/rethink.js';
+import {
+  type LivePlan,
+  quotesContext,
+  rethinkAdvisory,
+  withStartedPhases,
+} from '../../src/pipeline/rethink.js';
 import { source } from '../support/source.js';
 
 const acme = { host: 'acme.com', name: 'Acme' };
@@ -43,12 +48,16 @@ describe('proposals that rethink (built-in)', () => {
       ['low', 'medium', 'high', 'immediate'].indexOf(before.urgency) - 1,
     );
     expect(p.phases.map((ph) => ph.title)).toContain('Correct the record');
-    expect(p.executiveSummary.at(-1)).toEqual({
-      text: 'The brand says: Nobody was hurt: the reports were unconfirmed, and the recall is voluntary.',
-      cites: [],
-    });
-    // The rest still cites the story's sources only, and the basis is what it cites.
-    for (const item of p.executiveSummary.slice(0, -1)) {
+    // The context is the team's private knowledge: it moves the judgement, and no word of
+    // it reaches the summary or the plan, which shares show.
+    const written = [
+      ...p.executiveSummary.map((i) => i.text),
+      ...p.phases.flatMap((ph) => [ph.title, ...ph.actions]),
+    ];
+    expect(quotesContext(written, 'Nobody was hurt: the reports were unconfirmed')).toBe(false);
+    expect(written.join(' ')).not.toContain('unconfirmed');
+    // Every sentence cites the story's sources only, and the basis is what it cites.
+    for (const item of p.executiveSummary) {
       expect(item.cites.length).toBeGreaterThan(0);
       for (const c of item.cites) expect(['s1', 's2']).toContain(c);
     }
@@ -120,5 +129,18 @@ describe('proposals that rethink (built-in)', () => {
       { title: 'A', actions: ['a'] },
       { title: 'Kept', actions: ['k'] },
     ]);
+  });
+});
+
+describe('the private context, checked in what a model writes', () => {
+  it('finds five of its words in a row, whatever the case and punctuation, and nothing less', () => {
+    const context = 'Legal advises no admission of liability before the review.';
+    expect(quotesContext(['Legal advises NO admission, of liability.'], context)).toBe(true);
+    expect(
+      quotesContext(['Act on it.', 'No admission of liability before the review'], context),
+    ).toBe(true);
+    expect(quotesContext(['Prepare the review with legal counsel.'], context)).toBe(false);
+    expect(quotesContext(['The recall was resolved.'], 'Resolved.')).toBe(true);
+    expect(quotesContext(['Anything.'], '')).toBe(false);
   });
 });

@@ -232,7 +232,8 @@ ${
       ? html`<p class="muted">Context can be added once the advisory is unlocked: it yields a proposed update of the full advisory.</p>`
       : html`<form method="post" action="${path}/context">${csrfField(v.csrf)}
 <label for="context">Add what the coverage does not say</label>
-<textarea id="context" name="context" required maxlength="4000"></textarea>
+<p class="small muted" id="context-private">Private to your team: it guides the proposed update, and neither the advisory nor a shared page quotes it. To say something publicly, publish a Brand Note.</p>
+<textarea id="context" name="context" required maxlength="4000" aria-describedby="context-private"></textarea>
 <p><button type="submit">Add context</button> <span class="muted small">A proposed update of the advisory follows; nothing changes until it is applied.</span></p>
 ${share && !share.suspended_at ? html`<p class="small notice">This story is shared: once applied, the update shows on <a href="${safeHref(share.url)}">its shared page</a> too, ${share.access === 'public' ? 'to anyone with the link' : 'to its guests'}${share.mode === 'compact' ? ' (its headline facts)' : ''}.</p>` : ''}</form>`
 }</div>
