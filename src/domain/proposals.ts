@@ -319,11 +319,24 @@ function livePlan(live: Awaited<ReturnType<typeof liveAdvisory>>): LivePlan {
   };
 }
 
-/** What the advisor is given: the story's sources, its brand, the live plan, the context. */
+/**
+ * What the advisor is given: the story's sources, its brand, the live plan, the context,
+ * and the contexts of the proposals applied before (they accumulate; a dismissed one was
+ * turned down and counts no more).
+ */
 async function proposalInput(
   db: Db,
   p: { story_id: string; context: string | null },
 ): Promise<ProposalInput> {
+  const earlier = await db
+    .selectFrom('advisories')
+    .select('context')
+    .where('story_id', '=', p.story_id)
+    .where('kind', 'in', ['live', 'superseded'])
+    .where('context', 'is not', null)
+    .orderBy('applied_at')
+    .orderBy('id')
+    .execute();
   const brand = await db
     .selectFrom('stories as s')
     .innerJoin('brands as b', 'b.id', 's.brand_id')
@@ -333,6 +346,7 @@ async function proposalInput(
   return {
     sources: await storySources(db, p.story_id),
     context: p.context ?? '',
+    earlier: earlier.map((e) => e.context!),
     brand: brandTermsOf(brand),
     live: livePlan(await liveAdvisory(db, p.story_id)),
   };

@@ -41,8 +41,9 @@ Answer with one JSON object only, with the fields:
 
 const PROPOSE = `${SYSTEM}
 This is a revision. Besides the sources you get the advisory in force ("live") and what
-the brand's team now knows ("context"): authoritative facts from the company, and private:
-the advisory is shown on public share pages, so never quote or restate the context. Think
+the brand's team now knows ("context", and "earlier_contexts" it gave before, which still
+hold): authoritative facts from the company, and private: the advisory is shown on public
+share pages, so never quote or restate any of them. Think
 the whole advisory again: the assessment and urgency may go down (the context shows less
 harm) or up (it shows more); every summary sentence states what the cited sources say and
 cites them; the plan replaces every phase not started, and may act on the context without
@@ -85,9 +86,10 @@ export class ChatCompletionsAdvisor implements Advisor {
           phases: input.live.phases.map((p) => ({ ...p })),
         },
         context: input.context,
+        earlier_contexts: input.earlier ?? [],
       },
       sources,
-      input.context,
+      [...(input.earlier ?? []), input.context],
     );
     if (!answer) return { advisory: rethinkAdvisory(input), generator: 'builtin' };
     const written = this.written(base, answer);
@@ -119,7 +121,7 @@ export class ChatCompletionsAdvisor implements Advisor {
     system: string,
     payload: object,
     sources: SourceForModel[],
-    context?: string,
+    contexts: readonly string[] = [],
   ): Promise<z.infer<typeof Answer> | null> {
     const known = new Set(sources.map((s) => s.id));
     const deadline = Date.now() + this.config.budgetMs;
@@ -138,7 +140,7 @@ export class ChatCompletionsAdvisor implements Advisor {
           ...answer.executive_summary.map((i) => i.text),
           ...answer.phases.flatMap((p) => [p.title, ...p.actions]),
         ];
-        if (context && quotesContext(texts, context)) {
+        if (contexts.some((c) => quotesContext(texts, c))) {
           throw new Error("it repeats the team's private context");
         }
         return answer;

@@ -16,8 +16,13 @@ import { SEVERITIES, scoreText } from './taxonomy.js';
  */
 export interface ProposalInput {
   sources: readonly Source[];
-  /** What the brand says, up to 2,000 characters. */
+  /** What the brand's team now says, up to 2,000 characters. */
   context: string;
+  /**
+   * What it said before, in the proposals it applied, oldest first: contexts accumulate,
+   * none replaces another (the advisory is made again from the sources each time).
+   */
+  earlier?: readonly string[];
   brand?: BrandTerms;
   live: LivePlan;
 }
@@ -57,11 +62,38 @@ function step<T extends string>(scale: readonly T[], value: T, by: number): T {
   return scale[Math.max(0, Math.min(scale.length - 1, at + by))]!;
 }
 
-/** What the context does to the story: -1 eases it, +1 aggravates it, 0 neither. */
+/**
+ * Sentences that deny an incident: "not a security incident", "no system was breached".
+ * Their words ("breached", "incident") are what they deny, never a signal of worse.
+ */
+const DENIAL = new RegExp(
+  [
+    String.raw`\b(?:no|not an?|never an?)\s+(?:\w+\s+)?(?:breach|incident|attack|hack|leak|recall|injur(?:y|ies)|lawsuit|investigation|fine|outage)\b`,
+    String.raw`\bno (?:system|systems|server|servers|account|accounts|customer data|records?) (?:was|were|has been|have been) (?:breached|hacked|compromised|accessed|affected|exposed)\b`,
+    String.raw`\b(?:was|were|is|are|has|have)(?:n't| not)(?: been)? (?:breached|hacked|compromised|accessed|exposed|leaked|recalled|sued|fined)\b`,
+    String.raw`\bnot about us\b|\b(?:is|was)(?:n't| not) (?:us|our (?:company|brand|product)s?)\b`,
+  ].join('|'),
+  'i',
+);
+
+/**
+ * What one context does to the story, sentence by sentence: -1 eases it, +1 aggravates
+ * it, 0 neither. A sentence that eases or denies ("nobody was hurt", "not a security
+ * incident: no system was breached") eases, whatever alarming words it denies; one whose
+ * own signals outrank the coverage's ("a regulator opened an investigation") aggravates,
+ * and wins: worse news is not cancelled by a reassurance beside it.
+ */
 function contextDirection(context: string, base: GeneratedAdvisory, language?: string | null) {
-  const said = scoreText(context, language);
-  if (SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(base.severity)) return 1;
-  return EASING.test(context) ? -1 : 0;
+  let direction = 0;
+  for (const sentence of context.split(/(?<=[.!?;:])\s+/)) {
+    if (EASING.test(sentence) || DENIAL.test(sentence)) {
+      direction = -1;
+      continue;
+    }
+    const said = scoreText(sentence, language);
+    if (SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(base.severity)) return 1;
+  }
+  return direction;
 }
 
 /**
@@ -75,15 +107,28 @@ function contextDirection(context: string, base: GeneratedAdvisory, language?: s
  */
 export function rethinkAdvisory(input: ProposalInput): GeneratedAdvisory {
   const base = generateAdvisory(input.sources, input.brand);
-  const said = input.context.replace(/\s+/g, ' ').trim();
-  const direction = contextDirection(said, base, input.sources[0]?.language);
+  // Each context moves the judgement a step, the earlier ones as when they were applied
+  // (the advisory is made again from the sources, so their steps are taken again), at
+  // most two in all.
+  const language = input.sources[0]?.language;
+  const steps = [...(input.earlier ?? []), input.context].map((c) =>
+    contextDirection(c.replace(/\s+/g, ' ').trim(), base, language),
+  );
+  const direction = Math.max(
+    -2,
+    Math.min(
+      2,
+      steps.reduce((a, b) => a + b, 0),
+    ),
+  );
+  const latest = steps.at(-1) ?? 0;
   const assessment =
     base.assessment === 'opportunity'
       ? base.assessment
       : step(ASSESSMENTS, base.assessment, direction);
   const urgency = step(URGENCIES, base.urgency, direction);
   const extra =
-    direction < 0
+    latest < 0
       ? {
           title: 'Correct the record',
           actions: [

@@ -156,6 +156,7 @@ describe('chat-completions advisor', () => {
     expect(requests).toHaveLength(2);
     const asked = JSON.parse(requests[1]!.body.messages[1].content);
     expect(asked.context).toBe(context);
+    expect(asked.earlier_contexts).toEqual([]);
     expect(asked.live.phases[0]).toMatchObject({ number: 1, started: true });
     expect(asked.sources[0].id).toBe('s1');
 

@@ -286,6 +286,27 @@ describe('context and proposals', () => {
     }
   });
 
+  it('contexts accumulate: a later proposal still counts what an applied one said', async () => {
+    const e = await unlockedStory();
+    const urgencies = ['low', 'medium', 'high', 'immediate'];
+    const first = await detail(e);
+    await post('/v1/story/context', {
+      event_uri: e,
+      context: 'Nobody was hurt and the recall is voluntary.',
+    });
+    await svc.app.jobs.drain();
+    const eased = (await detail(e)).advisory_pending.proposal.urgency;
+    expect(urgencies.indexOf(eased)).toBe(
+      Math.max(0, urgencies.indexOf(first.advisory.urgency) - 1),
+    );
+    expect((await post('/v1/story/advisory-apply', { event_uri: e })).status).toBe(200);
+    // A second context that says nothing new: the advisory is made again from the
+    // sources, and the first context still eases it.
+    await post('/v1/story/context', { event_uri: e, context: 'We are preparing a statement.' });
+    await svc.app.jobs.drain();
+    expect((await detail(e)).advisory_pending.proposal.urgency).toBe(eased);
+  });
+
   it('a proposal applied to a closed story with new open phases reopens it', async () => {
     const e = await unlockedStory();
     const phases = (await detail(e)).advisory.phases.length;

@@ -84,6 +84,76 @@ describe('proposals that rethink (built-in)', () => {
     expect(p.phases.map((ph) => ph.title)).toContain('Brief the team on the new context');
   });
 
+  it('a context that denies an incident eases it, whatever alarming words it denies', () => {
+    const breach = [
+      source(
+        1,
+        'Acme accused of a data breach',
+        'A blogger claims Acme suffered a data breach and that customer records were stolen. Regulators were alerted.',
+      ),
+    ];
+    const before = generateAdvisory(breach, acme);
+    const urgencies = ['low', 'medium', 'high', 'immediate'];
+    for (const context of [
+      'This is not a security incident: no system was breached and no data was accessed.',
+      'Our systems were not breached.',
+    ]) {
+      const p = rethinkAdvisory({ sources: breach, context, brand: acme, live: liveOf(breach) });
+      expect(urgencies.indexOf(p.urgency), context).toBe(
+        Math.max(0, urgencies.indexOf(before.urgency) - 1),
+      );
+      expect(
+        p.phases.map((ph) => ph.title),
+        context,
+      ).toContain('Correct the record');
+    }
+    // Worse news beside a reassurance still raises it.
+    const mild = [source(1, 'Acme kettles delayed', 'Deliveries of Acme kettles were delayed.')];
+    const worse = rethinkAdvisory({
+      sources: mild,
+      context: 'Nobody was hurt. A regulator opened an investigation and a lawsuit was filed.',
+      brand: acme,
+      live: liveOf(mild),
+    });
+    expect(worse.phases.map((ph) => ph.title)).toContain('Brief the team on the new context');
+    expect(urgencies.indexOf(worse.urgency)).toBeGreaterThan(
+      urgencies.indexOf(generateAdvisory(mild, acme).urgency),
+    );
+  });
+
+  it('contexts accumulate: an earlier one still counts, each moves a step, two at most', () => {
+    const before = generateAdvisory(recall, acme);
+    const urgencies = ['low', 'medium', 'high', 'immediate'];
+    const at = (u: string) => urgencies.indexOf(u);
+    const eased = 'Nobody was hurt: the reports were unconfirmed.';
+    // A neutral context after an easing one: the easing still holds.
+    const later = rethinkAdvisory({
+      sources: recall,
+      earlier: [eased],
+      context: 'We are preparing a statement.',
+      brand: acme,
+      live: liveOf(recall),
+    });
+    expect(at(later.urgency)).toBe(Math.max(0, at(before.urgency) - 1));
+    // Two easing contexts, two steps; three, still two.
+    const twice = rethinkAdvisory({
+      sources: recall,
+      earlier: [eased],
+      context: 'The recall is voluntary and precautionary.',
+      brand: acme,
+      live: liveOf(recall),
+    });
+    expect(at(twice.urgency)).toBe(Math.max(0, at(before.urgency) - 2));
+    const thrice = rethinkAdvisory({
+      sources: recall,
+      earlier: [eased, 'The defect was fixed.'],
+      context: 'The recall is voluntary and precautionary.',
+      brand: acme,
+      live: liveOf(recall),
+    });
+    expect(thrice.urgency).toBe(twice.urgency);
+  });
+
   it('recomputes the spread from the sources as they are now', () => {
     const many = ['A', 'B', 'C', 'D'].map((pub, i) =>
       source(i + 1, 'Acme recall', 'Acme recalls kettles over a defect.', pub),
