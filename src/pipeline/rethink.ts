@@ -183,11 +183,13 @@ const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [
 
 /**
  * Whether any of `texts` repeats the private context: five of its words in a row (or all
- * of a shorter context). A model asked never to quote it is checked, not trusted.
+ * of a shorter context of three or four). A model asked never to quote it is checked, not
+ * trusted. A context of one or two words ("Resolved.") is no secret a sentence could give
+ * away, and refusing every summary holding that word would only silence the model.
  */
 export function quotesContext(texts: readonly string[], context: string): boolean {
   const said = words(context);
-  if (said.length === 0) return false;
+  if (said.length < 3) return false;
   const span = Math.min(5, said.length);
   const written = texts.map((t) => ` ${words(t).join(' ')} `);
   for (let i = 0; i + span <= said.length; i++) {

@@ -210,7 +210,8 @@ describe('the private context, checked in what a model writes', () => {
       quotesContext(['Act on it.', 'No admission of liability before the review'], context),
     ).toBe(true);
     expect(quotesContext(['Prepare the review with legal counsel.'], context)).toBe(false);
-    expect(quotesContext(['The recall was resolved.'], 'Resolved.')).toBe(true);
+    expect(quotesContext(['The recall was resolved today.'], 'Recall was resolved.')).toBe(true);
+    expect(quotesContext(['The recall was resolved.'], 'Resolved.')).toBe(false);
     expect(quotesContext(['Anything.'], '')).toBe(false);
   });
 });
