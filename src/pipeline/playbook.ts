@@ -39,7 +39,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     {
       title: 'Protect customers',
       actions: [
-        'Decide with quality and legal whether to stop sales or recall',
+        'If the defect is confirmed, decide with quality and legal whether to stop sales or recall',
         'Publish clear safety instructions for owners of the product',
       ],
     },
@@ -80,19 +80,22 @@ export const PLAYBOOK: Record<string, Phase[]> = {
         'Preserve the evidence',
       ],
     },
+    // Notifying a regulator or offering remedies on an allegation nobody has confirmed
+    // would tell the world a breach happened: each step says the finding it waits for (the
+    // GDPR's 72 hours run from learning of a breach, not from an article about one).
     {
-      title: 'Notify',
+      title: 'Notify if personal data was exposed',
       actions: [
-        'Notify the data-protection authority within the legal deadline (72 hours under GDPR)',
-        'Prepare the notice to affected people',
+        'If the review confirms personal data was exposed, notify the data-protection authority within 72 hours of learning it (GDPR art. 33)',
+        'If it was, prepare the notice to the people affected',
       ],
     },
     HOLDING,
     {
-      title: 'Support affected people',
+      title: 'Support the people affected, if any',
       actions: [
-        'Open a dedicated help page and contact line',
-        'Offer concrete protection such as credit monitoring',
+        'If people were affected, open a help page and a contact line for them',
+        'Offer protection that fits what was exposed (credit monitoring for financial data)',
       ],
     },
     MONITOR,
