@@ -10,13 +10,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../dist/config.js';
 import { createContext } from '../dist/context.js';
 import { addUser } from '../dist/domain/accounts.js';
+import { freePort } from './free-port.js';
 import { percentile } from './percentile.js';
 import { seed } from './seed.js';
 
@@ -28,14 +28,6 @@ const HAMMER_SECONDS = 20;
 const PASSWORD = 'bench password';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort() {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address();
-  srv.close();
-  return port;
-}
 
 /** Signs in through the sign-in form as a browser does; answers the cookie header. */
 async function signIn(base, email) {

@@ -22,7 +22,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +29,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadConfig } from '../dist/config.js';
 import { randomId } from '../dist/ids.js';
+import { freePort } from './free-port.js';
 import {
   loadOverview,
   OVERVIEW_DATA,
@@ -76,14 +76,6 @@ const children = new Set();
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
-
-async function freePort() {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address();
-  srv.close();
-  return port;
-}
 
 /** Starts `node <args>` with env overrides and resolves once it answers HTTP. */
 async function startChild(args, env, nodeFlags = []) {

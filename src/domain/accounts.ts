@@ -133,3 +133,17 @@ export async function userIdByEmail(db: Db, email: string): Promise<string | und
     .executeTakeFirst();
   return row?.id;
 }
+
+/** The addresses of an account's active owners and admins: who hears of what befalls it. */
+export async function ownerAndAdminEmails(db: Db, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select('u.email')
+    .where('m.account_id', '=', accountId)
+    .where('m.status', '=', 'active')
+    .where('m.role', 'in', ['owner', 'admin'])
+    .orderBy('u.email')
+    .execute();
+  return rows.map((r) => r.email);
+}

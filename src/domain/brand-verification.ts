@@ -5,6 +5,7 @@ import { type AppContext, inTransaction } from '../context.js';
 import { lockRow, lockRows } from '../db/locks.js';
 import { queueEmail } from '../email/outbox.js';
 import { AppError, conflict, invalid } from '../errors.js';
+import { ownerAndAdminEmails } from './accounts.js';
 import { writeAudit } from './audit.js';
 import { deleteBrand } from './brand-deletion.js';
 import {
@@ -97,9 +98,10 @@ async function txtRecords(app: AppContext, name: string): Promise<string[]> {
  * x1.victim.com, x2.victim.com, … still reaches press@victim.com 5 times an hour at most).
  */
 const ATTEMPTS_PER_HOUR = {
-  dns: { host: 20, account: 100, recipient: 0 },
-  email: { host: 5, account: 30, recipient: 5 },
+  dns: { host: 20, account: 100 },
+  email: { host: 5, account: 30 },
 } as const;
+const LINKS_PER_RECIPIENT_PER_HOUR = 5;
 
 async function countAttempt(
   app: AppContext,
@@ -111,7 +113,9 @@ async function countAttempt(
     [`brand-${kind}:${opts.accountId}:${opts.host}`, limits.host],
     [`brand-${kind}:${opts.accountId}`, limits.account],
   ];
-  if (opts.recipient) buckets.push([`brand-email-to:${opts.recipient}`, limits.recipient]);
+  if (opts.recipient) {
+    buckets.push([`brand-email-to:${opts.recipient}`, LINKS_PER_RECIPIENT_PER_HOUR]);
+  }
   for (const [bucket, limit] of buckets) {
     if ((await app.limiter.hit(bucket, 3600_000)).count > limit) {
       throw new AppError('rate_limited', undefined, { 'retry-after': '3600' });
@@ -370,17 +374,9 @@ async function tellHolder(
   proof: Proof,
   at: string,
 ) {
-  const admins = await app.db
-    .selectFrom('memberships as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select('u.email')
-    .where('m.account_id', '=', held.account_id)
-    .where('m.status', '=', 'active')
-    .where('m.role', 'in', ['owner', 'admin'])
-    .orderBy('u.email')
-    .execute();
+  const admins = await ownerAndAdminEmails(app.db, held.account_id);
   const how = proof === 'dns' ? 'a DNS record of the domain' : 'a mailbox at the domain';
-  for (const { email } of admins) {
+  for (const email of admins) {
     await queueEmail(
       app.db,
       {

@@ -8,7 +8,7 @@ import { conflict, invalid, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { CLIENT_BRANDS } from '../jobs/kinds.js';
 import { enqueue } from '../jobs/queue.js';
-import { requireAccount } from './accounts.js';
+import { ownerAndAdminEmails, requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
 import { requireBrandByHost } from './brands.js';
 import { suspendPartnerShares } from './share-suspension.js';
@@ -260,17 +260,9 @@ async function handBackIfAlone(
     .set({ state: 'handed_back', trial_ends_at: trialEnds, trial_plan: RECLAIM_TRIAL_PLAN })
     .where('id', '=', clientId)
     .execute();
-  const admins = await trx
-    .selectFrom('memberships as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select('u.email')
-    .where('m.account_id', '=', clientId)
-    .where('m.status', '=', 'active')
-    .where('m.role', 'in', ['owner', 'admin'])
-    .orderBy('u.email')
-    .execute();
+  const admins = await ownerAndAdminEmails(trx, clientId);
   const ends = `${trialEnds.slice(0, 10)} ${trialEnds.slice(11, 16)} UTC`;
-  for (const { email } of admins) {
+  for (const email of admins) {
     await queueEmail(
       trx,
       {

@@ -1,7 +1,13 @@
 import { describedFor } from '../operations/access-text.js';
 import { restOperations } from '../operations/index.js';
 import type { Actor } from '../policy.js';
-import { jsonSchema, outputSchema, type ToolEntry, untexted } from './tool-call.js';
+import {
+  jsonSchema,
+  outputSchema,
+  type ToolEntry,
+  toolAnnotations,
+  untexted,
+} from './tool-call.js';
 
 /**
  * An operation's description names other operations by id (their REST operationIds);
@@ -19,7 +25,6 @@ const ownNames = (text: string) => text.replace(OPERATION_ID, 'v1_$1');
  */
 function partnerToolsFor(kind: Actor['kind']): readonly ToolEntry[] {
   return restOperations.map((op) => {
-    const hints = op.hints!;
     const route = `(REST: ${op.rest.method} ${op.rest.path})`;
     const own = kind === 'user' ? op.userTool?.name : undefined;
     const text = own
@@ -33,12 +38,7 @@ function partnerToolsFor(kind: Actor['kind']): readonly ToolEntry[] {
       // A person's twin of their own tool points to it; its answer is REST's (the OpenAPI
       // document has its schema), and leaving the schema out keeps the list short.
       ...(!own && { outputSchema: outputSchema(op.rest.tool?.output ?? op.output) }),
-      annotations: {
-        readOnlyHint: hints.readOnly,
-        destructiveHint: hints.destructive,
-        idempotentHint: hints.idempotent,
-        openWorldHint: hints.openWorld,
-      },
+      annotations: toolAnnotations(op),
       operation: op,
       door: 'partner-tool',
     };

@@ -14,6 +14,17 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/** MCP's four hints of an operation (every operation on MCP states them: a test enforces it). */
+export function toolAnnotations(op: Operation): NonNullable<Tool['annotations']> {
+  const hints = op.hints!;
+  return {
+    readOnlyHint: hints.readOnly,
+    destructiveHint: hints.destructive,
+    idempotentHint: hints.idempotent,
+    openWorldHint: hints.openWorld,
+  };
+}
+
 /** A listed tool and the operation it runs, through which door. */
 export type ToolEntry = Tool & { operation: Operation; door: Extract<Door, `${string}-tool`> };
 

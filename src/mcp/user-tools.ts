@@ -1,6 +1,6 @@
 import { describedFor } from '../operations/access-text.js';
 import { userToolOperations } from '../operations/index.js';
-import { jsonSchema, outputSchema, type ToolEntry } from './tool-call.js';
+import { jsonSchema, outputSchema, type ToolEntry, toolAnnotations } from './tool-call.js';
 
 /**
  * The user-session tools of spec 4.3: the signed-in user acting within their own
@@ -9,19 +9,13 @@ import { jsonSchema, outputSchema, type ToolEntry } from './tool-call.js';
  */
 export const userTools: readonly ToolEntry[] = userToolOperations.map((op) => {
   const tool = op.userTool!;
-  const hints = op.hints!;
   return {
     name: tool.name,
     title: tool.title,
     description: describedFor(tool.description, op.access, 'user'),
     inputSchema: jsonSchema(tool.args ?? op.input, 'input'),
     outputSchema: outputSchema(tool.output ?? op.output),
-    annotations: {
-      readOnlyHint: hints.readOnly,
-      destructiveHint: hints.destructive,
-      idempotentHint: hints.idempotent,
-      openWorldHint: hints.openWorld,
-    },
+    annotations: toolAnnotations(op),
     operation: op,
     door: 'user-tool',
   };

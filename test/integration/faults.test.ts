@@ -193,7 +193,7 @@ if (postgres) {
       const { svc, proxy } = await behindProxy({}, { stories: 205 });
       const person = new PortalClient(svc.url);
       await person.signIn('owner@northwind.example', 'correct horse battery');
-      const cookie = [...person.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const cookie = person.cookieHeader();
       const exportCsv = () => fetch(`${svc.url}/app/stories.csv`, { headers: { cookie } });
       // The database stops answering just as the second page is read.
       const handler = searchStories.handler.bind(searchStories);

@@ -68,7 +68,7 @@ afterAll(() => svc.close());
 
 const csv = async (query = '') => {
   const res = await fetch(`${svc.url}/app/stories.csv${query}`, {
-    headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+    headers: { cookie: c.cookieHeader() },
   });
   const text = await res.text();
   const isCsv = res.headers.get('content-type')?.startsWith('text/csv');
@@ -158,7 +158,7 @@ describe('an export whose source fails mid-response', () => {
   /** The download as a client reads it: cut (the body errors) or whole. */
   const download = async (query: string) => {
     const res = await fetch(`${svc.url}/app/stories.csv${query}`, {
-      headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      headers: { cookie: c.cookieHeader() },
     });
     expect(res.status).toBe(200);
     return res.text().then(
@@ -213,9 +213,6 @@ describe('export limits', () => {
     vi.restoreAllMocks();
   });
 
-  const cookieOf = (client: PortalClient) =>
-    [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-
   it(`${PORTAL_WINDOWS.export.limit} exports a minute per person, then 429 with Retry-After`, async () => {
     for (let i = 0; i < PORTAL_WINDOWS.export.limit; i++) {
       expect((await csv('?severity=critical')).res.status).toBe(200);
@@ -230,7 +227,7 @@ describe('export limits', () => {
     const other = new PortalClient(svc.url);
     await other.signIn('reader@other.example', 'correct horse battery');
     const theirs = await fetch(`${svc.url}/app/stories.csv`, {
-      headers: { cookie: cookieOf(other) },
+      headers: { cookie: other.cookieHeader() },
     });
     expect(theirs.status).toBe(200);
     await theirs.text();
@@ -251,7 +248,9 @@ describe('export limits', () => {
     });
     const streaming = [];
     for (let i = 0; i < EXPORTS_AT_ONCE.person; i++) {
-      const res = await fetch(`${svc.url}/app/stories.csv`, { headers: { cookie: cookieOf(c) } });
+      const res = await fetch(`${svc.url}/app/stories.csv`, {
+        headers: { cookie: c.cookieHeader() },
+      });
       expect(res.status).toBe(200);
       streaming.push(res);
     }
@@ -261,7 +260,7 @@ describe('export limits', () => {
     // HEAD answers the headers and reads nothing: it takes no slot (it read every page).
     const head = await fetch(`${svc.url}/app/stories.csv`, {
       method: 'HEAD',
-      headers: { cookie: cookieOf(c) },
+      headers: { cookie: c.cookieHeader() },
     });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -270,7 +269,7 @@ describe('export limits', () => {
     await third.signIn('third@acme.example', 'correct horse battery');
     for (let i = 0; i < EXPORTS_AT_ONCE.instance - EXPORTS_AT_ONCE.person; i++) {
       const res = await fetch(`${svc.url}/app/stories.csv`, {
-        headers: { cookie: cookieOf(third) },
+        headers: { cookie: third.cookieHeader() },
       });
       expect(res.status).toBe(200);
       streaming.push(res);
@@ -278,7 +277,7 @@ describe('export limits', () => {
     const other = new PortalClient(svc.url);
     await other.signIn('reader@other.example', 'correct horse battery');
     const full = await fetch(`${svc.url}/app/stories.csv`, {
-      headers: { cookie: cookieOf(other) },
+      headers: { cookie: other.cookieHeader() },
     });
     expect(full.status).toBe(429);
     expect(full.headers.get('retry-after')).toBe('5');
@@ -295,7 +294,7 @@ describe('portal windows', () => {
       expect((await c.get(`/app/stories?q=story${i}`)).status).toBe(200);
     }
     const refused = await fetch(`${svc.url}/app/stories?q=more`, {
-      headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      headers: { cookie: c.cookieHeader() },
     });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

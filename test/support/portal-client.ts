@@ -13,7 +13,8 @@ export class PortalClient {
     readonly headers: Record<string, string> = {},
   ) {}
 
-  private cookieHeader() {
+  /** The Cookie header this browser sends, for a request made without it (a download). */
+  cookieHeader() {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
