@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBrandByHost } from '../../src/domain/brands.js';
 import { importStory } from '../../src/domain/import-story.js';
-import { launchChromium, signIn } from '../support/browser.js';
+import { launchChromium, SHOTS, signIn } from '../support/browser.js';
 import { startService, type TestService } from '../support/harness.js';
 import { startReceiver } from '../support/receiver.js';
 import { seedWorld } from '../support/world.js';
@@ -15,7 +15,6 @@ import { seedWorld } from '../support/world.js';
 let svc: TestService;
 let browser: Browser;
 let slack: Awaited<ReturnType<typeof startReceiver>>;
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 
 beforeAll(async () => {
   slack = await startReceiver();

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signIn } from '../support/browser.js';
+import { launchChromium, SHOTS, signIn } from '../support/browser.js';
 import { freePort, startService, type TestService } from '../support/harness.js';
 import { seedWorld, type World } from '../support/world.js';
 
@@ -12,7 +12,6 @@ import { seedWorld, type World } from '../support/world.js';
  * guest, a webhook endpoint whose deliveries fail, a pending client invitation.
  */
 /** Phone screenshots for docs/portal.md. */
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 let svc: TestService;
 let w: World;

@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
@@ -9,7 +8,7 @@ import { createKey } from '../../src/domain/api-key-admin.js';
 import { addBrand } from '../../src/domain/brands.js';
 import { grantDelegation } from '../../src/domain/delegations.js';
 import { listOutbox } from '../../src/email/outbox.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, SHOTS } from '../support/browser.js';
 import { startService, type TestService } from '../support/harness.js';
 
 /**
@@ -17,7 +16,6 @@ import { startService, type TestService } from '../support/harness.js';
  * against a real server. Screenshots of the main pages go to docs/screenshots/, which
  * docs/portal.md shows.
  */
-const SHOTS = new URL('../../docs/screenshots/', import.meta.url);
 let svc: TestService;
 let site: http.Server;
 let siteBase: string;
@@ -49,7 +47,6 @@ beforeAll(async () => {
     { runJobs: true },
   );
   browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
   await browser?.close();

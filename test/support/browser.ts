@@ -1,3 +1,7 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, headless, as every browser test drives it (playwright-core). */
@@ -20,3 +24,14 @@ export async function signIn(
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/app/);
 }
+
+/**
+ * Where the browser tests put their screenshots: docs/screenshots/ (which docs/portal.md
+ * shows) only when asked, `npm run screenshots`; otherwise a temporary folder, so a test
+ * run never rewrites tracked files.
+ */
+export const SHOTS =
+  process.env.SCREENSHOTS === '1'
+    ? new URL('../../docs/screenshots/', import.meta.url)
+    : pathToFileURL(`${mkdtempSync(join(tmpdir(), 'brs-shots-'))}/`);
+mkdirSync(SHOTS, { recursive: true });
