@@ -86,11 +86,20 @@ const DENIAL = new RegExp(
 function contextDirection(context: string, base: GeneratedAdvisory, language?: string | null) {
   let direction = 0;
   for (const sentence of context.split(/(?<=[.!?;:])\s+/)) {
-    if (EASING.test(sentence) || DENIAL.test(sentence)) {
-      direction = -1;
+    const said = scoreText(sentence, language);
+    const ofTheStory = said.topics.some((t) => base.topics.includes(t));
+    // A denial of something the coverage does not say ("no system was breached" beside
+    // an attorney general's investigation) eases nothing: a denial eases only a story of
+    // what it denies; a reassurance eases one of its own topics, or any when it names none
+    // ("the reports are false", "nobody was hurt").
+    if (DENIAL.test(sentence)) {
+      if (ofTheStory) direction = -1;
       continue;
     }
-    const said = scoreText(sentence, language);
+    if (EASING.test(sentence)) {
+      if (ofTheStory || said.topics.length === 0) direction = -1;
+      continue;
+    }
     if (SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(base.severity)) return 1;
   }
   return direction;
@@ -130,10 +139,12 @@ export function rethinkAdvisory(input: ProposalInput): GeneratedAdvisory {
   const extra =
     latest < 0
       ? {
+          // The team's word eases the story; whether the coverage is wrong is for the
+          // review to show, and a correction sent before it would be the harm.
           title: 'Correct the record',
           actions: [
-            'Send the publishers the correction with the evidence',
-            'Publish the clarification on owned channels',
+            'If the review shows the coverage is wrong, send the publishers the correction with the evidence',
+            'Once it is confirmed, publish the clarification on owned channels',
           ],
         }
       : {

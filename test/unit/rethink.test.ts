@@ -107,6 +107,22 @@ describe('proposals that rethink (built-in)', () => {
         context,
       ).toContain('Correct the record');
     }
+    // A denial of something the coverage does not say eases nothing.
+    const layoffs = [
+      source(
+        1,
+        'Acme lays off staff',
+        'Acme is laying off 300 employees, staff were told on Monday.',
+      ),
+    ];
+    const unrelated = rethinkAdvisory({
+      sources: layoffs,
+      context: 'This is not a security incident: no system was breached.',
+      brand: acme,
+      live: liveOf(layoffs),
+    });
+    expect(unrelated.urgency).toBe(generateAdvisory(layoffs, acme).urgency);
+    expect(unrelated.phases.map((ph) => ph.title)).not.toContain('Correct the record');
     // Worse news beside a reassurance still raises it.
     const mild = [source(1, 'Acme kettles delayed', 'Deliveries of Acme kettles were delayed.')];
     const worse = rethinkAdvisory({
