@@ -53,6 +53,8 @@ import {
 import { parseFeed } from '../dist/pipeline/feed.js';
 import { findMentions } from '../dist/pipeline/mentions.js';
 import { readPage } from '../dist/pipeline/read-article.js';
+import { situationOf } from '../dist/pipeline/situation.js';
+import { situationScores } from './situation-eval.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -64,9 +66,11 @@ const peerFile = option('--peer');
 const brandsFile = option('--brands');
 const labelsFile = option('--labels');
 const eventsFile = option('--events');
+const situationsFile = option('--situations');
 const dir = args.find(
   (a, i) =>
-    !a.startsWith('--') && !['--peer', '--brands', '--labels', '--events'].includes(args[i - 1]),
+    !a.startsWith('--') &&
+    !['--peer', '--brands', '--labels', '--events', '--situations'].includes(args[i - 1]),
 );
 if (!dir) {
   console.error('usage: npm run eval:pipeline -- <dir> [--peer FILE] [--json]');
@@ -415,6 +419,14 @@ if (pages.length > 0) {
       new Map((labels?.brands ?? []).map((b) => [b.host, b])),
     );
   }
+  if (situationsFile) {
+    report.situations = situationScores(
+      articlesRead,
+      JSON.parse(readFileSync(situationsFile, 'utf8')),
+      situationOf,
+      now.toISOString().slice(0, 10),
+    );
+  }
   if (peerFile) {
     const peer = JSON.parse(readFileSync(peerFile, 'utf8'));
     const output = peer.output && typeof peer.output === 'object' ? peer.output : peer;
@@ -491,6 +503,16 @@ if (json) {
       console.log(
         `clustering (${kind}, bar ${c.bar}): ${c.same_event_pairs} same-event pairs, precision ${c.precision}, recall ${c.recall}, ${c.unrelated_merged} unrelated pairs merged (${c.merged.join(', ') || 'none'}; missed: ${c.missed.join(', ') || 'none'})`,
       );
+    }
+    const st = report.situations;
+    if (st) {
+      console.log(
+        `situations (${st.pairs} labelled pairs, ${st.detected} detected): severity agreement ${st.severity_agreement}%, ${st.false_alarms} medium-or-above where the labels say low, ${st.missed_alarms} low where they say medium or above; role accuracy ${st.role_accuracy}% (the brand's story or an aside: ${st.story_or_aside_accuracy}%); sentiment sign ${st.sentiment_sign_agreement}% of ${st.sentiment_clear_pairs} clear pairs (neutral ones read neutral: ${st.sentiment_neutral_agreement}%); ${st.harmful_steps} harmful steps in ${st.advisories_with_harm} of ${st.advisories} advisories`,
+      );
+      if (args.includes('--verbose')) {
+        for (const w of st.wrong) console.log(`  wrong: ${w}`);
+        for (const h of st.harms) console.log(`  harm: ${h}`);
+      }
     }
     const sm = a.summaries;
     if (sm) {

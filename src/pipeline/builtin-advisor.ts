@@ -1,8 +1,11 @@
 import type { BrandTerms } from './brand-matcher.js';
 import { similarity, type Terms, terms } from './cluster.js';
+import { eventType } from './events.js';
+import { judgeSeverity, judgeTopics } from './judge.js';
 import { boilerplateOf, focusOf } from './mentions.js';
-import { planFor } from './playbook.js';
+import { planOf } from './playbook.js';
 import { sentencesOf } from './sentences.js';
+import { type Situation, situationOf } from './situation.js';
 import { spreadOf } from './spread.js';
 import {
   maxSeverity,
@@ -67,27 +70,44 @@ export interface StoryReason extends Reason {
 }
 
 /**
- * The story-level scores (docs/pipeline.md): the highest severity of its sources, one
- * step higher once the story is widespread; the topics of all sources; the spread of
- * its publishers.
+ * The story-level scores (docs/pipeline.md): each source's situation for the brand
+ * (situation.ts) and the severity it calls for (judge.ts); the story's is the highest of
+ * its sources', one step higher once the story is widespread; the topics of all sources;
+ * the spread of its publishers. The situation the story is judged by is its gravest
+ * source's (the first on a tie), so the plan answers what the severity does.
  */
 export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms) {
-  const scored = sources.map((s) =>
-    scoreText(brand ? focusOf(s, brand) : `${s.title}\n${s.text}`, s.language),
-  );
+  const judged = sources.map((s) => {
+    const situation = situationOf(s, brand);
+    // The risks named where the article speaks of the brand (focusOf).
+    const scored = scoreText(brand ? focusOf(s, brand) : `${s.title}\n${s.text}`, s.language);
+    return {
+      situation,
+      ...judgeSeverity(situation, scored),
+      topics: judgeTopics(situation, scored),
+    };
+  });
   const spread = spreadOf(sources);
-  const base = maxSeverity(scored.map((s) => s.severity));
-  const severity = spread === 'widespread' || spread === 'viral' ? raise(base) : base;
-  const topics = orderTopics(scored.flatMap((s) => s.topics));
+  const base = maxSeverity(judged.map((j) => j.severity));
+  const gravest = judged.find((j) => j.severity === base)!;
+  // Spread raises what is at stake; a brand named in passing stays out of it however far
+  // the coverage of something else goes.
+  const aside = judged.every(
+    (j) => j.situation.role !== 'subject' && j.situation.role !== 'involved',
+  );
+  const severity = !aside && (spread === 'widespread' || spread === 'viral') ? raise(base) : base;
+  const topics = orderTopics(judged.flatMap((j) => j.topics));
   const reasons = sources
     .flatMap((s, i) =>
-      scored[i]!.reasons.map((r) => ({
+      judged[i]!.reasons.map((r) => ({
         ...r,
         source: 'source_key' in s ? (s as Source).source_key : `s${i + 1}`,
       })),
     )
     .slice(0, MAX_REASONS);
-  return { severity, topics, spread, positive: scored.every((s) => s.positive), reasons };
+  const positive =
+    !aside && eventType(gravest.situation.event).polarity === 'favourable' && base === 'low';
+  return { severity, topics, spread, positive, reasons, situation: gravest.situation };
 }
 
 /** A prompt to the reader, not a statement: "Click here to…", "Sign up…", "Watch:". */
@@ -159,6 +179,7 @@ function summarize(
   sources: readonly Source[],
   brand: BrandTerms | undefined,
   reasons: readonly StoryReason[],
+  situation: Situation,
 ) {
   const first = sources[0]!;
   const headline = terms({ title: '', text: first.title });
@@ -181,11 +202,24 @@ function summarize(
     return true;
   };
 
-  // What happened.
-  items.push({
-    text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
-    cites: [first.source_key],
-  });
+  // What happened: the headline, when the story is the brand's; when the brand is only
+  // named in it, that it is, and the sentence naming it.
+  const aside = situation.role !== 'subject' && situation.role !== 'involved';
+  if (aside && brand) {
+    const how = situation.role === 'source' ? 'cites' : 'names';
+    const as = situation.role === 'source' ? ' as a source' : ' in passing';
+    items.push({
+      text: `${first.publisher} ${how} ${brand.name}${as} in “${first.title.replace(/[.!?]$/, '')}”.`,
+      cites: [first.source_key],
+    });
+    const naming = quotes[0]!.find((q) => situation.named.includes(q));
+    if (naming) quote(naming, first.source_key);
+  } else {
+    items.push({
+      text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
+      cites: [first.source_key],
+    });
+  }
   // Who is affected: the first quotable sentence, source by source, that names them.
   for (const [i, s] of sources.entries()) {
     const found = quotes[i]!.find((q) => AFFECTED.test(q));
@@ -238,9 +272,9 @@ export function generateAdvisory(
   sources: readonly Source[],
   brand?: BrandTerms,
 ): GeneratedAdvisory {
-  const { severity, topics, spread, positive, reasons } = assessStory(sources, brand);
+  const { severity, topics, spread, positive, reasons, situation } = assessStory(sources, brand);
   const level = SEVERITIES.indexOf(severity);
-  const executiveSummary = summarize(sources, brand, reasons);
+  const executiveSummary = summarize(sources, brand, reasons, situation);
   return {
     severity,
     topics,
@@ -250,7 +284,7 @@ export function generateAdvisory(
     urgency: URGENCIES[Math.min(3, level + (spread === 'viral' ? 1 : 0))]!,
     executiveSummary,
     summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
-    phases: planFor(topics),
+    phases: planOf(situation, topics),
     reasons,
   };
 }

@@ -5,6 +5,9 @@
  * leaves room for the phase a proposal adds (six at most).
  */
 
+import { eventType } from './events.js';
+import type { Situation } from './situation.js';
+
 export interface Phase {
   title: string;
   actions: string[];
@@ -145,7 +148,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
       title: 'Respond to customers',
       actions: [
         'Publish a status update and an apology where due',
-        'Give support a script and a remedy',
+        'If customers lost out, give support a script and a remedy',
       ],
     },
     MONITOR,
@@ -189,11 +192,201 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     { title: 'Read the coverage', actions: ['Check the facts reported are accurate'] },
     {
       title: 'Decide whether to respond',
-      actions: ['Correct factual errors with the publisher', 'Otherwise, no response is needed'],
+      actions: [
+        'If the coverage gets a fact wrong, ask the publisher to correct it',
+        'Otherwise, no response is needed',
+      ],
     },
     { title: 'Monitor', actions: ['Watch for follow-up coverage for a week'] },
   ],
 };
+
+const BRIEF_LEADERSHIP: Phase = {
+  title: 'Brief leadership',
+  actions: ['Share the piece and the facts checked with leadership'],
+};
+
+/** Plans the situation calls for before any topic's (planOf). */
+const SITUATION_PLANS = {
+  /** The brand is named in passing, as a source, or in the page's furniture. */
+  aside: [
+    {
+      title: 'Read the mention',
+      actions: ['Check the brand is named accurately', 'Note the context it is named in'],
+    },
+    {
+      title: 'Decide whether it needs anything',
+      actions: [
+        'If the mention states a fact about the brand that is wrong, ask the publisher to correct it',
+        'Otherwise, no response is needed',
+      ],
+    },
+    {
+      title: 'Monitor',
+      actions: ['Watch for follow-up coverage that puts the brand at the centre'],
+    },
+  ],
+  opinion: [
+    {
+      title: 'Read the argument',
+      actions: [
+        'List what the piece says about the brand, telling fact from opinion',
+        'Check each stated fact with the owning team',
+      ],
+    },
+    {
+      title: 'Decide whether to answer',
+      actions: [
+        'If the piece states facts that are wrong, offer the publisher a short factual reply',
+        'Otherwise let the opinion stand',
+      ],
+    },
+    BRIEF_LEADERSHIP,
+    { title: 'Monitor', actions: ['Watch whether other titles take the argument up'] },
+  ],
+  review: [
+    {
+      title: 'Read the review',
+      actions: [
+        'Share its findings with the product team',
+        'Check the facts it states about the product',
+      ],
+    },
+    {
+      title: 'Respond where it helps',
+      actions: [
+        'If the review states a fact that is wrong, send the reviewer the correction',
+        'If it is favourable, share it on owned channels',
+      ],
+    },
+    { title: 'Monitor', actions: ['Watch for other reviews of the same product'] },
+  ],
+  accusation: [
+    {
+      title: 'Review the allegation',
+      actions: [
+        'Establish internally, with the owning team and counsel, what is alleged and what is true',
+        'Preserve the relevant records',
+      ],
+    },
+    {
+      title: 'Prepare a holding statement',
+      actions: [
+        'Say the brand is aware of the allegation and is reviewing it',
+        'Get legal and communications sign-off',
+      ],
+    },
+    BRIEF,
+    MONITOR,
+  ],
+  criticism: [
+    {
+      title: 'Understand the criticism',
+      actions: [
+        'List the complaints made and who makes them',
+        'Check with the owning team which are fair',
+      ],
+    },
+    {
+      title: 'Respond where it is fair',
+      actions: [
+        'If the criticism points to a real problem, say what the brand will do about it',
+        'If it rests on a factual error, send the publisher the correction with the evidence',
+      ],
+    },
+    MONITOR,
+  ],
+  deal: [
+    { title: 'Verify the coverage', actions: ['Check the terms reported are accurate'] },
+    {
+      title: 'Amplify',
+      actions: [
+        'Share the news on owned channels once it is public',
+        'Brief employees and partners',
+      ],
+    },
+    { title: 'Follow up', actions: ['Offer the journalist a follow-up interview'] },
+  ],
+} satisfies Record<string, Phase[]>;
+
+/**
+ * The plan for a brand's situation (docs/pipeline.md, "Playbook"): a mention in passing
+ * gets no crisis plan, an opinion piece an answer to its argument, a review the review's,
+ * an accusation a review before any statement; otherwise the plan of its riskiest topic.
+ * A short "Do not" phase follows when the facts make an obvious move wrong.
+ */
+export function planOf(situation: Situation, topics: readonly string[]): Phase[] {
+  const type = eventType(situation.event);
+  const aside = situation.role !== 'subject' && situation.role !== 'involved';
+  const plan = aside
+    ? SITUATION_PLANS.aside
+    : situation.opinion && type.weight < 3
+      ? SITUATION_PLANS.opinion
+      : situation.event === 'review'
+        ? SITUATION_PLANS.review
+        : situation.event === 'accusation'
+          ? SITUATION_PLANS.accusation
+          : situation.event === 'criticism'
+            ? SITUATION_PLANS.criticism
+            : situation.event === 'deal' || situation.event === 'partnership'
+              ? SITUATION_PLANS.deal
+              : type.polarity === 'adverse'
+                ? planFor(topics)
+                : type.topic
+                  ? planFor([type.topic])
+                  : PLAYBOOK.general!;
+  const avoid = doNot(situation, topics, aside);
+  return avoid.length > 0 ? [...plan, { title: DO_NOT, actions: avoid }] : plan;
+}
+
+/** The title of the phase listing the moves the facts make wrong. */
+export const DO_NOT = 'Do not';
+
+/** The moves the facts make wrong, each with the reason, two or three at most. */
+function doNot(situation: Situation, topics: readonly string[], aside: boolean): string[] {
+  const out: string[] = [];
+  const type = eventType(situation.event);
+  if (aside) {
+    out.push('Do not issue a statement: the brand is not the subject of this coverage');
+    return out;
+  }
+  if (type.polarity !== 'adverse') {
+    if (topics.some((t) => TOPICS_OF_INCIDENT.has(t))) {
+      out.push(
+        'Do not treat it as an incident: the coverage reports no adverse event for the brand',
+      );
+    }
+    return out;
+  }
+  if (topics.includes('data-privacy') && situation.event !== 'breach') {
+    out.push('Do not notify a regulator or customers of a breach: the coverage alleges none');
+  }
+  if (situation.status === 'alleged') {
+    out.push(
+      'Do not apologise, offer compensation or admit fault before the review establishes the facts',
+    );
+    out.push('Do not rebut the coverage in public before the internal review is done');
+  }
+  if (situation.event === 'breach' && situation.status !== 'confirmed') {
+    out.push('Do not say whether data was exposed until security has established it');
+  }
+  if (situation.event === 'lawsuit' || situation.event === 'regulator-action') {
+    out.push('Do not comment on the merits or the other party before counsel agrees the words');
+  }
+  if (situation.opinion) {
+    out.push('Do not attack the author: answer facts with facts');
+  }
+  return [...new Set(out)].slice(0, 3);
+}
+
+/** Topics whose plans would treat the story as an incident. */
+const TOPICS_OF_INCIDENT: ReadonlySet<string> = new Set([
+  'product-safety',
+  'data-privacy',
+  'security',
+  'legal-regulatory',
+  'environment',
+]);
 
 /** The plan for a story with these topics (in taxonomy order). */
 export function planFor(topics: readonly string[]): Phase[] {

@@ -6,6 +6,7 @@ import {
   type Source,
   URGENCIES,
 } from './builtin-advisor.js';
+import { DO_NOT } from './playbook.js';
 import { SEVERITIES, scoreText } from './taxonomy.js';
 
 /**
@@ -154,8 +155,13 @@ export function rethinkAdvisory(input: ProposalInput): GeneratedAdvisory {
             'Update the holding statement with it',
           ],
         };
-  const phases = [...base.phases];
+  // The new phase goes third; the "Do not" list stays last, and a plan that would run
+  // past six phases gives up its last ordinary one (monitoring) for it.
+  const avoid = base.phases.filter((p) => p.title === DO_NOT);
+  const phases = base.phases.filter((p) => p.title !== DO_NOT);
   phases.splice(Math.min(2, phases.length), 0, extra);
+  while (phases.length + avoid.length > MAX_PHASES) phases.pop();
+  phases.push(...avoid);
   return withStartedPhases(
     {
       ...base,

@@ -463,7 +463,7 @@ const FALSE_SENSES: Record<SignalLanguage, RegExp[]> = {
     /\b(?:air|drone|missile|military|lightning|pre-?emptive|first|lucky) strikes?\b/giu,
     /\b(?:european|soviet|african|postal|credit|student|customs|monetary|banking|civil liberties) union\b/giu,
     /\bunion (?:select|all|station|square|pacific|jack)\b|\bsql union\b/giu,
-    /\bbreach(?:es|ed)? of (?:contract|duty|trust|the peace|promise)\b/giu,
+    /\bbreach(?:es|ed)? of (?:the |their |its |our |your |his |her )?(?:contract|duty|trust|peace|promise|confidence|etiquette|protocol|rules?)\b/giu,
     /\blaunch(?:es|ed|ing)? (?:an? )?(?:investigation|probe|inquiry|attack|offensive|appeal|bid)\b/giu,
     /\bspill(?:s|ed|ing)? (?:over|the beans)\b|\bspillover\b/giu,
     /\btoxic (?:culture|comments?|behaviou?r|workplace|masculinity|relationships?|fans?|fandom|positivity|people|boss|debate|discourse|consequences?|effects?|content|online|trolls?|speech|language|traits?)\b/giu,

@@ -1,0 +1,60 @@
+import { eventType } from './events.js';
+import type { Situation } from './situation.js';
+import { type Reason, type Scored, type Severity, severityOfScore, TOPICS } from './taxonomy.js';
+
+/**
+ * The severity of one article for the brand, computed from its situation (docs/pipeline.md,
+ * "From the situation to the judgement"), with the reasons it rests on:
+ * - a brand that is only a source, named in passing or in the page's furniture: low;
+ * - good or neutral news (a launch, an award, a deal, a review, a profile): low, whatever
+ *   alarming words stand near the brand;
+ * - an adverse event: its weight, plus the other risks its sentences report (at most 2,
+ *   and never more than the event itself: a complaint beside talk of privacy is no breach),
+ *   plus 2 for deaths or the taxonomy's intensifiers, 1 for injuries; one less when the
+ *   brand is involved rather than the subject, when the event is over (resolved), two less
+ *   when the coverage reports it did not happen (denied); an opinion piece argues, it
+ *   reports nothing new: medium at most.
+ */
+export function judgeSeverity(
+  situation: Situation,
+  scored: Scored,
+): { severity: Severity; reasons: Reason[] } {
+  const facts = situation.facts.map((f) => ({
+    topic: f.fact,
+    signal: f.value,
+    sentence: f.sentence,
+  }));
+  if (situation.role !== 'subject' && situation.role !== 'involved') {
+    return { severity: 'low', reasons: facts };
+  }
+  const type = eventType(situation.event);
+  if (type.polarity !== 'adverse') return { severity: 'low', reasons: facts };
+  const weight = (tag: string) => TOPICS.find((t) => t.tag === tag)?.weight ?? 0;
+  const others = scored.topics
+    .filter((t) => t !== type.topic && weight(t) > 0)
+    .reduce((sum, t) => sum + weight(t), 0);
+  const intensified =
+    scored.reasons.some((r) => r.topic === 'intensifier') || situation.harm.deaths;
+  let score =
+    type.weight +
+    Math.min(2, type.weight, others) +
+    (intensified ? 2 : 0) +
+    (situation.harm.injuries ? 1 : 0);
+  if (situation.role === 'involved') score -= 1;
+  if (situation.status === 'resolved') score -= 1;
+  if (situation.status === 'denied') score -= 2;
+  if (situation.opinion) score = Math.min(score, 2);
+  const signals = scored.reasons.filter((r) => r.topic === 'intensifier' || weight(r.topic) > 0);
+  return { severity: severityOfScore(Math.max(0, score)), reasons: [...facts, ...signals] };
+}
+
+/** The topics of the story for the brand: its event's first, then the risks its sentences name. */
+export function judgeTopics(situation: Situation, scored: Scored): string[] {
+  if (situation.role !== 'subject' && situation.role !== 'involved') return [];
+  const type = eventType(situation.event);
+  const weight = (tag: string) => TOPICS.find((t) => t.tag === tag)?.weight ?? 0;
+  // Good news is not tagged with the risks standing near it ("a lawsuit years ago").
+  const found =
+    type.polarity === 'adverse' ? scored.topics : scored.topics.filter((t) => weight(t) === 0);
+  return [...(type.topic ? [type.topic] : []), ...found];
+}

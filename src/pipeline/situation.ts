@@ -1,0 +1,342 @@
+import { BrandMatcher, type BrandTerms } from './brand-matcher.js';
+import { EVENT_OF_TOPIC, EVENT_TYPES, type EventKind, eventType } from './events.js';
+import { boilerplateOf } from './mentions.js';
+import { splitSentences } from './sentences.js';
+import { scoreText } from './taxonomy.js';
+
+/**
+ * The situation an article puts a brand in (docs/pipeline.md, "The situation"): what the
+ * brand is to the article, what happened to or by it, whether that is alleged,
+ * confirmed, denied or over, the harm and who is touched, each fact with the sentence it
+ * was read from. Severity, assessment, urgency, the summary's first item and the plan
+ * are all computed from it (judge.ts), never from loose keywords.
+ */
+export type Role = 'subject' | 'involved' | 'source' | 'passing' | 'boilerplate';
+export type Status = 'alleged' | 'confirmed' | 'denied' | 'resolved' | 'none';
+
+export interface Situation {
+  role: Role;
+  event: EventKind;
+  status: Status;
+  /** An opinion piece (column, op-ed, editorial): it argues, it does not report. */
+  opinion: boolean;
+  harm: {
+    deaths: boolean;
+    injuries: boolean;
+    /** Personal data or accounts said to be exposed, stolen or accessed. */
+    data: boolean;
+    /** The largest count of people or things named: "40,000 kettles", "2 million users". */
+    scale: string | null;
+  };
+  stakeholders: string[];
+  /** The sentences naming the brand outside furniture, the headline first when it does. */
+  named: string[];
+  /** Why: each fact and the sentence it was read from. */
+  facts: Fact[];
+}
+
+export interface Fact {
+  fact: 'role' | 'event' | 'status' | 'harm' | 'opinion';
+  value: string;
+  sentence: string;
+}
+
+export interface SituationArticle {
+  title: string;
+  text: string;
+  url?: string;
+  language?: string | null;
+}
+
+/**
+ * Where the brand is only a source: "according to Reuters", "told Bloomberg", "reports
+ * seen by Reuters", "data from Similarweb", "(AP)", "Reuters reported on Tuesday that".
+ */
+const SOURCE_BEFORE =
+  /(?:according to|told|seen by|reported by|cited by|quoted by|confirmed to|said to|(?:data|figures|analysis|survey|poll|research|study|report|reporting|estimates?|numbers) (?:by|from|of)|via|citing|per|interview with|speaking (?:to|with)|writing (?:for|in)|first reported by|published (?:by|in)|(?:\bin|\bon) (?:an? )?(?:interview|op-ed|column|podcast|article|report|story) (?:with|for|in|on))\s+(?:the\s+|a\s+|an\s+)?(?:[\p{Lu}][\p{L}.&'’-]*\s+){0,3}$|\(\s*$/iu;
+const SOURCE_AFTER =
+  /^(?:['’]s?\s+)?(?:[\p{Lu}][\p{L}.&'’-]*\s+){0,3}(?:(?:first\s+)?report(?:ed|s) (?:on|that|earlier|last|this|in)\b|report(?:ed|s)?[.,;]|reporter|journalist|correspondent|analysts? (?:said|say|estimate|expect)|data (?:shows?|showed|suggests?)|survey|poll\b|research(?:ers)? (?:found|shows?)|study|estimates? (?:show|that)|found that|analysis|columnist|editor|writes|wrote|said in a report|news agency|wire)|^\s*\)/iu;
+
+/**
+ * Where the brand is only the place something happened or was posted: "posted on
+ * Twitter", "get it on Amazon", "watching The Crown on Netflix", "pic.twitter.com/…".
+ */
+const VENUE_BEFORE = /(?:\b(?:on|via|through)\s+(?:the\s+)?|[./@])$/iu;
+const VENUE_AFTER = /^(?:\.\w+\/|\/)/u;
+
+/** The URL or the page saying it is opinion: a column, an op-ed, an editorial, a blog. */
+const OPINION_URL =
+  /\/(?:opinions?|columns?|columnists?|commentary|comment|op-?eds?|editorials?|views?|blogs?|perspectives?)\//i;
+const OPINION_TEXT =
+  /\b(?:is a (?:columnist|contributing (?:writer|columnist|editor)|contributor)|the views expressed|this (?:column|op-ed|essay) |opinion columnist|an opinion piece)\b/i;
+
+/** A review of a product: the page is one. */
+const REVIEW_PAGE =
+  /\/reviews?\/|[-/]review(?:[-/.]|$)|\breview\b.*[:|–-]|[:|–-].*\breview\b|^review:/i;
+
+/** How the coverage puts an adverse event: reports it as said, or as fact. */
+const STATUS: readonly { status: Status; pattern: RegExp }[] = [
+  {
+    status: 'denied',
+    pattern:
+      /\b(?:den(?:y|ies|ied|ying)|rejects?(?:ed)? (?:the )?(?:claims?|allegations?|accusations?|report)|refut(?:es|ed)|disput(?:es|ed) (?:the )?(?:claims?|allegations?|report)|no evidence (?:of|that)|not (?:a|an) (?:breach|hack|security incident|recall)|(?:was|were|has|have)(?:n't| not)(?: been)? (?:breached|hacked|accessed|compromised|affected)|no (?:customer |personal )?(?:data|information|systems?) (?:was|were|had been) (?:accessed|exposed|stolen|breached|compromised))\b/i,
+  },
+  {
+    status: 'resolved',
+    pattern:
+      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed|dropped|dismissed)|back online|(?:charges|case|lawsuit|suit|investigation) (?:was|were) (?:dropped|dismissed|closed)|cleared of|settled (?:the|a|its)|reached a settlement)\b/i,
+  },
+  {
+    status: 'confirmed',
+    pattern:
+      /\b(?:confirm(?:ed|s)|admit(?:ted|s)|acknowledg(?:ed|es)|apologi[sz](?:ed|es)|pleaded guilty|(?:was|were) (?:fined|ordered|convicted|found guilty)|agreed to pay|is recalling|are recalling|recalled|announced (?:a |the )?recall|laid off|has cut|(?:said|says) (?:it|they) (?:had|has|have|would|will) (?:recall|cut|lay|close|fix|notify))\b/i,
+  },
+  {
+    status: 'alleged',
+    pattern:
+      /\b(?:alleg(?:es|ed|edly|ation|ations)|reported(?:ly)?|accus(?:es|ed|ation)|claim(?:s|ed)?|according to|may have|might have|could have|suspect(?:ed|s)?|purported(?:ly)?|rumou?r|appears? to|investigat(?:es|ed|ing|ion)|lawsuit|sued|sues|complaint|probe)\b/i,
+  },
+];
+
+/** Events a report states as its own fact, unless it says otherwise. */
+const FACT_BY_DEFAULT: ReadonlySet<EventKind> = new Set([
+  'recall',
+  'accident',
+  'layoffs',
+  'labor-dispute',
+  'outage',
+  'executive-departure',
+  'regulator-action',
+  'defect',
+  'environmental',
+  'security-flaw',
+]);
+
+const DEATHS = /\b(?:killed|died|deaths?|dead|fatal(?:ly|ities)?)\b/i;
+const INJURIES = /\b(?:injur(?:ed|ies|y|ing)|hurt|hospitali[sz]ed|burns?|fell ill|sickened)\b/i;
+const DATA =
+  /\b(?:personal (?:data|information|details)|records|passwords|credit cards?|card numbers|social security|email addresses|accounts?|customer data|user data)\b[^.]{0,80}\b(?:exposed|stolen|leaked|compromised|accessed|breached)\b|\b(?:exposed|stole|leaked|compromised|accessed)\b[^.]{0,40}\b(?:personal (?:data|information)|records|passwords|accounts|customer data|user data)\b/i;
+const SCALE =
+  /\b\d[\d,.]*\s*(?:million|billion|thousand|m\b|bn\b)?\s*(?:people|customers|users|consumers|patients|passengers|employees|workers|jobs|accounts|records|units|vehicles|cars|products|devices|homes|households|children|drivers|subscribers)\b/i;
+const STAKEHOLDERS: readonly [string, RegExp][] = [
+  [
+    'customers',
+    /\b(?:customers?|users?|consumers?|buyers?|owners?|subscribers?|passengers?|patients?|clients?)\b/i,
+  ],
+  ['employees', /\b(?:employees?|staff|workers?|workforce|union)\b/i],
+  [
+    'regulators',
+    /\b(?:regulators?|authorit(?:y|ies)|commission|ftc|sec|attorneys? general|ministry|watchdog)\b/i,
+  ],
+  ['investors', /\b(?:investors?|shareholders?|analysts?|shares|stock)\b/i],
+  ['partners', /\b(?:partners?|retailers?|suppliers?|distributors?|dealers?)\b/i],
+];
+
+/** The title's tail naming its publisher, "… - Reuters", "… | Acme News": not the story's. */
+const TITLE_TAIL = /\s+[-–—|]\s+[^-–—|]{2,40}$/;
+
+interface Sentence {
+  text: string;
+  /** Its place in the article: 0 is the headline, then the body's sentences in order. */
+  at: number;
+  names: boolean;
+  /** Every place naming the brand is it being a source. */
+  asSource: boolean;
+  /** Every place naming the brand is it being a source or the venue of something. */
+  aside: boolean;
+  /** Where in the sentence it is first named, 0 … 1 (the headline's subject comes first). */
+  position: number;
+}
+
+/** The article's sentences, each told whether it names the brand and how. */
+function readSentences(article: SituationArticle, brand: BrandTerms | undefined): Sentence[] {
+  const matcher = brand ? new BrandMatcher([{ brand: true, terms: brand }]) : null;
+  const read = (text: string, at: number): Sentence => {
+    if (!matcher) return { text, at, names: true, asSource: false, aside: false, position: 0 };
+    const found = matcher.occurrences(text);
+    const source = (o: { start: number; end: number }) =>
+      SOURCE_BEFORE.test(text.slice(0, o.start)) || SOURCE_AFTER.test(text.slice(o.end));
+    const venue = (o: { start: number; end: number }) =>
+      VENUE_BEFORE.test(text.slice(0, o.start)) || VENUE_AFTER.test(text.slice(o.end));
+    return {
+      text,
+      at,
+      names: found.length > 0,
+      asSource: found.length > 0 && found.every(source),
+      aside: found.length > 0 && found.every((o) => source(o) || venue(o)),
+      position: found.length > 0 ? found[0]!.start / Math.max(1, text.length) : 1,
+    };
+  };
+  const title = article.title.replace(/\s+/g, ' ').trim().replace(TITLE_TAIL, '');
+  const out: Sentence[] = [read(title, 0)];
+  for (const paragraph of article.text.split(/\n\s*\n|\n/)) {
+    if (boilerplateOf(paragraph)) continue;
+    for (const s of splitSentences(paragraph)) {
+      if (!boilerplateOf(s)) out.push(read(s, out.length));
+    }
+  }
+  return out;
+}
+
+/**
+ * What the brand is to the article, from where and how often it is named: the subject
+ * when the headline is about it (names it first) or it runs through the article from
+ * the lede; involved when named more than in passing; a source when only quoted as
+ * one; passing otherwise.
+ */
+function roleOf(sentences: readonly Sentence[]): { role: Role; sentence: string } {
+  const named = sentences.filter((s) => s.names);
+  if (named.length === 0) return { role: 'boilerplate', sentence: '' };
+  const own = named.filter((s) => !s.aside);
+  if (own.length === 0) {
+    const quoted = named.find((s) => s.asSource);
+    return quoted
+      ? { role: 'source', sentence: quoted.text }
+      : { role: 'passing', sentence: named[0]!.text };
+  }
+  const body = Math.max(1, sentences.length - 1);
+  const headline = own[0]!.at === 0 ? own[0] : undefined;
+  const inLede = own.some((s) => s.at > 0 && s.at <= 3);
+  const share = own.filter((s) => s.at > 0).length / body;
+  if (
+    (headline && (headline.position <= 0.34 || own.length >= 3)) ||
+    (inLede && own.length >= 3) ||
+    (own.length >= 6 && share >= 0.15) ||
+    own.length >= 10
+  ) {
+    return { role: 'subject', sentence: own[0]!.text };
+  }
+  if (headline || own.length >= 3 || (inLede && own.length >= 2)) {
+    return { role: 'involved', sentence: own[0]!.text };
+  }
+  return { role: 'passing', sentence: own[0]!.text };
+}
+
+/** The taxonomy's product-safety signals that are a recall, in its four languages. */
+const RECALL_SIGNAL = /^(?:recall|rappel|rückruf|zurückgerufen|retirada|retira del mercado)/i;
+
+/** The events a sentence reports, in precedence order. */
+const eventsIn = (sentence: string): EventKind[] =>
+  EVENT_TYPES.filter((e) => e.phrases?.test(sentence)).map((e) => e.kind);
+
+/**
+ * The event: the headline's when it reports one about the brand; else the weightiest
+ * adverse event the brand's own sentences report, or failing that the one they report
+ * most. Other languages than English are read by the taxonomy's topics.
+ */
+function eventOf(
+  article: SituationArticle,
+  own: readonly Sentence[],
+  role: Role,
+): { event: EventKind; sentence: string } {
+  if (role === 'source' || role === 'boilerplate') return { event: 'none', sentence: '' };
+  const english = !article.language || article.language === 'en';
+  if (!english) {
+    const text = own.map((s) => s.text).join('\n');
+    const scored = scoreText(text, article.language);
+    const topic = scored.topics[0];
+    const reason = scored.reasons[0];
+    if (topic && EVENT_OF_TOPIC[topic] && reason) {
+      const recall = topic === 'product-safety' && RECALL_SIGNAL.test(reason.signal);
+      return { event: recall ? 'recall' : EVENT_OF_TOPIC[topic]!, sentence: reason.sentence };
+    }
+    return { event: role === 'subject' ? 'profile' : 'none', sentence: own[0]?.text ?? '' };
+  }
+  const headline = own[0]?.at === 0 ? own[0] : undefined;
+  const first = headline ? eventsIn(headline.text)[0] : undefined;
+  if (headline && first) return { event: first, sentence: headline.text };
+  const counts = new Map<EventKind, { n: number; sentence: string }>();
+  for (const s of own) {
+    for (const kind of new Set(eventsIn(s.text))) {
+      const c = counts.get(kind) ?? { n: 0, sentence: s.text };
+      c.n += 1;
+      counts.set(kind, c);
+    }
+  }
+  const adverse = [...counts.entries()]
+    .filter(([k]) => eventType(k).polarity === 'adverse')
+    .sort(
+      ([a, x], [b, y]) =>
+        eventType(b).weight - eventType(a).weight ||
+        y.n - x.n ||
+        EVENT_TYPES.findIndex((e) => e.kind === a) - EVENT_TYPES.findIndex((e) => e.kind === b),
+    );
+  // A passing mention's event is what its one sentence says of the brand, if anything.
+  const pick = adverse[0] ?? [...counts.entries()].sort(([, x], [, y]) => y.n - x.n)[0];
+  if (pick) return { event: pick[0], sentence: pick[1].sentence };
+  if (REVIEW_PAGE.test(`${article.url ?? ''} ${article.title}`)) {
+    return { event: 'review', sentence: article.title };
+  }
+  return { event: role === 'subject' ? 'profile' : 'none', sentence: own[0]?.text ?? '' };
+}
+
+/** How the coverage puts the event, from the sentences reporting it. */
+function statusOf(
+  event: EventKind,
+  reporting: readonly string[],
+): { status: Status; sentence: string } {
+  if (eventType(event).polarity !== 'adverse') return { status: 'none', sentence: '' };
+  for (const { status, pattern } of STATUS) {
+    const sentence = reporting.find((s) => pattern.test(s));
+    if (sentence) return { status, sentence };
+  }
+  return {
+    status: FACT_BY_DEFAULT.has(event) ? 'confirmed' : 'alleged',
+    sentence: reporting[0] ?? '',
+  };
+}
+
+/** The situation one article puts the brand in (the whole article's subject without one). */
+export function situationOf(article: SituationArticle, brand?: BrandTerms): Situation {
+  const sentences = readSentences(article, brand);
+  const { role, sentence: roleSentence } = roleOf(sentences);
+  const own = sentences.filter((s) => s.names && !s.aside);
+  const opinion =
+    OPINION_URL.test(article.url ?? '') ||
+    /^(?:opinion|comment|column|editorial)\s*[:|]/i.test(article.title) ||
+    OPINION_TEXT.test(article.text);
+  const found = eventOf(article, own, role);
+  // What reports the event: the brand's sentences and those either side of them.
+  const near = new Set<number>();
+  for (const s of own) for (const j of [s.at - 1, s.at, s.at + 1]) near.add(j);
+  const around = sentences.filter((s) => near.has(s.at)).map((s) => s.text);
+  const reporting = around.filter((s) => eventsIn(s).includes(found.event));
+  const status = statusOf(found.event, reporting.length > 0 ? reporting : [found.sentence]);
+  const about = role === 'subject' || role === 'involved' ? around : [];
+  const adverse = eventType(found.event).polarity === 'adverse';
+  const harmSentence = (pattern: RegExp) =>
+    adverse ? about.find((s) => pattern.test(s)) : undefined;
+  const deaths = harmSentence(DEATHS);
+  const injuries = harmSentence(INJURIES);
+  const data = harmSentence(DATA);
+  const scaleSentence = harmSentence(SCALE);
+  const facts: Fact[] = [
+    { fact: 'role', value: role, sentence: roleSentence },
+    { fact: 'event', value: found.event, sentence: found.sentence },
+  ];
+  if (status.status !== 'none')
+    facts.push({ fact: 'status', value: status.status, sentence: status.sentence });
+  if (opinion) facts.push({ fact: 'opinion', value: 'opinion piece', sentence: article.title });
+  for (const [value, sentence] of [
+    ['deaths', deaths],
+    ['injuries', injuries],
+    ['data exposed', data],
+  ] as const) {
+    if (sentence) facts.push({ fact: 'harm', value, sentence });
+  }
+  return {
+    role,
+    event: found.event,
+    status: status.status,
+    opinion,
+    harm: {
+      deaths: deaths !== undefined,
+      injuries: injuries !== undefined,
+      data: data !== undefined,
+      scale: scaleSentence ? (SCALE.exec(scaleSentence)?.[0] ?? null) : null,
+    },
+    stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
+    named: own.map((s) => s.text),
+    facts,
+  };
+}

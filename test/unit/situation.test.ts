@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
+import { DO_NOT } from '../../src/pipeline/playbook.js';
+import { situationOf } from '../../src/pipeline/situation.js';
+import { source } from '../support/source.js';
+
+/** Issue 42: a situation model under every judgement, read on the cases reviews found wrong. */
+const acme = { host: 'acme.com', name: 'Acme' };
+const article = (title: string, text: string, url = 'https://news.example/a') => ({
+  ...source(1, title, text),
+  url,
+});
+const steps = (g: ReturnType<typeof generateAdvisory>) =>
+  g.phases.filter((p) => p.title !== DO_NOT).flatMap((p) => p.actions);
+const avoid = (g: ReturnType<typeof generateAdvisory>) =>
+  g.phases.find((p) => p.title === DO_NOT)?.actions ?? [];
+
+describe('the brand’s role', () => {
+  it('is a source when only quoted as one, whatever the article is about', () => {
+    const a = article(
+      'Hospital fire kills three',
+      'Three patients died in a fire at a hospital in Leeds, according to Acme.\n\nFirefighters said the blaze started in a storeroom.\n\nAn inquiry has been opened.',
+    );
+    expect(situationOf(a, acme).role).toBe('source');
+    const g = generateAdvisory([a], acme);
+    expect(g).toMatchObject({ severity: 'low', assessment: 'informational', urgency: 'low' });
+    expect(g.executiveSummary[0]!.text).toBe(
+      'Paper 1 cites Acme as a source in “Hospital fire kills three”.',
+    );
+    expect(avoid(g)).toEqual([
+      'Do not issue a statement: the brand is not the subject of this coverage',
+    ]);
+  });
+
+  it('is passing when named once beside another subject, or only as the venue of a post', () => {
+    const once = article(
+      'Data breach at Globex exposes two million records',
+      'Globex said hackers stole two million customer records.\n\nThe attack used the same flaw that hit Acme in 2019.\n\nGlobex has notified regulators.\n\nCustomers were told to change passwords.',
+    );
+    expect(situationOf(once, acme).role).toBe('passing');
+    const g = generateAdvisory([once], acme);
+    expect(g.severity).toBe('low');
+    expect(g.topics).toEqual(['general']);
+    expect(steps(g).join(' ')).not.toMatch(/regulator|authority|notify|credit/i);
+    const venue = article(
+      'Mayor announces new bus lanes',
+      'The mayor announced the plan in a post on Acme on Tuesday.\n\nThe lanes open in March.',
+    );
+    expect(situationOf(venue, acme).role).toBe('passing');
+  });
+
+  it('is the subject when the headline is about it, involved when named after another', () => {
+    expect(
+      situationOf(article('Acme recalls kettles', 'Acme recalled 40,000 kettles.'), acme).role,
+    ).toBe('subject');
+    expect(
+      situationOf(
+        article(
+          'Globex signs a distribution deal with Acme in Europe',
+          'Globex will sell its monitors through Acme.\n\nThe companies did not disclose terms.\n\nGlobex shares rose 2%.',
+        ),
+        acme,
+      ).role,
+    ).toBe('involved');
+  });
+});
+
+describe('the event and its status', () => {
+  it('reads an allegation, a denial and a confirmed fact apart', () => {
+    const alleged = situationOf(
+      article(
+        'Acme accused of misleading customers',
+        'A consumer group alleges Acme misled customers about battery life.',
+      ),
+      acme,
+    );
+    expect(alleged).toMatchObject({ event: 'accusation', status: 'alleged' });
+    const denied = situationOf(
+      article(
+        'Acme hack claims',
+        'Acme denied reports that it was hacked, saying no customer data was accessed.',
+      ),
+      acme,
+    );
+    expect(denied).toMatchObject({ event: 'breach', status: 'denied' });
+    const confirmed = situationOf(
+      article('Acme recalls kettles', 'Acme is recalling 40,000 kettles after two fires.'),
+      acme,
+    );
+    expect(confirmed).toMatchObject({ event: 'recall', status: 'confirmed' });
+  });
+
+  it('keeps each fact with the sentence it was read from', () => {
+    const s = situationOf(
+      article(
+        'Acme recalls heaters after injuries',
+        'Acme is recalling 12,000 units of its heater.\n\nFour people were injured when the heaters overheated.',
+      ),
+      acme,
+    );
+    expect(s.harm).toMatchObject({ injuries: true, deaths: false, scale: '12,000 units' });
+    expect(s.facts.find((f) => f.value === 'injuries')?.sentence).toMatch(/injur/);
+    expect(s.facts).toContainEqual({
+      fact: 'event',
+      value: 'recall',
+      sentence: 'Acme recalls heaters after injuries',
+    });
+  });
+});
+
+describe('judgements from the situation', () => {
+  it('rates good news low, whatever alarming words stand near it', () => {
+    const award = generateAdvisory(
+      [
+        article(
+          'Acme named agency of the year',
+          'Acme was named agency of the year for its campaign on road safety.\n\nThe campaign followed a fatal crash that killed two cyclists in 2024.',
+        ),
+      ],
+      acme,
+    );
+    expect(award).toMatchObject({ severity: 'low', assessment: 'opportunity' });
+    expect(steps(award).join(' ')).not.toMatch(/recall|stop sales|apolog|regulator/i);
+  });
+
+  it('rates an opinion piece medium at most and never plans a breach notification for it', () => {
+    const op = generateAdvisory(
+      [
+        article(
+          'Acme’s appetite for our data should worry us all',
+          'Acme collects more personal data than it needs, and its privacy policy is a breach of the trust users place in it.\n\nAcme has been criticised for years.\n\nRegulators should look harder at Acme.',
+          'https://news.example/opinion/acme-data',
+        ),
+      ],
+      acme,
+    );
+    expect(['low', 'medium']).toContain(op.severity);
+    expect(steps(op).join(' ')).not.toMatch(/notify|credit monitoring|72 hours/i);
+    expect(avoid(op).join(' ')).toMatch(/attack the author|alleges none/);
+  });
+
+  it('waits for the review before apologising for an allegation, and says so', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme accused of misleading customers',
+          'A consumer group alleges Acme misled customers about battery life.\n\nAcme said it was reviewing the claims.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(g).join(' ')).not.toMatch(/apolog|compensat|refund/i);
+    expect(avoid(g)).toContain(
+      'Do not apologise, offer compensation or admit fault before the review establishes the facts',
+    );
+  });
+
+  it('lowers a story the coverage reports denied', () => {
+    const claimed = generateAdvisory(
+      [article('Acme hacked, group claims', 'Hackers claim they breached Acme and stole data.')],
+      acme,
+    );
+    const denied = generateAdvisory(
+      [
+        article(
+          'Acme hacked, group claims',
+          'Hackers claim they breached Acme. Acme denied it was hacked and said no customer data was accessed.',
+        ),
+      ],
+      acme,
+    );
+    const order = ['low', 'medium', 'high', 'critical'];
+    expect(order.indexOf(denied.severity)).toBeLessThan(order.indexOf(claimed.severity));
+  });
+});
