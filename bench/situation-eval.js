@@ -7,8 +7,8 @@
  * no plan, severity low.
  */
 import { firstSource, generateAdvisory } from '../dist/pipeline/builtin-advisor.js';
-import { focusOf, mentionOf } from '../dist/pipeline/mentions.js';
-import { sentimentOf } from '../dist/pipeline/sentiment.js';
+import { withJudgement } from '../dist/pipeline/judgement.js';
+import { mentionOf } from '../dist/pipeline/mentions.js';
 
 /**
  * The kinds of step the labels can mark harmful, by how a plan writes them. A step
@@ -62,6 +62,7 @@ export function situationScores(articles, labels, situationOf, today) {
     sentiment_clear: 0,
     sentiment_sign_agreed: 0,
     sentiment_neutral: 0,
+    sentiment_unscored: 0,
     sentiment_neutral_agreed: 0,
     advisories: 0,
     harmful_steps: 0,
@@ -93,8 +94,11 @@ export function situationScores(articles, labels, situationOf, today) {
       const own = (r) => r === 'subject' || r === 'involved';
       if (own(role) === own(pair.role)) t.side_agreed++;
     }
-    const sentiment = found ? signOf(sentimentOf(focusOf(article, brand), article.language)) : null;
-    if (pair.sentiment === 1 || pair.sentiment === -1) {
+    // The sentiment a story of the brand would store for this source.
+    const sentiment = found ? signOf(withJudgement(source, brand).sentiment) : null;
+    if ((pair.sentiment === 1 || pair.sentiment === -1) && sentiment === null)
+      t.sentiment_unscored++;
+    else if (pair.sentiment === 1 || pair.sentiment === -1) {
       t.sentiment_clear++;
       if (sentiment === pair.sentiment) t.sentiment_sign_agreed++;
     } else if (pair.sentiment === 0 && sentiment !== null) {
@@ -128,6 +132,7 @@ export function situationScores(articles, labels, situationOf, today) {
     story_or_aside_accuracy: pct(t.side_agreed, t.role_labelled),
     sentiment_sign_agreement: pct(t.sentiment_sign_agreed, t.sentiment_clear),
     sentiment_clear_pairs: t.sentiment_clear,
+    sentiment_clear_unscored: t.sentiment_unscored,
     sentiment_neutral_agreement: pct(t.sentiment_neutral_agreed, t.sentiment_neutral),
     advisories: t.advisories,
     harmful_steps: t.harmful_steps,

@@ -109,6 +109,7 @@ function report(input: string, o: Outcome, withText: boolean): string {
   for (const m of o.mentions) {
     lines.push(
       `  ${m.brand}: ${m.count} mention${m.count === 1 ? '' : 's'} · ${m.severity} · ${m.assessment} · ${m.topics.join(', ')}`,
+      `    ${m.role} · ${m.event}${m.status === 'none' ? '' : ` (${m.status})`}`,
       ...m.evidence.map((e) => `    “${e}”`),
       ...m.reasons.map((r) => `    why ${r.topic}: “${r.signal}” in “${r.sentence}”`),
     );

@@ -1,8 +1,10 @@
 import { BrandMatcher, type BrandTerms } from './brand-matcher.js';
 import { firstSource, generateAdvisory } from './builtin-advisor.js';
-import { findMentions, focusOf } from './mentions.js';
+import type { EventKind } from './events.js';
+import { sentimentTowards } from './judgement.js';
+import { findMentions } from './mentions.js';
 import type { PageArticle } from './read-article.js';
-import { sentimentOf } from './sentiment.js';
+import { type Role, type Status, situationOf } from './situation.js';
 import type { Reason } from './taxonomy.js';
 
 /** A brand as `brs brand add` and `brs brand aliases` configure it. */
@@ -17,9 +19,13 @@ export interface BrandFinding {
   severity: string;
   assessment: string;
   topics: string[];
+  /** What the brand is to the article, what happened to or by it, and how it is put. */
+  role: Role;
+  event: EventKind;
+  status: Status;
   /** How the article speaks of the brand, −1 … 1; null when its language is not scored. */
   sentiment: number | null;
-  /** Why this severity: each signal that fired, its words and sentence. */
+  /** Why: each fact of the situation and each signal, with its words and sentence. */
   reasons: Reason[];
   evidence: string[];
 }
@@ -62,13 +68,17 @@ export function analyzePage(
     mentions: found.map((m) => {
       // Scored on what the article says about this brand.
       const advisory = generateAdvisory([source], m.brand);
+      const situation = situationOf(source, m.brand);
       return {
         brand: m.brand.host,
         count: m.count,
         severity: advisory.severity,
         assessment: advisory.assessment,
         topics: advisory.topics,
-        sentiment: sentimentOf(focusOf(article, m.brand), article.language),
+        role: situation.role,
+        event: situation.event,
+        status: situation.status,
+        sentiment: sentimentTowards(situation, article.language),
         evidence: m.evidence,
         reasons: advisory.reasons.map(({ topic, signal, sentence }) => ({
           topic,

@@ -1,8 +1,9 @@
 import type { BrandTerms } from './brand-matcher.js';
 import type { ArticleInput } from './builtin-advisor.js';
+import { eventType } from './events.js';
 import { languageOf } from './language.js';
-import { focusOf } from './mentions.js';
 import { sentimentOf } from './sentiment.js';
+import { type Situation, situationOf } from './situation.js';
 
 /**
  * What the pipeline tells of an article for a brand's story, once, before it is stored:
@@ -13,6 +14,30 @@ export function withJudgement(article: ArticleInput, brand: BrandTerms) {
   const sentiment =
     article.sentiment !== undefined
       ? article.sentiment
-      : sentimentOf(focusOf(article, brand), language);
+      : sentimentTowards(situationOf({ ...article, language }, brand), language);
   return { ...article, language, sentiment };
+}
+
+/** The least a favourable event reads (or the most an adverse one does), in −1 … 1. */
+const EVENT_TONE = 0.3;
+
+/**
+ * How the coverage speaks of the brand, −1 … 1 (docs/pipeline.md, "Sentiment"): wink-nlp's
+ * sentiment of the sentences naming the brand, read with the situation, because a word
+ * list cannot tell a recall reported in calm words from good news: a favourable event
+ * (award, launch, deal, partnership) reads at least +0.3, an adverse one still alleged or
+ * confirmed at most −0.3, and a brand only named in passing or as a source is neutral
+ * unless its sentences are strongly coloured (|s| ≥ 0.5). Null for other languages than
+ * English, as sentimentOf.
+ */
+export function sentimentTowards(situation: Situation, language: string | null | undefined) {
+  const read = sentimentOf(situation.named.join('\n'), language);
+  if (read === null) return null;
+  const own = situation.role === 'subject' || situation.role === 'involved';
+  const polarity = eventType(situation.event).polarity;
+  if (!own) return Math.abs(read) < 0.5 ? 0 : read;
+  if (polarity === 'favourable') return Math.max(read, EVENT_TONE);
+  const live = situation.status !== 'denied' && situation.status !== 'resolved';
+  if (polarity === 'adverse' && live) return Math.min(read, -EVENT_TONE);
+  return read;
 }

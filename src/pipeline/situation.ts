@@ -336,7 +336,7 @@ export function situationOf(article: SituationArticle, brand?: BrandTerms): Situ
       scale: scaleSentence ? (SCALE.exec(scaleSentence)?.[0] ?? null) : null,
     },
     stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
-    named: own.map((s) => s.text),
+    named: sentences.filter((s) => s.names).map((s) => s.text),
     facts,
   };
 }

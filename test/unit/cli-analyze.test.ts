@@ -117,7 +117,11 @@ describe('brs analyze', () => {
       severity: expect.any(String),
       assessment: expect.any(String),
       topics: expect.any(Array),
-      // How the article speaks of Acme (wink-nlp, English).
+      // The situation: Acme is the subject of a regulator's inquiry, which is under way.
+      role: 'subject',
+      event: 'regulator-action',
+      status: 'confirmed',
+      // How the article speaks of Acme (wink-nlp, English, read with the situation).
       sentiment: expect.any(Number),
       reasons: expect.any(Array),
       evidence: [
@@ -195,6 +199,8 @@ describe('brs analyze', () => {
       join(dir, 'missing.html'),
     );
     expect(r.stdout).toContain('acme.com: 3 mentions');
+    expect(r.stdout).toContain('    subject · regulator-action (confirmed)\n');
+    expect(r.stdout).toMatch(/why event: “regulator-action” in “/);
     expect(r.stdout).toContain('“Acme said it would cooperate with regulators.”');
     expect(r.stdout).toContain(`${join(dir, 'missing.html')}\n  error: cannot read`);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
+import { sentimentTowards } from '../../src/pipeline/judgement.js';
 import { DO_NOT } from '../../src/pipeline/playbook.js';
 import { situationOf } from '../../src/pipeline/situation.js';
 import { source } from '../support/source.js';
@@ -171,5 +172,33 @@ describe('judgements from the situation', () => {
     );
     const order = ['low', 'medium', 'high', 'critical'];
     expect(order.indexOf(denied.severity)).toBeLessThan(order.indexOf(claimed.severity));
+  });
+});
+
+describe('sentiment toward the brand', () => {
+  const towards = (title: string, text: string) =>
+    sentimentTowards(situationOf(article(title, text), acme), 'en');
+
+  it('reads the event with the words: a recall in calm words is no good news', () => {
+    // Calm, even warm words: a word list alone reads it positive.
+    const recall = towards(
+      'Acme recalls kettles',
+      'Acme is recalling 40,000 kettles and will gladly help every owner with a free replacement.',
+    );
+    expect(recall).toBeLessThanOrEqual(-0.3);
+    const award = towards(
+      'Acme wins design award',
+      'Acme won the award despite a difficult year of supply problems.',
+    );
+    expect(award).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it('is neutral for a brand named in passing, unless its sentence is strongly coloured', () => {
+    expect(
+      towards(
+        'Floods hit the north',
+        'Terrible floods destroyed homes across the region.\n\nResidents shared videos on Acme.\n\nThe army was called in.',
+      ),
+    ).toBe(0);
   });
 });
