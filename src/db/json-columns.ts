@@ -17,7 +17,7 @@ export interface JsonColumns {
   'stories.reasons': StoryReason[];
   'advisories.executive_summary': { text: string; cites: string[] }[];
   'advisories.summary_basis': string[];
-  'advisories.diff': { path: string; before: DiffValue; after: DiffValue }[];
+  'advisories.diff': { path: string; before: DiffValue; after: DiffValue; why?: string }[];
   'phases.actions': string[];
   'api_keys.scope': string[];
   'audit_log.details': Record<string, unknown>;

@@ -124,10 +124,14 @@ type AdvisoryFields = Pick<
 export function diffAdvisories(
   live: AdvisoryFields & { phases: Pick<PhaseRow, 'title' | 'actions'>[] },
   next: AdvisoryFields & { phases: Pick<PhaseRow, 'title' | 'actions'>[] },
-): { path: string; before: DiffValue; after: DiffValue }[] {
-  const out: { path: string; before: DiffValue; after: DiffValue }[] = [];
+  why?: string | null,
+): { path: string; before: DiffValue; after: DiffValue; why?: string }[] {
+  const out: { path: string; before: DiffValue; after: DiffValue; why?: string }[] = [];
   for (const f of ['assessment', 'urgency', 'spread'] as const) {
-    if (live[f] !== next[f]) out.push({ path: f, before: live[f], after: next[f] });
+    if (live[f] === next[f]) continue;
+    // What moved the judgement: the team's context (assessment, urgency), the coverage (spread).
+    const because = f === 'spread' ? null : why;
+    out.push({ path: f, before: live[f], after: next[f], ...(because && { why: because }) });
   }
   const a = decode('advisories.executive_summary', live.executive_summary);
   const b = decode('advisories.executive_summary', next.executive_summary);
@@ -209,7 +213,11 @@ async function prepareProposal(app: AppContext, target: AdvisoriesTable) {
       done_at: null,
       comment: null,
     }));
-    const diff = diffAdvisories({ ...live.advisory, phases: live.phases }, { ...fields, phases });
+    const diff = diffAdvisories(
+      { ...live.advisory, phases: live.phases },
+      { ...fields, phases },
+      generated.advisory.contextEffect,
+    );
     await trx
       .updateTable('advisories')
       .set({

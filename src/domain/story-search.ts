@@ -44,7 +44,12 @@ export function matchingDocuments(
   if (terms.length > 0) {
     if (onPostgres(db)) {
       const query = terms.map((t) => `${t}:*`).join(' & ');
-      q = q.where(sql<boolean>`to_tsvector('simple', d.body) @@ to_tsquery('simple', ${query})`);
+      // OFFSET 0 keeps PostgreSQL from folding the match into the join: planned on rows
+      // not yet analysed (a tenant's first stories), it ran the full-text match once per
+      // story, every document each time (0.8 s for 200 stories); fenced, it runs once.
+      q = q
+        .where(sql<boolean>`to_tsvector('simple', d.body) @@ to_tsquery('simple', ${query})`)
+        .modifyEnd(sql`offset 0`);
     } else {
       const query = terms.map((t) => `"${t}"*`).join(' ');
       q = q.where(

@@ -21,7 +21,14 @@ import type { StoryReason } from '../pipeline/builtin-advisor.js';
 type AdvisoryView = z.input<typeof Advisory>;
 type AdvisoryRow = Pick<
   AdvisoriesTable,
-  'id' | 'assessment' | 'urgency' | 'spread' | 'schema' | 'executive_summary' | 'summary_basis'
+  | 'id'
+  | 'assessment'
+  | 'urgency'
+  | 'spread'
+  | 'schema'
+  | 'executive_summary'
+  | 'summary_basis'
+  | 'generator'
 >;
 
 /**
@@ -73,6 +80,7 @@ const storyWithLiveAdvisory = prepared<
     schema: string;
     executive_summary: string;
     summary_basis: string;
+    generator: string;
     note_text: string | null;
     note_published_at: string | null;
     proposal_id: string | null;
@@ -108,6 +116,7 @@ const storyWithLiveAdvisory = prepared<
       'a.schema',
       'a.executive_summary',
       'a.summary_basis',
+      'a.generator',
       'n.text as note_text',
       'n.published_at as note_published_at',
       'pa.id as proposal_id',
@@ -192,6 +201,7 @@ function teaser(a: AdvisoryRow): AdvisoryView {
     sources: [],
     summary_basis: [],
     locked: true,
+    generator: a.generator,
   };
 }
 
@@ -211,6 +221,7 @@ async function fullAdvisory(
     sources: sources as never,
     summary_basis: decode('advisories.summary_basis', a.summary_basis),
     locked: false,
+    generator: a.generator,
     spread: a.spread ?? undefined,
     phases: phases.map((p) => ({
       ...p,

@@ -61,6 +61,11 @@ export const Advisory = z.object({
   sources: z.array(Source),
   summary_basis: z.array(z.string()),
   locked: z.boolean().describe('true when only the free teaser is visible'),
+  generator: z
+    .string()
+    .describe(
+      'what wrote the advisory: "builtin" (the built-in generator) or "llm:<model>" (a language model, by its name)',
+    ),
   spread: Spread.optional().describe('present when unlocked'),
   phases: z.array(Phase).optional().describe('the response plan; present when unlocked'),
 });
@@ -74,7 +79,19 @@ export const AdvisoryPending = z
     requested_at: Timestamp,
     context: z.string(),
     proposal: Advisory.optional(),
-    diff: z.array(z.object({ path: z.string(), before: DiffValue, after: DiffValue })).optional(),
+    diff: z
+      .array(
+        z.object({
+          path: z.string(),
+          before: DiffValue,
+          after: DiffValue,
+          why: z
+            .string()
+            .optional()
+            .describe('why assessment or urgency moved, in the judgement’s words'),
+        }),
+      )
+      .optional(),
   })
   .describe('present while an updated advisory is generating or waiting to be applied');
 

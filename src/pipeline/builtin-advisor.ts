@@ -3,7 +3,7 @@ import { similarity, type Terms, terms } from './cluster.js';
 import { eventType } from './events.js';
 import { judgeSeverity, judgeTopics } from './judge.js';
 import { boilerplateOf, focusOf } from './mentions.js';
-import { planOf } from './playbook.js';
+import { DO_NOT, MAX_PHASES, type Phase, planOf } from './playbook.js';
 import { sentencesOf } from './sentences.js';
 import { type Situation, situationOf } from './situation.js';
 import { spreadOf } from './spread.js';
@@ -16,6 +16,7 @@ import {
   scoreText,
   TOPICS,
 } from './taxonomy.js';
+import { type ContextReading, readContext } from './team-context.js';
 
 /**
  * The deterministic advisory generator that works offline. It reads only the sources it
@@ -48,6 +49,8 @@ export interface GeneratedAdvisory {
   summaryBasis: string[];
   /** The signals behind severity and topics (never written by a model). */
   reasons: StoryReason[];
+  /** How the team's contexts moved assessment and urgency (proposals); null without any. */
+  contextEffect?: string | null;
   phases: { title: string; actions: string[] }[];
 }
 
@@ -264,17 +267,38 @@ function summarize(
 }
 
 /**
- * The built-in advisory of a story from its sources (one for a new story): scores,
- * assessment and urgency from severity and spread, a summary citing the sources, and
- * the playbook's plan for its riskiest topic.
+ * The built-in advisory of a story from its sources (one for a new story) and the
+ * contexts its team has given, oldest first (a proposal's; none for a new story): the
+ * situation and the scores from the sources; each context moves assessment and urgency
+ * a step, down when it eases the story, up when it reveals worse, two steps at most; a
+ * denial or a fix the team reports becomes the situation's status, and its constraints
+ * the plan's "Do not"; the plan gains the phase the latest context calls for. The
+ * contexts are private: they move the judgement, never the advisory's words.
  */
 export function generateAdvisory(
   sources: readonly Source[],
   brand?: BrandTerms,
+  contexts: readonly string[] = [],
 ): GeneratedAdvisory {
-  const { severity, topics, spread, positive, reasons, situation } = assessStory(sources, brand);
-  const level = SEVERITIES.indexOf(severity);
-  const executiveSummary = summarize(sources, brand, reasons, situation);
+  const story = assessStory(sources, brand);
+  const { severity, topics, spread, positive, reasons } = story;
+  const readings = contexts.map((c) => readContext(c, story, sources[0]?.language));
+  const shift = Math.max(
+    -2,
+    Math.min(
+      2,
+      readings.reduce((sum, r) => sum + r.direction, 0),
+    ),
+  );
+  const situation = withContexts(story.situation, readings);
+  const level = Math.max(0, Math.min(3, SEVERITIES.indexOf(severity) + shift));
+  const executiveSummary = summarize(sources, brand, reasons, story.situation);
+  const plan = planOf(
+    situation,
+    topics,
+    readings.flatMap((r) => r.constraints),
+  );
+  const latest = readings.at(-1);
   return {
     severity,
     topics,
@@ -284,9 +308,58 @@ export function generateAdvisory(
     urgency: URGENCIES[Math.min(3, level + (spread === 'viral' ? 1 : 0))]!,
     executiveSummary,
     summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
-    phases: planOf(situation, topics),
+    phases: latest ? withContextPhase(plan, latest) : plan,
     reasons,
+    contextEffect: latest ? effectOf(readings, shift) : null,
   };
+}
+
+/** The situation as the team's contexts correct it: denied, or over, when they say so. */
+function withContexts(situation: Situation, readings: readonly ContextReading[]): Situation {
+  if (readings.some((r) => r.direction > 0)) return situation;
+  // Over is the more specific claim: "resolved on Monday; no injuries" says it happened.
+  if (readings.some((r) => r.resolved)) return { ...situation, status: 'resolved' };
+  if (readings.some((r) => r.denies)) return { ...situation, status: 'denied' };
+  return situation;
+}
+
+/**
+ * The phase the latest context calls for, third: correcting the record when it eases the
+ * story (once the review shows the coverage is wrong: a correction sent before it would
+ * be the harm), briefing the team otherwise. The "Do not" list stays last, and a plan that
+ * would run past six phases gives up its last ordinary one (monitoring) for it.
+ */
+function withContextPhase(plan: readonly Phase[], latest: ContextReading): Phase[] {
+  const extra: Phase =
+    latest.direction < 0
+      ? {
+          title: 'Correct the record',
+          actions: [
+            'If the review shows the coverage is wrong, send the publishers the correction with the evidence',
+            'Once it is confirmed, publish the clarification on owned channels',
+          ],
+        }
+      : {
+          title: 'Brief the team on the new context',
+          actions: [
+            'Share the context with everyone answering questions',
+            'Update the holding statement with it',
+          ],
+        };
+  const avoid = plan.filter((p) => p.title === DO_NOT);
+  const phases = plan.filter((p) => p.title !== DO_NOT);
+  phases.splice(Math.min(2, phases.length), 0, extra);
+  while (phases.length + avoid.length > MAX_PHASES) phases.pop();
+  return [...phases, ...avoid];
+}
+
+/** Why the contexts moved the judgement, in words of the model, never of the context. */
+function effectOf(readings: readonly ContextReading[], shift: number): string {
+  if (shift > 0) return 'the team’s context reports worse than the coverage';
+  if (shift === 0) return 'the team’s context does not change how grave the story is';
+  if (readings.some((r) => r.resolved)) return 'the team’s context says the problem is resolved';
+  if (readings.some((r) => r.denies)) return 'the team’s context denies what the coverage reports';
+  return 'the team’s context says the coverage overstates the harm';
 }
 
 /** The one source of an article that starts a story. */

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Advisor, Generated } from './advisor.js';
 import type { BrandTerms } from './brand-matcher.js';
-import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
+import {
+  ASSESSMENTS,
+  assessStory,
+  type GeneratedAdvisory,
+  generateAdvisory,
+  type Source,
+  URGENCIES,
+} from './builtin-advisor.js';
+import { DO_NOT, MAX_PHASES } from './playbook.js';
 import {
   type ProposalInput,
   quotesContext,
@@ -31,13 +39,64 @@ const Answer = z.object({
     .max(6),
 });
 
+/**
+ * The answer's JSON Schema, for endpoints with structured outputs (strict mode: every
+ * property required, nothing else allowed). The bounds the schema language of strict
+ * mode cannot say are checked by Answer.
+ */
+const ANSWER_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['assessment', 'urgency', 'executive_summary', 'phases'],
+  properties: {
+    assessment: {
+      type: 'string',
+      enum: ['informational', 'opportunity', 'watch', 'threat', 'crisis'],
+    },
+    urgency: { type: 'string', enum: ['low', 'medium', 'high', 'immediate'] },
+    executive_summary: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['text', 'cites'],
+        properties: {
+          text: { type: 'string' },
+          cites: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+    phases: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['title', 'actions'],
+        properties: {
+          title: { type: 'string' },
+          actions: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+} as const;
+
 const SYSTEM = `You advise a company's communications team about one media story.
 Answer with one JSON object only, with the fields:
 - "assessment": one of informational, opportunity, watch, threat, crisis;
 - "urgency": one of low, medium, high, immediate;
 - "executive_summary": 1 to 6 items {"text": one sentence, "cites": [source ids]}; every
-  sentence states only what the cited sources say, and cites only ids given below;
-- "phases": 3 to 6 items {"title", "actions": [short imperative actions]}: the response plan.`;
+  sentence states only what the cited sources say, and cites only ids given below; the
+  first says what happened to or by the brand;
+- "phases": 3 to 6 items {"title", "actions": [short imperative actions]}: the response plan.
+You are told the brand, the situation the coverage puts it in ("situation": its role,
+the event, whether that is alleged, confirmed, denied or resolved, the harm reported),
+each source's date (null: undated, never assume today) and the service's own judgement
+("judgement"). Keep to the situation: a brand only named in passing or quoted as a source
+needs no crisis plan; an allegation is reviewed before any apology, remedy or public
+rebuttal; a step that would announce an incident (notifying a regulator, a recall, remedies)
+states the finding it waits for ("If the review confirms …"). Your assessment and urgency
+may differ from the judgement's by one step at most. Keep the "do_not" list in mind.`;
 
 const PROPOSE = `${SYSTEM}
 This is a revision. Besides the sources you get the advisory in force ("live") and what
@@ -54,6 +113,7 @@ interface SourceForModel {
   id: string;
   publisher: string;
   title: string;
+  published_at: string | null;
   text: string;
 }
 
@@ -66,19 +126,26 @@ interface SourceForModel {
 export class ChatCompletionsAdvisor implements Advisor {
   constructor(private readonly config: LlmConfig) {}
 
+  /** Whether to ask for structured outputs (a JSON Schema); off once the endpoint refuses them. */
+  private structured = true;
+
   async generate(stored: readonly Source[], brand?: BrandTerms): Promise<Generated> {
     const base = generateAdvisory(stored, brand);
     const sources = forModel(stored);
-    const answer = await this.answer(SYSTEM, { sources }, sources);
+    const answer = await this.answer(SYSTEM, { ...told(stored, base, brand), sources }, sources);
     return answer ? this.written(base, answer) : { advisory: base, generator: 'builtin' };
   }
 
   async propose(input: ProposalInput): Promise<Generated> {
-    const base = generateAdvisory(input.sources, input.brand);
+    const base = generateAdvisory(input.sources, input.brand, [
+      ...(input.earlier ?? []),
+      input.context,
+    ]);
     const sources = forModel(input.sources);
     const answer = await this.answer(
       PROPOSE,
       {
+        ...told(input.sources, base, input.brand),
         sources,
         live: {
           assessment: input.live.assessment,
@@ -96,15 +163,22 @@ export class ChatCompletionsAdvisor implements Advisor {
     return { ...written, advisory: withStartedPhases(written.advisory, input.live) };
   }
 
+  /**
+   * The model's advisory reconciled with the service's judgement: assessment and urgency
+   * at most a step from it (a model that reads a favourable review as a crisis is
+   * overruled, not trusted), and the judgement's "Do not" list kept after the model's plan.
+   */
   private written(base: GeneratedAdvisory, answer: z.infer<typeof Answer>): Generated {
+    const avoid = base.phases.filter((p) => p.title === DO_NOT);
+    const own = answer.phases.filter((p) => p.title.toLowerCase() !== DO_NOT.toLowerCase());
     return {
       advisory: {
         ...base,
-        assessment: answer.assessment,
-        urgency: answer.urgency,
+        assessment: withinStep(ASSESSMENT_LEVELS, base.assessment, answer.assessment),
+        urgency: withinStep(URGENCIES, base.urgency, answer.urgency),
         executiveSummary: answer.executive_summary,
         summaryBasis: [...new Set(answer.executive_summary.flatMap((i) => i.cites))],
-        phases: answer.phases,
+        phases: [...own.slice(0, MAX_PHASES - avoid.length), ...avoid],
       },
       generator: `llm:${this.config.model}`,
     };
@@ -151,7 +225,11 @@ export class ChatCompletionsAdvisor implements Advisor {
     return null;
   }
 
-  private async ask(system: string, payload: object, timeoutMs: number) {
+  private async ask(
+    system: string,
+    payload: object,
+    timeoutMs: number,
+  ): Promise<z.infer<typeof Answer>> {
     const res = await fetch(`${this.config.baseUrl}/chat/completions`, {
       method: 'POST',
       signal: AbortSignal.timeout(timeoutMs),
@@ -162,7 +240,12 @@ export class ChatCompletionsAdvisor implements Advisor {
       body: JSON.stringify({
         model: this.config.model,
         temperature: 0,
-        response_format: { type: 'json_object' },
+        response_format: this.structured
+          ? {
+              type: 'json_schema',
+              json_schema: { name: 'advisory', strict: true, schema: ANSWER_SCHEMA },
+            }
+          : { type: 'json_object' },
         ...(this.config.stream && { stream: true }),
         messages: [
           { role: 'system', content: system },
@@ -170,6 +253,11 @@ export class ChatCompletionsAdvisor implements Advisor {
         ],
       }),
     });
+    if (res.status === 400 && this.structured && (await refusesSchema(res))) {
+      // An endpoint without structured outputs: plain JSON mode from now on, asked again.
+      this.structured = false;
+      return this.ask(system, payload, timeoutMs);
+    }
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     // Some servers stream whether asked or not: the content type says which came.
     const reply = (res.headers.get('content-type') ?? '').includes('text/event-stream')
@@ -231,11 +319,61 @@ async function streamedReply(res: Response): Promise<Reply> {
 const unfenced = (content: string) =>
   content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
 
-/** The sources as the model reads them: ids to cite, texts cut to 12,000 characters. */
+/** The sources as the model reads them: ids to cite, dates, texts cut to 12,000 characters. */
 const forModel = (stored: readonly Source[]): SourceForModel[] =>
   stored.map((s) => ({
     id: s.source_key,
     publisher: s.publisher,
     title: s.title,
+    published_at: s.published_at || null,
     text: s.text.slice(0, 12_000),
   }));
+
+/**
+ * What the model is told besides the sources: the brand, the situation the service read
+ * (situation.ts) and its judgement, so it writes from the same facts.
+ */
+function told(stored: readonly Source[], base: GeneratedAdvisory, brand?: BrandTerms) {
+  const { situation } = assessStory(stored, brand);
+  return {
+    brand: brand ? { name: brand.name, host: brand.host, aliases: brand.aliases ?? [] } : null,
+    situation: {
+      role: situation.role,
+      event: situation.event,
+      status: situation.status,
+      opinion_piece: situation.opinion,
+      harm: situation.harm,
+      stakeholders: situation.stakeholders,
+    },
+    judgement: {
+      severity: base.severity,
+      topics: base.topics,
+      assessment: base.assessment,
+      urgency: base.urgency,
+    },
+    do_not: base.phases.find((p) => p.title === DO_NOT)?.actions ?? [],
+  };
+}
+
+/** The assessments by level: opportunity stands with informational, the lowest. */
+const ASSESSMENT_LEVELS = ['informational', ...ASSESSMENTS.slice(1)] as const;
+
+/** The model's value, or the judgement's a step towards it when it strays further. */
+function withinStep<T extends string>(scale: readonly string[], judged: T, answered: T): T {
+  const level = (v: string) => (v === 'opportunity' ? 0 : scale.indexOf(v));
+  const a = level(judged);
+  const b = level(answered);
+  if (a < 0 || b < 0 || Math.abs(a - b) <= 1) return answered;
+  return scale[a + Math.sign(b - a)] as T;
+}
+
+/** Whether a 400 answer refuses the structured-output request (OpenAI's error shape). */
+async function refusesSchema(res: Response): Promise<boolean> {
+  const body = (await res.json().catch(() => null)) as {
+    error?: { param?: string | null; message?: string };
+  } | null;
+  return (
+    body?.error?.param === 'response_format' ||
+    /response_format|json_schema/i.test(body?.error?.message ?? '')
+  );
+}

@@ -7,6 +7,10 @@
 
 import { eventType } from './events.js';
 import type { Situation } from './situation.js';
+import { CONSTRAINT_DO_NOT, type Constraint } from './team-context.js';
+
+/** Phases a plan holds at most. */
+export const MAX_PHASES = 6;
 
 export interface Phase {
   title: string;
@@ -315,7 +319,11 @@ const SITUATION_PLANS = {
  * an accusation a review before any statement; otherwise the plan of its riskiest topic.
  * A short "Do not" phase follows when the facts make an obvious move wrong.
  */
-export function planOf(situation: Situation, topics: readonly string[]): Phase[] {
+export function planOf(
+  situation: Situation,
+  topics: readonly string[],
+  constraints: readonly Constraint[] = [],
+): Phase[] {
   const type = eventType(situation.event);
   const aside = situation.role !== 'subject' && situation.role !== 'involved';
   const plan = aside
@@ -335,7 +343,12 @@ export function planOf(situation: Situation, topics: readonly string[]): Phase[]
                 : type.topic
                   ? planFor([type.topic])
                   : PLAYBOOK.general!;
-  const avoid = doNot(situation, topics, aside);
+  const avoid = [
+    ...new Set([
+      ...constraints.map((c) => CONSTRAINT_DO_NOT[c]),
+      ...doNot(situation, topics, aside),
+    ]),
+  ].slice(0, 4);
   return avoid.length > 0 ? [...plan, { title: DO_NOT, actions: avoid }] : plan;
 }
 
@@ -360,6 +373,9 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   }
   if (topics.includes('data-privacy') && situation.event !== 'breach') {
     out.push('Do not notify a regulator or customers of a breach: the coverage alleges none');
+  }
+  if (situation.status === 'denied' || situation.status === 'resolved') {
+    out.push('Do not apologise or offer remedies for what the facts do not show');
   }
   if (situation.status === 'alleged') {
     out.push(

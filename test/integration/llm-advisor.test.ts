@@ -14,7 +14,7 @@ let svc: TestService;
 let w: World;
 let llm: http.Server;
 const requests: { auth?: string; body: any }[] = [];
-type Answer = () => { status: number; content?: string };
+type Answer = () => { status: number; content?: string; error?: object };
 let answers: Answer[] = [];
 
 const good = {
@@ -35,14 +35,20 @@ beforeAll(async () => {
     for await (const chunk of req) body += chunk;
     requests.push({ auth: req.headers.authorization, body: JSON.parse(body) });
     const next: Answer = answers.shift() ?? (() => ({ status: 500 }));
-    const { status, content } = next();
+    const { status, content, error } = next();
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(
-      JSON.stringify({
-        id: 'chatcmpl-1',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-      }),
+      JSON.stringify(
+        error
+          ? { error }
+          : {
+              id: 'chatcmpl-1',
+              object: 'chat.completion',
+              choices: [
+                { index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' },
+              ],
+            },
+      ),
     );
   });
   llm.listen(0, '127.0.0.1');
@@ -100,10 +106,93 @@ describe('chat-completions advisor', () => {
     expect(JSON.parse(a.executive_summary)).toEqual(good.executive_summary);
     expect(JSON.parse(a.summary_basis)).toEqual(['s1']);
     expect(requests[0]!.auth).toBe('Bearer sk-test');
-    expect(requests[0]!.body).toMatchObject({
-      model: 'test-model',
-      response_format: { type: 'json_object' },
+    // Structured outputs (or JSON mode, once the fallback test below has run).
+    expect(requests[0]!.body).toMatchObject({ model: 'test-model' });
+    expect(['json_schema', 'json_object']).toContain(requests[0]!.body.response_format.type);
+    // The model is told the brand, the situation the service read, its judgement and the
+    // sources' dates, so it writes from the same facts.
+    const told = JSON.parse(requests[0]!.body.messages[1].content);
+    expect(told.brand).toMatchObject({ host: 'northwind.example' });
+    expect(told.situation).toMatchObject({
+      role: expect.stringMatching(/^(subject|involved|source|passing|boilerplate)$/),
+      event: expect.any(String),
+      status: expect.any(String),
     });
+    expect(told.judgement).toMatchObject({
+      severity: expect.any(String),
+      assessment: expect.any(String),
+      urgency: expect.any(String),
+    });
+    expect(told.sources[0]).toMatchObject({ id: 's1', published_at: expect.any(String) });
+    expect(Array.isArray(told.do_not)).toBe(true);
+  });
+
+  it('falls back to JSON mode, and stays there, when the endpoint has no structured outputs', async () => {
+    requests.length = 0;
+    answers = [
+      // OpenAI's answer to a model without structured outputs.
+      () => ({
+        status: 400,
+        error: {
+          message:
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+          type: 'invalid_request_error',
+          param: 'response_format',
+          code: null,
+        },
+      }),
+      reply(good),
+      reply(good),
+    ];
+    const first = await w.story('northwind.example', 710);
+    expect((await advisoryOf(first)).generator).toBe('llm:test-model');
+    // Asked first for structured outputs: the answer's JSON Schema, strict.
+    expect(requests[0]!.body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: {
+        name: 'advisory',
+        strict: true,
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['assessment', 'urgency', 'executive_summary', 'phases'],
+        },
+      },
+    });
+    await w.story('northwind.example', 711);
+    expect(requests.map((r) => r.body.response_format.type)).toEqual([
+      'json_schema',
+      'json_object',
+      'json_object',
+    ]);
+  });
+
+  it('keeps the model within a step of the judgement, and the judgement’s “Do not” list after its plan', async () => {
+    // A recall after injuries, which the built-in judgement reads as a threat at least: a
+    // model calling it informational is overruled to a step below the judgement.
+    requests.length = 0;
+    answers = [reply({ ...good, assessment: 'informational', urgency: 'low' })];
+    const story = await w.story('northwind.example', 712);
+    const told = JSON.parse(requests[0]!.body.messages[1].content);
+    const levels = ['informational', 'watch', 'threat', 'crisis'];
+    const judged = levels.indexOf(told.judgement.assessment);
+    expect(judged).toBeGreaterThanOrEqual(2);
+    const a = await advisoryOf(story);
+    expect(a.generator).toBe('llm:test-model');
+    expect(a.assessment).toBe(levels[judged - 1]);
+    const phases = await svc.app.db
+      .selectFrom('phases as p')
+      .innerJoin('advisories as a', 'a.id', 'p.advisory_id')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select(['p.title', 'p.actions'])
+      .where('s.event_uri', '=', story)
+      .where('a.kind', '=', 'live')
+      .orderBy('p.number')
+      .execute();
+    expect(phases.map((p) => p.title).slice(0, 3)).toEqual(good.phases.map((p) => p.title));
+    if (told.do_not.length > 0) {
+      expect(phases.at(-1)).toEqual({ title: 'Do not', actions: JSON.stringify(told.do_not) });
+    }
   });
 
   it('retries an answer whose citation names no source, then one that breaks the schema, and uses the next good one', async () => {

@@ -161,6 +161,10 @@ describe('story page', () => {
     expect(locked).not.toContain('name="context"');
     expect((await c.post(`${page}/unlock`)).status).toBe(303);
     expect((await c.get(page)).html).toContain('name="context"');
+    // The page says which generator wrote the advisory (issue 42).
+    expect((await c.get(page)).html).toContain(
+      '<dt>Written by</dt><dd>the built-in generator</dd>',
+    );
     expect((await c.get(page)).html).toContain(
       'Private to your team: it guides the proposed update, and neither the advisory nor a shared page quotes it.',
     );

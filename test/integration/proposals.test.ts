@@ -90,7 +90,13 @@ describe('context and proposals', () => {
     }
     expect(ready.advisory_pending.diff).toEqual(
       expect.arrayContaining([
-        { path: 'urgency', before: before.advisory.urgency, after: proposal.urgency },
+        {
+          path: 'urgency',
+          before: before.advisory.urgency,
+          after: proposal.urgency,
+          // Why it moved, in the judgement's words: never the private context's.
+          why: 'the team’s context says the problem is resolved',
+        },
         {
           path: 'phases[3].title',
           before: before.advisory.phases[2].title,

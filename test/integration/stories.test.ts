@@ -116,6 +116,8 @@ describe('GET /v1/story (get_story)', () => {
     expect(a.phases).toBeUndefined();
     expect(a.spread).toBeUndefined();
     expect(a.schema).toBe('advisory.v1');
+    // Which generator wrote it (issue 42): the built-in one, no model being configured.
+    expect(a.generator).toBe('builtin');
     expect(a.executive_summary.length).toBeGreaterThan(0);
     for (const item of a.executive_summary) expect(item.cites).toEqual([]);
     expect(r.body.story.status).toBe('new');

@@ -231,3 +231,58 @@ describe('the private context, checked in what a model writes', () => {
     expect(quotesContext(['Anything.'], '')).toBe(false);
   });
 });
+
+describe('what a context says, read into the situation (issue 42)', () => {
+  const breach = [
+    source(
+      1,
+      'Acme accused of a data breach',
+      'A blogger claims Acme suffered a data breach and that customer records were stolen.',
+    ),
+  ];
+
+  it('“this is not about us” eases the story', () => {
+    const before = generateAdvisory(breach, acme);
+    const p = rethinkAdvisory({
+      sources: breach,
+      context: 'This is not about us: the blogger confused us with another company.',
+      brand: acme,
+      live: liveOf(breach),
+    });
+    const urgencies = ['low', 'medium', 'high', 'immediate'];
+    expect(urgencies.indexOf(p.urgency)).toBe(Math.max(0, urgencies.indexOf(before.urgency) - 1));
+    expect(p.contextEffect).toBe('the team’s context denies what the coverage reports');
+  });
+
+  it('turns the team’s constraints into the plan’s “Do not”, without their words', () => {
+    const context = 'Legal advises no admission of liability. The regulator has been notified.';
+    const p = rethinkAdvisory({ sources: breach, context, brand: acme, live: liveOf(breach) });
+    const avoid = p.phases.at(-1)!;
+    expect(avoid.title).toBe('Do not');
+    expect(avoid.actions).toEqual(
+      expect.arrayContaining([
+        'Do not admit liability or discuss the merits in public: follow counsel’s advice',
+        'Do not comment in public on the regulator’s review while it runs',
+      ]),
+    );
+    expect(p.phases.length).toBeLessThanOrEqual(6);
+    const written = p.phases.flatMap((ph) => [ph.title, ...ph.actions]);
+    expect(quotesContext(written, context)).toBe(false);
+  });
+
+  it('a denial of the event ends the advice to apologise, and says why the judgement moved', () => {
+    const p = rethinkAdvisory({
+      sources: breach,
+      context: 'Our systems were not breached.',
+      brand: acme,
+      live: liveOf(breach),
+    });
+    expect(p.phases.flatMap((ph) => ph.actions).join(' ')).not.toMatch(/\bapologi[sz]e\b(?! or)/);
+    expect(p.phases.at(-1)!.actions).toContain(
+      'Do not apologise or offer remedies for what the facts do not show',
+    );
+    expect(p.contextEffect).toBe('the team’s context denies what the coverage reports');
+    // A new story has no context, and no effect of one.
+    expect(generateAdvisory(breach, acme).contextEffect).toBeNull();
+  });
+});

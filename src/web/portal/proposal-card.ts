@@ -28,8 +28,11 @@ const FIELD_NAMES = { assessment: 'Assessment', urgency: 'Urgency', spread: 'Spr
 const quoted = (t: string) => html`“${t}”`;
 const phaseName = (n: number, p: { title: string }) => html`phase ${n}, ${quoted(p.title)}`;
 
-/** The proposal's changes in words (advisory-changes.ts): what moves, what is added or goes. */
-function changesList(c: AdvisoryChanges): Html {
+/**
+ * The proposal's changes in words (advisory-changes.ts): what moves, what is added or
+ * goes, and why assessment or urgency moved (`why`, from the stored diff).
+ */
+function changesList(c: AdvisoryChanges, why: ReadonlyMap<string, string>): Html {
   if (isUnchanged(c)) {
     return html`<p>The proposal changes nothing you would see: the advisory stays as it is.</p>`;
   }
@@ -42,7 +45,7 @@ function changesList(c: AdvisoryChanges): Html {
       ? html`<ul>${c.fields.map((f) =>
           f.before === null
             ? html`<li>${FIELD_NAMES[f.field]}: <ins>${f.after}</ins> (new)</li>`
-            : html`<li>${FIELD_NAMES[f.field]}: <del>${f.before}</del> → <ins>${f.after}</ins></li>`,
+            : html`<li>${FIELD_NAMES[f.field]}: <del>${f.before}</del> → <ins>${f.after}</ins>${why.has(f.field) ? html`: ${why.get(f.field)}` : ''}</li>`,
         )}</ul>`
       : ''
   }${
@@ -87,9 +90,13 @@ export function proposalCard(
     html`<form class="inline" method="post" action="${c.path}/${action}">${csrfField(c.csrf)}<button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button></form>`;
   return html`<div class="card" id="proposal"><h2>Proposed update of the advisory</h2>
 <p>From the context: “${pending.context}”</p>
-${pending.proposal ? changesList(advisoryChanges(c.live, pending.proposal)) : ''}
+${pending.proposal ? changesList(advisoryChanges(c.live, pending.proposal), whyOf(pending)) : ''}
 <p>${mayRun(c.actor, applyAdvisoryProposal) ? form('apply', 'Apply the proposal') : html`<span class="muted small">An owner applies it.</span>`} ${mayRun(c.actor, dismissAdvisoryProposal) ? form('dismiss', 'Dismiss', 'secondary') : ''}</p></div>`;
 }
+
+/** Why each judgement field moved, as the diff keeps it: field → reason. */
+const whyOf = (pending: z.input<typeof AdvisoryPending>) =>
+  new Map((pending.diff ?? []).flatMap((d) => (d.why ? [[d.path, d.why] as const] : [])));
 
 /** The events of a story's proposals, newest first in the activity. */
 const PROPOSAL_EVENTS = new Set([

@@ -178,7 +178,8 @@ ${pending ? proposalCard(pending, { path, csrf: v.csrf, actor: actorOf(v.session
 <div class="workspace"><div class="main-col">
 <h2>Advisory</h2>
 <div class="card"><dl class="facts"><dt>Assessment</dt><dd>${a.assessment}</dd><dt>Urgency</dt><dd>${a.urgency}</dd>
-${a.spread ? html`<dt>Spread</dt><dd>${a.spread}</dd>` : ''}</dl>
+${a.spread ? html`<dt>Spread</dt><dd>${a.spread}</dd>` : ''}
+<dt>Written by</dt><dd>${generatorName(a.generator)}</dd></dl>
 <h3>Executive summary</h3><ul>${a.executive_summary.map(
       (i) => html`<li>${i.text} ${i.cites.map(cite)}</li>`,
     )}</ul></div>
@@ -306,3 +307,7 @@ ${
 <h2>Activity</h2>${activityTable(entries)}${teammates}`,
   );
 }
+
+/** Who wrote an advisory, in words: the built-in generator, or the model by its name. */
+export const generatorName = (generator: string) =>
+  generator.startsWith('llm:') ? `the model ${generator.slice(4)}` : 'the built-in generator';
