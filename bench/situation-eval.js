@@ -59,6 +59,8 @@ export function situationScores(articles, labels, situationOf, today) {
     role_labelled: 0,
     role_agreed: 0,
     side_agreed: 0,
+    event_labelled: 0,
+    event_agreed: 0,
     sentiment_clear: 0,
     sentiment_sign_agreed: 0,
     sentiment_neutral: 0,
@@ -85,8 +87,15 @@ export function situationScores(articles, labels, situationOf, today) {
     const alarm = SEVERITY.indexOf(severity) >= 1;
     if (alarm && pair.severities.every((s) => s === 'low')) t.false_alarms++;
     if (!alarm && pair.severities.every((s) => s !== 'low')) t.missed_alarms++;
-    const role =
-      found && situationOf ? situationOf(article, brand).role : found ? null : 'boilerplate';
+    const situation = found && situationOf ? situationOf(article, brand) : null;
+    const role = situation ? situation.role : found ? null : 'boilerplate';
+    // The event of the brand's own story ('other' in the labels: none of the list fits,
+    // which the pipeline calls a profile, or none when the brand is only involved).
+    if (situation && (pair.role === 'subject' || pair.role === 'involved')) {
+      t.event_labelled++;
+      const want = pair.event === 'other' ? ['profile', 'none'] : [pair.event];
+      if (want.includes(situation.event)) t.event_agreed++;
+    }
     if (role !== null) {
       t.role_labelled++;
       if (role === pair.role) t.role_agreed++;
@@ -130,6 +139,8 @@ export function situationScores(articles, labels, situationOf, today) {
     missed_alarms: t.missed_alarms,
     role_accuracy: pct(t.role_agreed, t.role_labelled),
     story_or_aside_accuracy: pct(t.side_agreed, t.role_labelled),
+    event_accuracy: pct(t.event_agreed, t.event_labelled),
+    event_pairs: t.event_labelled,
     sentiment_sign_agreement: pct(t.sentiment_sign_agreed, t.sentiment_clear),
     sentiment_clear_pairs: t.sentiment_clear,
     sentiment_clear_unscored: t.sentiment_unscored,

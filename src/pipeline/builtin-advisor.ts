@@ -84,11 +84,8 @@ export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms
     const situation = situationOf(s, brand);
     // The risks named where the article speaks of the brand (focusOf).
     const scored = scoreText(brand ? focusOf(s, brand) : `${s.title}\n${s.text}`, s.language);
-    return {
-      situation,
-      ...judgeSeverity(situation, scored),
-      topics: judgeTopics(situation, scored),
-    };
+    const own = brand ? scoreText(situation.named.join('\n'), s.language) : scored;
+    return { situation, ...judgeSeverity(situation, scored), topics: judgeTopics(situation, own) };
   });
   const spread = spreadOf(sources);
   const base = maxSeverity(judged.map((j) => j.severity));
@@ -116,6 +113,8 @@ export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms
 /** A prompt to the reader, not a statement: "Click here to…", "Sign up…", "Watch:". */
 const PROMPT =
   /^(?:click|tap|sign up|subscribe|read more|read next|watch|listen|follow|download|share|see also|related)\b|\bclick here\b/i;
+/** A wire dateline opening a sentence, "LONDON (AP) — ", "(Reuters) - ": not the sentence's. */
+const DATELINE = /^[\p{Lu}\p{P}\s]{0,40}\([^()]{2,30}\)\s*[-–—]\s*/u;
 /** A whole sentence: starts as one, ends as one. */
 const WHOLE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
 
@@ -129,13 +128,15 @@ function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
     ? `${focusOf({ title: '', text: article.text }, brand)}\n${article.text}`
     : article.text;
   const seen = new Set<string>();
-  return sentencesOf(text).filter((s) => {
-    if (seen.has(s)) return false;
-    seen.add(s);
-    return (
-      s.length >= 30 && s.length <= 400 && WHOLE.test(s) && !PROMPT.test(s) && !boilerplateOf(s)
-    );
-  });
+  return sentencesOf(text)
+    .map((s) => s.replace(DATELINE, ''))
+    .filter((s) => {
+      if (seen.has(s)) return false;
+      seen.add(s);
+      return (
+        s.length >= 30 && s.length <= 400 && WHOLE.test(s) && !PROMPT.test(s) && !boilerplateOf(s)
+      );
+    });
 }
 
 /** Summary items at least this similar say the same thing: one item, citing every source. */
@@ -223,8 +224,10 @@ function summarize(
       cites: [first.source_key],
     });
   }
-  // Who is affected: the first quotable sentence, source by source, that names them.
-  for (const [i, s] of sources.entries()) {
+  // Who is affected, by something adverse: the first quotable sentence, source by source,
+  // that names them.
+  const adverse = eventType(situation.event).polarity === 'adverse';
+  for (const [i, s] of adverse ? sources.entries() : []) {
     const found = quotes[i]!.find((q) => AFFECTED.test(q));
     if (found && quote(found, s.source_key)) break;
   }

@@ -152,7 +152,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 1,
     topic: 'customer-experience',
     phrases: re(
-      String.raw`outage|went down|is down|downtime|service disruption|disrupted service|offline for`,
+      String.raw`outages?|went down|is down|downtime|service disruption|disrupted service|offline for|glitch(?:es|y)?|technical (?:problems|issues|difficulties)|widespread problems|power shut-?offs?|shut(?:ting|s)? off power|(?:app|site|website|service|servers?) (?:crashed|went down|was down)`,
     ),
   },
   {
@@ -187,7 +187,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'financial',
     phrases: re(
-      String.raw`acquir(?:e|es|ed|ing)|acquisition|merger|takeover|buy(?:s|ing)? (?:a |the )?(?:stake|startup|company|rival)|raised? \$|funding round|series [a-e]\b|ipo\b|(?:signed|wins?|won|awarded) (?:a |the )?(?:[\w$.,-]+ )?(?:contract|deal)`,
+      String.raw`acquir(?:e|es|ed|ing)|acquisition|merger|takeover|buy(?:s|ing)? (?:a |the )?(?:stake|startup|company|rival)|rais(?:e|es|ed|ing) (?:up to |about |nearly |more than )?[$€£]|funding round|series [a-e]\b|ipo\b|(?:stock market |share )?listing\b|(?:signed|signs|inks?|inked|wins?|won|awarded|places?|placed) (?:a |an |the )?(?:[\w$.,-]+ ){0,3}(?:contract|deal|order|agreement)|orders? for \d`,
     ),
   },
   {
@@ -204,7 +204,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'leadership',
     phrases: re(
-      String.raw`appoint(?:s|ed|ment)|named (?:as )?(?:its |the )?(?:new )?(?:ceo|chief|president|chair|head)|hires|hired (?:a |the )?(?:former|new)|joins as`,
+      String.raw`appoint(?:s|ed|ment)|named (?:as )?(?:its |the )?(?:new )?(?:ceo|chief|president|chair|head)|new (?:president|ceo|chief executive|chair(?:man|woman)?)\b|hires|hired (?:a |the )?(?:former|new)|joins as`,
     ),
   },
   {
@@ -213,7 +213,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'recognition',
     phrases: re(
-      String.raw`award(?:s|ed)?\b|honou?red|(?:won|wins|winning) (?:the|a|an|best)|prize|named (?:\w+ ){0,4}(?:of the year|best)|ranked (?:first|top|#1|no\. 1)|record (?:year|quarter|sales|revenue)`,
+      String.raw`(?:won|wins|winning|receives?|received|earns?|earned|scoops?|scooped|picks? up|picked up|takes? home|took home|collects?|collected) (?:the |a |an |its |two |three |several )?(?:[\w'’-]+ ){0,4}(?:awards?|prizes?|honou?rs?|titles?|medals?)\b|award-winning|honou?red (?:with|as|by|for)|named (?:\w+ ){0,4}(?:of the year|best)|ranked (?:first|top|#1|no\. 1)|record (?:year|quarter|sales|revenue)`,
     ),
   },
   {

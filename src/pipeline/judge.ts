@@ -40,6 +40,8 @@ export function judgeSeverity(
     Math.min(2, type.weight, others) +
     (intensified ? 2 : 0) +
     (situation.harm.injuries ? 1 : 0);
+  // Many people touched (a shutoff for 375,000 people, two million records) weighs more.
+  if (atScale(situation.harm.scale)) score += 1;
   if (situation.role === 'involved') score -= 1;
   if (situation.status === 'resolved') score -= 1;
   if (situation.status === 'denied') score -= 2;
@@ -48,13 +50,37 @@ export function judgeSeverity(
   return { severity: severityOfScore(Math.max(0, score)), reasons: [...facts, ...signals] };
 }
 
-/** The topics of the story for the brand: its event's first, then the risks its sentences name. */
-export function judgeTopics(situation: Situation, scored: Scored): string[] {
+/** People or things counted at this many and more make a story graver. */
+const AT_SCALE = 100_000;
+
+/** Whether a count ("375,000 people", "2 million users", "1.5bn records") reaches AT_SCALE. */
+export function atScale(scale: string | null): boolean {
+  if (!scale) return false;
+  const m = /(\d[\d,.]*)\s*(million|billion|thousand|m\b|bn\b)?/i.exec(scale);
+  if (!m) return false;
+  const n = Number(m[1]!.replace(/,/g, ''));
+  const unit = (m[2] ?? '').toLowerCase();
+  const times = unit.startsWith('b')
+    ? 1e9
+    : unit.startsWith('m')
+      ? 1e6
+      : unit === 'thousand'
+        ? 1e3
+        : 1;
+  return n * times >= AT_SCALE;
+}
+
+/**
+ * The topics of the story for the brand: its event's first, then those the sentences
+ * naming the brand report (`own`: scored on them alone, so a risk told beside the brand
+ * does not tag its story).
+ */
+export function judgeTopics(situation: Situation, own: Scored): string[] {
   if (situation.role !== 'subject' && situation.role !== 'involved') return [];
   const type = eventType(situation.event);
   const weight = (tag: string) => TOPICS.find((t) => t.tag === tag)?.weight ?? 0;
   // Good news is not tagged with the risks standing near it ("a lawsuit years ago").
   const found =
-    type.polarity === 'adverse' ? scored.topics : scored.topics.filter((t) => weight(t) === 0);
+    type.polarity === 'adverse' ? own.topics : own.topics.filter((t) => weight(t) === 0);
   return [...(type.topic ? [type.topic] : []), ...found];
 }

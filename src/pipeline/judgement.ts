@@ -18,6 +18,11 @@ export function withJudgement(article: ArticleInput, brand: BrandTerms) {
   return { ...article, language, sentiment };
 }
 
+const RESULTS_DOWN =
+  /\b(?:miss(?:es|ed)?|plunge[sd]?|plunging|falling|dropping|sliding|slid|plummet(?:s|ed)?|slump(?:s|ed)?|f[ae]ll|falls|drop(?:s|ped)?|cut(?:s)? (?:its )?(?:forecast|outlook|guidance)|loss(?:es)?|warn(?:s|ed)?|tumble[sd]?|sink(?:s)?|sank)\b/i;
+const RESULTS_UP =
+  /\b(?:beat(?:s)?|record|surge[sd]?|soar(?:s|ed)?|jump(?:s|ed)?|r[oi]se|rises|climb(?:s|ed)?|raise[sd]? (?:its )?(?:forecast|outlook|guidance)|tops?|topped)\b/i;
+
 /** The least a favourable event reads (or the most an adverse one does), in −1 … 1. */
 const EVENT_TONE = 0.3;
 
@@ -37,6 +42,13 @@ export function sentimentTowards(situation: Situation, language: string | null |
   const polarity = eventType(situation.event).polarity;
   if (!own) return Math.abs(read) < 0.5 ? 0 : read;
   if (polarity === 'favourable') return Math.max(read, EVENT_TONE);
+  if (situation.event === 'earnings') {
+    // Results read by their direction: "sales miss, shares plunge" is bad news however
+    // calmly told.
+    const said = situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
+    if (RESULTS_DOWN.test(said)) return Math.min(read, -EVENT_TONE);
+    if (RESULTS_UP.test(said)) return Math.max(read, EVENT_TONE);
+  }
   const live = situation.status !== 'denied' && situation.status !== 'resolved';
   if (polarity === 'adverse' && live) return Math.min(read, -EVENT_TONE);
   return read;

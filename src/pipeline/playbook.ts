@@ -377,7 +377,9 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   if (situation.status === 'denied' || situation.status === 'resolved') {
     out.push('Do not apologise or offer remedies for what the facts do not show');
   }
-  if (situation.status === 'alleged') {
+  if (situation.event === 'criticism') {
+    out.push('Do not argue with opinion in public: answer only the facts that are wrong');
+  } else if (situation.status === 'alleged') {
     out.push(
       'Do not apologise, offer compensation or admit fault before the review establishes the facts',
     );

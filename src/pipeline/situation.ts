@@ -64,9 +64,12 @@ const SOURCE_AFTER =
 const VENUE_BEFORE = /(?:\b(?:on|via|through)\s+(?:the\s+)?|[./@])$/iu;
 const VENUE_AFTER = /^(?:\.\w+\/|\/)/u;
 
-/** The URL or the page saying it is opinion: a column, an op-ed, an editorial, a blog. */
+/**
+ * The URL or the page saying it is opinion: a column, an op-ed, an editorial (not a blog:
+ * a company's blog is its own news).
+ */
 const OPINION_URL =
-  /\/(?:opinions?|columns?|columnists?|commentary|comment|op-?eds?|editorials?|views?|blogs?|perspectives?)\//i;
+  /\/(?:opinions?|columns?|columnists?|commentary|comment|op-?eds?|editorials?|views?|perspectives?)\//i;
 const OPINION_TEXT =
   /\b(?:is a (?:columnist|contributing (?:writer|columnist|editor)|contributor)|the views expressed|this (?:column|op-ed|essay) |opinion columnist|an opinion piece)\b/i;
 
@@ -84,7 +87,7 @@ const STATUS: readonly { status: Status; pattern: RegExp }[] = [
   {
     status: 'resolved',
     pattern:
-      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed|dropped|dismissed)|back online|(?:charges|case|lawsuit|suit|investigation) (?:was|were) (?:dropped|dismissed|closed)|cleared of|settled (?:the|a|its)|reached a settlement)\b/i,
+      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed|dropped|dismissed)|back online|(?:charges|case|lawsuit|suit|investigation) (?:was|were) (?:dropped|dismissed|closed)|cleared of|settled (?:the|a|its)|reached a settlement|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
   },
   {
     status: 'confirmed',
@@ -97,6 +100,10 @@ const STATUS: readonly { status: Status; pattern: RegExp }[] = [
       /\b(?:alleg(?:es|ed|edly|ation|ations)|reported(?:ly)?|accus(?:es|ed|ation)|claim(?:s|ed)?|according to|may have|might have|could have|suspect(?:ed|s)?|purported(?:ly)?|rumou?r|appears? to|investigat(?:es|ed|ing|ion)|lawsuit|sued|sues|complaint|probe)\b/i,
   },
 ];
+
+/** Words that make a reported fact a claim. */
+const HEDGED =
+  /\b(?:alleg(?:es|ed|edly|ation|ations)|reportedly|may have|might have|could have|suspect(?:ed|s)?|purported(?:ly)?|rumou?r(?:s|ed)?|unconfirmed|unverified)\b/i;
 
 /** Events a report states as its own fact, unless it says otherwise. */
 const FACT_BY_DEFAULT: ReadonlySet<EventKind> = new Set([
@@ -253,6 +260,9 @@ function eventOf(
       counts.set(kind, c);
     }
   }
+  // A review page is a review of what the brand makes, unless the brand's sentences
+  // report something adverse.
+  const review = REVIEW_PAGE.test(`${article.url ?? ''} ${article.title}`);
   const adverse = [...counts.entries()]
     .filter(([k]) => eventType(k).polarity === 'adverse')
     .sort(
@@ -261,12 +271,13 @@ function eventOf(
         y.n - x.n ||
         EVENT_TYPES.findIndex((e) => e.kind === a) - EVENT_TYPES.findIndex((e) => e.kind === b),
     );
+  if (!adverse[0] && review && role !== 'passing') {
+    return { event: 'review', sentence: article.title };
+  }
   // A passing mention's event is what its one sentence says of the brand, if anything.
   const pick = adverse[0] ?? [...counts.entries()].sort(([, x], [, y]) => y.n - x.n)[0];
   if (pick) return { event: pick[0], sentence: pick[1].sentence };
-  if (REVIEW_PAGE.test(`${article.url ?? ''} ${article.title}`)) {
-    return { event: 'review', sentence: article.title };
-  }
+  if (review) return { event: 'review', sentence: article.title };
   return { event: role === 'subject' ? 'profile' : 'none', sentence: own[0]?.text ?? '' };
 }
 
@@ -274,10 +285,21 @@ function eventOf(
 function statusOf(
   event: EventKind,
   reporting: readonly string[],
+  around: readonly string[],
 ): { status: Status; sentence: string } {
   if (eventType(event).polarity !== 'adverse') return { status: 'none', sentence: '' };
+  // A fix is often told apart from the problem ("a coding bug that has since been patched"):
+  // any sentence about the brand may say it is over.
+  const over = STATUS.find((s) => s.status === 'resolved')!.pattern;
+  const fixed = around.find((s) => over.test(s));
+  if (fixed && !reporting.some((s) => STATUS[0]!.pattern.test(s))) {
+    return { status: 'resolved', sentence: fixed };
+  }
   for (const { status, pattern } of STATUS) {
-    const sentence = reporting.find((s) => pattern.test(s));
+    // What a report states as fact ("PG&E began shutting off power") is alleged only when
+    // it hedges it: an attribution ("according to the utility") is no hedge.
+    const test = status === 'alleged' && FACT_BY_DEFAULT.has(event) ? HEDGED : pattern;
+    const sentence = reporting.find((s) => test.test(s));
     if (sentence) return { status, sentence };
   }
   return {
@@ -301,7 +323,11 @@ export function situationOf(article: SituationArticle, brand?: BrandTerms): Situ
   for (const s of own) for (const j of [s.at - 1, s.at, s.at + 1]) near.add(j);
   const around = sentences.filter((s) => near.has(s.at)).map((s) => s.text);
   const reporting = around.filter((s) => eventsIn(s).includes(found.event));
-  const status = statusOf(found.event, reporting.length > 0 ? reporting : [found.sentence]);
+  const status = statusOf(
+    found.event,
+    reporting.length > 0 ? reporting : [found.sentence],
+    role === 'subject' || role === 'involved' ? around : [],
+  );
   const about = role === 'subject' || role === 'involved' ? around : [];
   const adverse = eventType(found.event).polarity === 'adverse';
   const harmSentence = (pattern: RegExp) =>

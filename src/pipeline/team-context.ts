@@ -68,7 +68,7 @@ const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   ],
   [
     'regulator',
-    /\b(?:regulator|authority|ico|cnil|ftc|sec|data[- ]protection)\b[^.]{0,60}\b(?:notified|informed|contacted|in touch|reviewing|investigating|inquiry)\b|\b(?:notified|informed|contacted)\b[^.]{0,40}\b(?:regulator|authority|ico|cnil|ftc|data[- ]protection)/i,
+    /\b(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|sec|data[- ]protection)\b[^.]{0,60}\b(?:notified|informed|contacted|in touch|reviewing|investigating|inquiry)\b|\b(?:notified|informed|contacted)\b[^.]{0,40}\b(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|data[- ]protection)/i,
   ],
 ];
 
