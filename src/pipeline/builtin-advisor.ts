@@ -113,6 +113,12 @@ export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms
 /** A prompt to the reader, not a statement: "Click here to…", "Sign up…", "Watch:". */
 const PROMPT =
   /^(?:click|tap|sign up|subscribe|read more|read next|watch|listen|follow|download|share|see also|related)\b|\bclick here\b/i;
+/**
+ * A sentence the splitter cut at an abbreviation ("passes a Boeing Co.", "on Monday,
+ * Nov."): a fragment, not a sentence to quote.
+ */
+const CUT_AT_ABBREVIATION =
+  /\b(?:Co|Inc|Corp|Ltd|Bros|Mr|Mrs|Ms|Dr|Prof|St|Sen|Rep|Gov|Gen|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|No|vs|U\.S|U\.K)\.$/;
 /** A wire dateline opening a sentence, "LONDON (AP) — ", "(Reuters) - ": not the sentence's. */
 const DATELINE = /^[\p{Lu}\p{P}\s]{0,40}\([^()]{2,30}\)\s*[-–—]\s*/u;
 /** A whole sentence: starts as one, ends as one. */
@@ -134,7 +140,12 @@ function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
       if (seen.has(s)) return false;
       seen.add(s);
       return (
-        s.length >= 30 && s.length <= 400 && WHOLE.test(s) && !PROMPT.test(s) && !boilerplateOf(s)
+        s.length >= 30 &&
+        s.length <= 400 &&
+        WHOLE.test(s) &&
+        !CUT_AT_ABBREVIATION.test(s) &&
+        !PROMPT.test(s) &&
+        !boilerplateOf(s)
       );
     });
 }
@@ -333,8 +344,16 @@ function withContexts(situation: Situation, readings: readonly ContextReading[])
  * would run past six phases gives up its last ordinary one (monitoring) for it.
  */
 function withContextPhase(plan: readonly Phase[], latest: ContextReading): Phase[] {
-  const extra: Phase =
-    latest.direction < 0
+  const extra: Phase = latest.resolved
+    ? {
+        // The team knows the problem is over: saying so is the next thing to do.
+        title: 'Say it is fixed',
+        actions: [
+          'Publish on owned channels what was fixed and when, once the owning team confirms it',
+          'Send the update to the publishers who covered it',
+        ],
+      }
+    : latest.direction < 0
       ? {
           title: 'Correct the record',
           actions: [
@@ -346,7 +365,7 @@ function withContextPhase(plan: readonly Phase[], latest: ContextReading): Phase
           title: 'Brief the team on the new context',
           actions: [
             'Share the context with everyone answering questions',
-            'Update the holding statement with it',
+            'Check the plan’s open steps against it',
           ],
         };
   const avoid = plan.filter((p) => p.title === DO_NOT);

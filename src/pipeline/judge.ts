@@ -80,7 +80,10 @@ export function judgeTopics(situation: Situation, own: Scored): string[] {
   const type = eventType(situation.event);
   const weight = (tag: string) => TOPICS.find((t) => t.tag === tag)?.weight ?? 0;
   // Good news is not tagged with the risks standing near it ("a lawsuit years ago").
-  const found =
-    type.polarity === 'adverse' ? own.topics : own.topics.filter((t) => weight(t) === 0);
+  // An adverse story is tagged with its risks, good news with what is good in it: "the
+  // American Music Awards" is no recognition of a label in a row.
+  const found = own.topics.filter((t) =>
+    type.polarity === 'adverse' ? weight(t) > 0 : weight(t) === 0,
+  );
   return [...(type.topic ? [type.topic] : []), ...found];
 }

@@ -374,7 +374,7 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   if (topics.includes('data-privacy') && situation.event !== 'breach') {
     out.push('Do not notify a regulator or customers of a breach: the coverage alleges none');
   }
-  if (situation.status === 'denied' || situation.status === 'resolved') {
+  if (situation.status === 'denied') {
     out.push('Do not apologise or offer remedies for what the facts do not show');
   }
   if (situation.event === 'criticism') {

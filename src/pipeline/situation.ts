@@ -59,10 +59,12 @@ const SOURCE_AFTER =
 
 /**
  * Where the brand is only the place something happened or was posted: "posted on
- * Twitter", "get it on Amazon", "watching The Crown on Netflix", "pic.twitter.com/…".
+ * Twitter", "get it on Amazon", "watching The Crown on Netflix", "pic.twitter.com/…",
+ * "across Twitter", "top Twitter trends", "its Twitter account".
  */
-const VENUE_BEFORE = /(?:\b(?:on|via|through)\s+(?:the\s+)?|[./@])$/iu;
-const VENUE_AFTER = /^(?:\.\w+\/|\/)/u;
+const VENUE_BEFORE = /(?:\b(?:on|via|through|across|over)\s+(?:the\s+)?|[./@])$/iu;
+const VENUE_AFTER =
+  /^(?:\.\w+\/|\/|\s+(?:trends?|users?|reactions?|posts?|accounts?|feeds?|followers?|handles?|threads?|videos?|page|stories|live)\b)/iu;
 
 /**
  * The URL or the page saying it is opinion: a column, an op-ed, an editorial (not a blog:
@@ -103,7 +105,7 @@ const STATUS: readonly { status: Status; pattern: RegExp }[] = [
 
 /** Words that make a reported fact a claim. */
 const HEDGED =
-  /\b(?:alleg(?:es|ed|edly|ation|ations)|reportedly|may have|might have|could have|suspect(?:ed|s)?|purported(?:ly)?|rumou?r(?:s|ed)?|unconfirmed|unverified)\b/i;
+  /\b(?:alleg(?:es|ed|edly|ation|ations)|reportedly|may have|might have|could have|suspect(?:ed|s)?|purported(?:ly)?|rumou?r(?:s|ed)?|unconfirmed|unverified|(?:people|persons|sources) (?:familiar|close) (?:with|to)|anonymous sources?|unnamed sources?)\b/i;
 
 /** Events a report states as its own fact, unless it says otherwise. */
 const FACT_BY_DEFAULT: ReadonlySet<EventKind> = new Set([

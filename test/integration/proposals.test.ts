@@ -100,7 +100,7 @@ describe('context and proposals', () => {
         {
           path: 'phases[3].title',
           before: before.advisory.phases[2].title,
-          after: 'Correct the record',
+          after: 'Say it is fixed',
         },
       ]),
     );
@@ -121,7 +121,7 @@ describe('context and proposals', () => {
     expect(after.advisory.phases[0].assignee).toBe(TEAMMATE);
     expect(after.advisory.phases[1]).toMatchObject({ status: 'done', comment: 'Statement out' });
     // The rest comes from the proposal.
-    expect(after.advisory.phases[2].title).toBe('Correct the record');
+    expect(after.advisory.phases[2].title).toBe('Say it is fixed');
     expect(after.advisory.phases.length).toBe(proposal.phases.length);
     expect((await post('/v1/story/advisory-apply', { event_uri: e })).text).toBe(
       '{"error":"no pending proposal"}',

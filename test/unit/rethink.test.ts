@@ -286,3 +286,29 @@ describe('what a context says, read into the situation (issue 42)', () => {
     expect(generateAdvisory(breach, acme).contextEffect).toBeNull();
   });
 });
+
+describe('a context saying the problem is over', () => {
+  it('resolves the story: the plan says it is fixed, and no "Do not apologise" for what happened', () => {
+    const outage = [
+      source(
+        1,
+        'Acme app outage leaves customers locked out',
+        'An outage of the Acme app left customers locked out of their accounts for six hours on Monday.',
+      ),
+    ];
+    const before = generateAdvisory(outage, acme);
+    const p = rethinkAdvisory({
+      sources: outage,
+      context: 'The fix shipped on Monday night and service was restored for everyone.',
+      brand: acme,
+      live: liveOf(outage),
+    });
+    expect(p.contextEffect).toBe('the team’s context says the problem is resolved');
+    const levels = ['informational', 'watch', 'threat', 'crisis'];
+    expect(levels.indexOf(p.assessment)).toBe(Math.max(0, levels.indexOf(before.assessment) - 1));
+    expect(p.phases.map((ph) => ph.title)).toContain('Say it is fixed');
+    expect(p.phases.flatMap((ph) => ph.actions)).not.toContain(
+      'Do not apologise or offer remedies for what the facts do not show',
+    );
+  });
+});
