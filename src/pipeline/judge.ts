@@ -12,8 +12,8 @@ import { type Reason, type Scored, type Severity, severityOfScore, TOPICS } from
  *   and never more than the event itself: a complaint beside talk of privacy is no breach),
  *   plus 2 for deaths or the taxonomy's intensifiers, 1 for injuries; one less when the
  *   brand is involved rather than the subject, when the event is over (resolved), two less
- *   when the coverage reports it did not happen (denied); an opinion piece argues, it
- *   reports nothing new: medium at most.
+ *   when the coverage reports it did not happen (denied); an opinion piece or criticism
+ *   argues, it reports no wrongdoing: medium at most.
  */
 export function judgeSeverity(
   situation: Situation,
@@ -45,7 +45,8 @@ export function judgeSeverity(
   if (situation.role === 'involved') score -= 1;
   if (situation.status === 'resolved') score -= 1;
   if (situation.status === 'denied') score -= 2;
-  if (situation.opinion) score = Math.min(score, 2);
+  // Opinion and criticism argue; they report no wrongdoing: medium at most.
+  if (situation.opinion || situation.event === 'criticism') score = Math.min(score, 2);
   const signals = scored.reasons.filter((r) => r.topic === 'intensifier' || weight(r.topic) > 0);
   return { severity: severityOfScore(Math.max(0, score)), reasons: [...facts, ...signals] };
 }

@@ -343,12 +343,11 @@ export function planOf(
                 : type.topic
                   ? planFor([type.topic])
                   : PLAYBOOK.general!;
-  const avoid = [
-    ...new Set([
-      ...constraints.map((c) => CONSTRAINT_DO_NOT[c]),
-      ...doNot(situation, topics, aside),
-    ]),
-  ].slice(0, 4);
+  // Counsel's advice, when the team reports it, says what the merits line would.
+  const own = doNot(situation, topics, aside).filter(
+    (line) => !(constraints.includes('legal') && line === MERITS),
+  );
+  const avoid = [...new Set([...constraints.map((c) => CONSTRAINT_DO_NOT[c]), ...own])].slice(0, 4);
   return avoid.length > 0 ? [...plan, { title: DO_NOT, actions: avoid }] : plan;
 }
 
@@ -389,13 +388,15 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
     out.push('Do not say whether data was exposed until security has established it');
   }
   if (situation.event === 'lawsuit' || situation.event === 'regulator-action') {
-    out.push('Do not comment on the merits or the other party before counsel agrees the words');
+    out.push(MERITS);
   }
   if (situation.opinion) {
     out.push('Do not attack the author: answer facts with facts');
   }
   return [...new Set(out)].slice(0, 3);
 }
+
+const MERITS = 'Do not comment on the merits or the other party before counsel agrees the words';
 
 /** Topics whose plans would treat the story as an incident. */
 const TOPICS_OF_INCIDENT: ReadonlySet<string> = new Set([

@@ -89,7 +89,7 @@ const STATUS: readonly { status: Status; pattern: RegExp }[] = [
   {
     status: 'resolved',
     pattern:
-      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed|dropped|dismissed)|back online|(?:charges|case|lawsuit|suit|investigation) (?:was|were) (?:dropped|dismissed|closed)|cleared of|settled (?:the|a|its)|reached a settlement|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
+      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed|dropped|dismissed)|back online|(?:charges|case|lawsuit|suit|investigation) (?:was|were) (?:dropped|dismissed|closed)|cleared of|settled (?:the|a|its)|reached a settlement|(?:seems|appears) to be over|(?:row|dispute|feud|standoff|stand-off|strike) (?:is|was|has been) (?:over|ended|resolved)|ended the (?:row|dispute|feud|strike)|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
   },
   {
     status: 'confirmed',
@@ -157,6 +157,9 @@ interface Sentence {
   position: number;
 }
 
+/** Sentences of an article read for its subject when no brand is given. */
+const LEDE_SENTENCES = 12;
+
 /** The article's sentences, each told whether it names the brand and how. */
 function readSentences(article: SituationArticle, brand: BrandTerms | undefined): Sentence[] {
   const matcher = brand ? new BrandMatcher([{ brand: true, terms: brand }]) : null;
@@ -179,9 +182,14 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
   const title = article.title.replace(/\s+/g, ' ').trim().replace(TITLE_TAIL, '');
   const out: Sentence[] = [read(title, 0)];
   for (const paragraph of article.text.split(/\n\s*\n|\n/)) {
+    // Without a brand the article's own subject is in its headline and lede.
+    if (!matcher && out.length > LEDE_SENTENCES) break;
     if (boilerplateOf(paragraph)) continue;
-    for (const s of splitSentences(paragraph)) {
-      if (!boilerplateOf(s)) out.push(read(s, out.length));
+    for (const text of splitSentences(paragraph)) {
+      const s = read(text, out.length);
+      // Furniture matters only where it would name the brand (the test is costly).
+      if (s.names && boilerplateOf(text)) continue;
+      out.push(s);
     }
   }
   return out;
@@ -312,6 +320,21 @@ function statusOf(
 
 /** The situation one article puts the brand in (the whole article's subject without one). */
 export function situationOf(article: SituationArticle, brand?: BrandTerms): Situation {
+  // A story's sources are read for its scores and again for its advisory: once is enough.
+  const known = READ.get(article)?.get(brand ?? NO_BRAND);
+  if (known) return known;
+  const situation = readSituation(article, brand);
+  const byBrand = READ.get(article) ?? new WeakMap<object, Situation>();
+  byBrand.set(brand ?? NO_BRAND, situation);
+  READ.set(article, byBrand);
+  return situation;
+}
+
+/** Situations read, by article and brand object (sources are not changed once read). */
+const READ = new WeakMap<object, WeakMap<object, Situation>>();
+const NO_BRAND = {};
+
+function readSituation(article: SituationArticle, brand?: BrandTerms): Situation {
   const sentences = readSentences(article, brand);
   const { role, sentence: roleSentence } = roleOf(sentences);
   const own = sentences.filter((s) => s.names && !s.aside);
@@ -324,7 +347,8 @@ export function situationOf(article: SituationArticle, brand?: BrandTerms): Situ
   const near = new Set<number>();
   for (const s of own) for (const j of [s.at - 1, s.at, s.at + 1]) near.add(j);
   const around = sentences.filter((s) => near.has(s.at)).map((s) => s.text);
-  const reporting = around.filter((s) => eventsIn(s).includes(found.event));
+  const phrases = eventType(found.event).phrases;
+  const reporting = phrases ? around.filter((s) => phrases.test(s)) : [];
   const status = statusOf(
     found.event,
     reporting.length > 0 ? reporting : [found.sentence],

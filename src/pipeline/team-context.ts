@@ -56,6 +56,13 @@ const DENIAL = new RegExp(
   'i',
 );
 
+/**
+ * Worse news the team knows is coming ("a second complaint is coming this week", "the
+ * paper will publish more on Friday"): the story will grow, whatever its words weigh.
+ */
+const MORE_COMING =
+  /\b(?:(?:another|a second|a further|a new|more) (?:complaints?|lawsuits?|claims?|stor(?:y|ies)|articles?|reports?|investigations?|allegations?|leaks?|revelations?)\b[^.]{0,60}\b(?:coming|expected|due|will|planned|is being prepared)|(?:will|plans? to|is going to|are going to) (?:publish|run|air|broadcast|file)\b)/i;
+
 /** The constraints a context states, each by the words that say it. */
 const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   [
@@ -100,7 +107,10 @@ export function readContext(
       continue;
     }
     // Worse news is not cancelled by a reassurance beside it.
-    if (SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(story.severity)) {
+    if (
+      MORE_COMING.test(sentence) ||
+      SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(story.severity)
+    ) {
       return { direction: 1, denies: false, resolved: false, constraints: constraintsOf(text) };
     }
   }

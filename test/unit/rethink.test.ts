@@ -312,3 +312,25 @@ describe('a context saying the problem is over', () => {
     );
   });
 });
+
+describe('worse news the team knows is coming', () => {
+  it('raises the story, whatever its words weigh', () => {
+    const claim = [
+      source(
+        1,
+        'Acme accused of misleading voters',
+        'Acme was accused of misleading customers with a renamed account.',
+      ),
+    ];
+    const before = generateAdvisory(claim, acme);
+    const p = rethinkAdvisory({
+      sources: claim,
+      context: 'A second complaint, about an edited video, is coming this week.',
+      brand: acme,
+      live: liveOf(claim),
+    });
+    const levels = ['informational', 'watch', 'threat', 'crisis'];
+    expect(levels.indexOf(p.assessment)).toBe(levels.indexOf(before.assessment) + 1);
+    expect(p.contextEffect).toBe('the team’s context reports worse than the coverage');
+  });
+});

@@ -140,6 +140,20 @@ describe('judgements from the situation', () => {
     expect(avoid(op).join(' ')).toMatch(/attack the author|alleges none/);
   });
 
+  it('rates criticism medium at most: it argues, it reports no wrongdoing', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme tablet falls short of its promises',
+          'Acme promised 4K at launch, but the tablet falls short, and millions of buyers are angry.\n\nReviewers slammed Acme for the broken promise.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.severity).toBe('medium');
+    expect(g.phases.map((p) => p.title)).toContain('Understand the criticism');
+  });
+
   it('waits for the review before apologising for an allegation, and says so', () => {
     const g = generateAdvisory(
       [
