@@ -3,7 +3,7 @@ import { similarity, type Terms, terms } from './cluster.js';
 import { eventType } from './events.js';
 import { judgeSeverity, judgeTopics } from './judge.js';
 import { boilerplateOf, focusOf } from './mentions.js';
-import { DO_NOT, MAX_PHASES, type Phase, planOf } from './playbook.js';
+import { DO_NOT, isPlanForResolved, MAX_PHASES, type Phase, planOf } from './playbook.js';
 import { sentencesOf } from './sentences.js';
 import { type Situation, situationOf } from './situation.js';
 import { spreadOf } from './spread.js';
@@ -89,7 +89,11 @@ export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms
   });
   const spread = spreadOf(sources);
   const base = maxSeverity(judged.map((j) => j.severity));
-  const gravest = judged.find((j) => j.severity === base)!;
+  // On a tie, a source where the story is the brand's own outweighs one naming it aside.
+  const own = (j: (typeof judged)[number]) =>
+    j.situation.role === 'subject' || j.situation.role === 'involved';
+  const tied = judged.filter((j) => j.severity === base);
+  const gravest = tied.find(own) ?? tied[0]!;
   // Spread raises what is at stake; a brand named in passing stays out of it however far
   // the coverage of something else goes.
   const aside = judged.every(
@@ -322,10 +326,25 @@ export function generateAdvisory(
     urgency: URGENCIES[Math.min(3, level + (spread === 'viral' ? 1 : 0))]!,
     executiveSummary,
     summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
-    phases: latest ? withContextPhase(plan, latest) : plan,
+    phases: latest ? withContextPhase(plan, latest, situation) : plan,
     reasons,
-    contextEffect: latest ? effectOf(readings, shift) : null,
+    // Said only when the latest context moved the judgement (a diff's other moves come
+    // from the coverage).
+    contextEffect:
+      latest && latest.direction !== 0 && shift !== 0 ? effectOf(readings, shift) : null,
   };
+}
+
+/** The story's situation as the team's contexts leave it (for the model's brief). */
+export function situationWithContexts(
+  story: ReturnType<typeof assessStory>,
+  contexts: readonly string[],
+  language?: string | null,
+): Situation {
+  return withContexts(
+    story.situation,
+    contexts.map((c) => readContext(c, story, language)),
+  );
 }
 
 /** The situation as the team's contexts correct it: denied, or over, when they say so. */
@@ -343,14 +362,21 @@ function withContexts(situation: Situation, readings: readonly ContextReading[])
  * be the harm), briefing the team otherwise. The "Do not" list stays last, and a plan that
  * would run past six phases gives up its last ordinary one (monitoring) for it.
  */
-function withContextPhase(plan: readonly Phase[], latest: ContextReading): Phase[] {
+function withContextPhase(
+  plan: readonly Phase[],
+  latest: ContextReading,
+  situation: Situation,
+): Phase[] {
+  // A problem the plan already treats as over needs no phase saying so again.
+  if (latest.resolved && isPlanForResolved(situation)) return [...plan];
   const extra: Phase = latest.resolved
     ? {
-        // The team knows the problem is over: saying so is the next thing to do.
+        // The team knows the problem is over: say so to whoever asks, and no more (a
+        // release about a closed problem puts it back in the news).
         title: 'Say it is fixed',
         actions: [
-          'Publish on owned channels what was fixed and when, once the owning team confirms it',
-          'Send the update to the publishers who covered it',
+          'If customers or publishers ask, say what was fixed and when, once the owning team confirms it',
+          'Start no new coverage of a problem that is over',
         ],
       }
     : latest.direction < 0
@@ -364,7 +390,7 @@ function withContextPhase(plan: readonly Phase[], latest: ContextReading): Phase
       : {
           title: 'Brief the team on the new context',
           actions: [
-            'Share the context with everyone answering questions',
+            'Share the context with those answering questions who need it',
             'Check the plan’s open steps against it',
           ],
         };
@@ -378,7 +404,6 @@ function withContextPhase(plan: readonly Phase[], latest: ContextReading): Phase
 /** Why the contexts moved the judgement, in words of the model, never of the context. */
 function effectOf(readings: readonly ContextReading[], shift: number): string {
   if (shift > 0) return 'the team’s context reports worse than the coverage';
-  if (shift === 0) return 'the team’s context does not change how grave the story is';
   if (readings.some((r) => r.resolved)) return 'the team’s context says the problem is resolved';
   if (readings.some((r) => r.denies)) return 'the team’s context denies what the coverage reports';
   return 'the team’s context says the coverage overstates the harm';

@@ -8,8 +8,10 @@ import {
   type GeneratedAdvisory,
   generateAdvisory,
   type Source,
+  situationWithContexts,
   URGENCIES,
 } from './builtin-advisor.js';
+import { stopwordsFor } from './cluster.js';
 import { DO_NOT, MAX_PHASES } from './playbook.js';
 import {
   type ProposalInput,
@@ -145,7 +147,7 @@ export class ChatCompletionsAdvisor implements Advisor {
     const answer = await this.answer(
       PROPOSE,
       {
-        ...told(input.sources, base, input.brand),
+        ...told(input.sources, base, input.brand, [...(input.earlier ?? []), input.context]),
         sources,
         live: {
           assessment: input.live.assessment,
@@ -174,7 +176,7 @@ export class ChatCompletionsAdvisor implements Advisor {
     return {
       advisory: {
         ...base,
-        assessment: withinStep(ASSESSMENT_LEVELS, base.assessment, answer.assessment),
+        assessment: withinStep(ASSESSMENTS, base.assessment, answer.assessment),
         urgency: withinStep(URGENCIES, base.urgency, answer.urgency),
         executiveSummary: answer.executive_summary,
         summaryBasis: [...new Set(answer.executive_summary.flatMap((i) => i.cites))],
@@ -208,6 +210,10 @@ export class ChatCompletionsAdvisor implements Advisor {
           if (item.cites.length === 0) throw new Error('an uncited sentence');
           if (!item.cites.every((c) => known.has(c))) {
             throw new Error('a citation names no source of the story');
+          }
+          const cited = sources.filter((s) => item.cites.includes(s.id));
+          if (!supported(item.text, cited)) {
+            throw new Error('a sentence its sources do not support');
           }
         }
         const texts = [
@@ -315,6 +321,27 @@ async function streamedReply(res: Response): Promise<Reply> {
   return reply;
 }
 
+/** Share of a sentence's content words its cited sources must hold. */
+const SUPPORT = 0.6;
+const ENGLISH_STOPWORDS = stopwordsFor('en');
+/** Content words, by their first five letters: "recalled" is "recall", "injuries" "injur". */
+const contentStems = (text: string) =>
+  (text.toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? [])
+    .filter((w) => !ENGLISH_STOPWORDS.has(w))
+    .map((w) => w.slice(0, 5));
+
+/**
+ * Whether the cited sources support a sentence: most of its content words are theirs.
+ * A paraphrase passes; a claim the sources never make ("the chief executive resigned"
+ * of a recall) brings words they do not hold, and the answer is asked again.
+ */
+function supported(text: string, cited: readonly SourceForModel[]): boolean {
+  const said = contentStems(text);
+  if (said.length === 0) return true;
+  const held = new Set(cited.flatMap((s) => contentStems(`${s.title} ${s.text}`)));
+  return said.filter((w) => held.has(w)).length / said.length >= SUPPORT;
+}
+
 /** The JSON inside a Markdown fence, which models add though told not to. */
 const unfenced = (content: string) =>
   content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
@@ -333,8 +360,15 @@ const forModel = (stored: readonly Source[]): SourceForModel[] =>
  * What the model is told besides the sources: the brand, the situation the service read
  * (situation.ts) and its judgement, so it writes from the same facts.
  */
-function told(stored: readonly Source[], base: GeneratedAdvisory, brand?: BrandTerms) {
-  const { situation } = assessStory(stored, brand);
+function told(
+  stored: readonly Source[],
+  base: GeneratedAdvisory,
+  brand?: BrandTerms,
+  contexts: readonly string[] = [],
+) {
+  const story = assessStory(stored, brand);
+  // The situation as the team's contexts leave it (denied, resolved), as the plan has it.
+  const situation = situationWithContexts(story, contexts, stored[0]?.language);
   return {
     brand: brand ? { name: brand.name, host: brand.host, aliases: brand.aliases ?? [] } : null,
     situation: {
@@ -355,10 +389,10 @@ function told(stored: readonly Source[], base: GeneratedAdvisory, brand?: BrandT
   };
 }
 
-/** The assessments by level: opportunity stands with informational, the lowest. */
-const ASSESSMENT_LEVELS = ['informational', ...ASSESSMENTS.slice(1)] as const;
-
-/** The model's value, or the judgement's a step towards it when it strays further. */
+/**
+ * The model's value, or the judgement's a step towards it when it strays further
+ * (`opportunity` stands with `informational`, the lowest assessment).
+ */
 function withinStep<T extends string>(scale: readonly string[], judged: T, answered: T): T {
   const level = (v: string) => (v === 'opportunity' ? 0 : scale.indexOf(v));
   const a = level(judged);

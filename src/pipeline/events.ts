@@ -54,7 +54,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 3,
     topic: 'product-safety',
     phrases: re(
-      String.raw`(?:was|were|been) (?:killed|injured|hurt|hospitali[sz]ed)|died (?:after|when|in)|fatal (?:crash|accident|fire)|explo(?:ded|sion)|derail|caught fire`,
+      String.raw`(?:was|were|been) (?:killed|injured|hurt|hospitali[sz]ed)|died (?:after|when|in)|fatal (?:crash|accident|fire)|explosion (?:at|in|on|inside|near)|exploded (?:at|in|on|inside|near|while|when)|derail|caught fire`,
     ),
   },
   {
@@ -62,8 +62,9 @@ export const EVENT_TYPES: readonly EventType[] = [
     polarity: 'adverse',
     weight: 3,
     topic: 'product-safety',
+    // Not a memory: "recalled her first job", "recalls the day", "as you may recall".
     phrases: re(
-      String.raw`recall(?:s|ed|ing)?\b(?! (?:that|how|when|what|why|where|being|seeing))`,
+      String.raw`recall(?:s|ed|ing)?\b(?!\s+(?:that|how|when|what|why|where|being|seeing|her|his|him|them|me|us|you|it|fondly|vividly|once|later|earlier|the (?:day|days|time|times|moment|years|night|morning|scene|conversation|words|meeting)|an? (?:time|day|moment|conversation|incident|episode|meeting))\b)`,
     ),
   },
   {
@@ -99,7 +100,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 2,
     topic: 'legal-regulatory',
     phrases: re(
-      String.raw`fined|fines? of|penalt(?:y|ies)|regulators?\b|antitrust|(?:opened|launched|faces|facing|under) (?:an? )?(?:formal )?(?:investigation|probe|inquiry)|investigat(?:ing|ed|ion) (?:into|of)|attorneys? general|ftc|sec\b|competition (?:authority|commission)|ordered (?:to|by)|banned`,
+      String.raw`fined|fines? of|(?:record |heavy |hefty )?fines? (?:on|against)|impos(?:es|ed|ing) (?:an? )?(?:record |heavy )?(?:fine|penalty|sanctions?)|penalt(?:y|ies)|regulators?\b|antitrust|(?:opened|launched|faces|facing|under) (?:an? )?(?:formal )?(?:investigation|probe|inquiry)|investigat(?:ing|ed|ion) (?:into|of)|attorneys? general|ftc|sec\b|competition (?:authority|commission)|ordered (?:to|by)|banned`,
     ),
   },
   {
@@ -108,7 +109,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 2,
     topic: 'legal-regulatory',
     phrases: re(
-      String.raw`lawsuits?|sued|sues|suing|class action|filed (?:a )?(?:suit|complaint)|(?:in|to|before) court\b|court (?:ruled|ordered|case|hearing|filing)|courtroom|settlement|verdict|indict`,
+      String.raw`lawsuits?|sued|sues|suing|class action|filed (?:a )?(?:suit|complaint)|(?:in|to|before) court\b|court (?:ruled|ordered|case|hearing|filing)|courtroom|settlement|(?:jury|guilty) verdict|verdict (?:against|in favou?r)|indict`,
     ),
   },
   {
@@ -152,7 +153,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 1,
     topic: 'customer-experience',
     phrases: re(
-      String.raw`outages?|went down|is down|downtime|service disruption|disrupted service|offline for|glitch(?:es|y)?|technical (?:problems|issues|difficulties)|widespread problems|power shut-?offs?|shut(?:ting|s)? off power|(?:app|site|website|service|servers?) (?:crashed|went down|was down)`,
+      String.raw`outages?|(?:service|site|website|app|servers?|network|system|platform)s? (?:went|is|was) down|downtime|service disruption|disrupted service|offline for|glitch(?:es|y)?|technical (?:problems|issues|difficulties)|widespread problems|power shut-?offs?|shut(?:ting|s)? off power|(?:app|site|website|service|servers?) (?:crashed|went down|was down)`,
     ),
   },
   {
@@ -178,7 +179,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'financial',
     phrases: re(
-      String.raw`earnings|quarterly (?:results|revenue|profit|loss)|(?:annual|full-year) results|revenue (?:rose|fell|grew|of)|profits? (?:rose|fell|grew|jumped|slumped)|shares (?:fell|rose|jumped|slumped|dropped|surged|climbed)|stock (?:fell|rose|jumped|dropped|surged)`,
+      String.raw`earnings|posts? (?:an? )?(?:surprise |quarterly |annual |record )?(?:loss|profit)|profit warning|quarterly (?:results|revenue|profit|loss)|(?:annual|full-year) results|revenue (?:rose|fell|grew|of)|profits? (?:rose|fell|grew|jumped|slumped)|shares (?:fell|rose|jumped|slumped|dropped|surged|climbed)|stock (?:fell|rose|jumped|dropped|surged)`,
     ),
   },
   {

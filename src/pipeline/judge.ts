@@ -10,7 +10,8 @@ import { type Reason, type Scored, type Severity, severityOfScore, TOPICS } from
  *   alarming words stand near the brand;
  * - an adverse event: its weight, plus the other risks its sentences report (at most 2,
  *   and never more than the event itself: a complaint beside talk of privacy is no breach),
- *   plus 2 for deaths or the taxonomy's intensifiers, 1 for injuries; one less when the
+ *   plus 2 for deaths or the taxonomy's intensifiers, 1 for injuries, 1 for 100,000
+ *   people or things touched; one less when the
  *   brand is involved rather than the subject, when the event is over (resolved), two less
  *   when the coverage reports it did not happen (denied); an opinion piece or criticism
  *   argues, it reports no wrongdoing: medium at most.
@@ -46,7 +47,8 @@ export function judgeSeverity(
   if (situation.status === 'resolved') score -= 1;
   if (situation.status === 'denied') score -= 2;
   // Opinion and criticism argue; they report no wrongdoing: medium at most.
-  if (situation.opinion || situation.event === 'criticism') score = Math.min(score, 2);
+  const hurt = situation.harm.deaths || situation.harm.injuries;
+  if ((situation.opinion || situation.event === 'criticism') && !hurt) score = Math.min(score, 2);
   const signals = scored.reasons.filter((r) => r.topic === 'intensifier' || weight(r.topic) > 0);
   return { severity: severityOfScore(Math.max(0, score)), reasons: [...facts, ...signals] };
 }

@@ -309,14 +309,38 @@ const SITUATION_PLANS = {
         'Brief employees and partners',
       ],
     },
-    { title: 'Follow up', actions: ['Offer the journalist a follow-up interview'] },
+    {
+      // A listing, an acquisition or a contract may be under disclosure rules: what is
+      // said about it goes through the people who know them.
+      title: 'Follow up',
+      actions: ['Route interview requests through legal and investor relations first'],
+    },
+  ],
+  /** A problem the coverage reports as over: confirm it, answer when asked, no more. */
+  resolved: [
+    {
+      title: 'Confirm it is over',
+      actions: [
+        'Check with the owning team that the problem is closed and will not recur',
+        'Note what customers were told, and when',
+      ],
+    },
+    {
+      title: 'Answer only when asked',
+      actions: [
+        'If asked, say what was fixed and when',
+        'Start no new coverage of a problem that is over',
+      ],
+    },
+    MONITOR,
   ],
 } satisfies Record<string, Phase[]>;
 
 /**
  * The plan for a brand's situation (docs/pipeline.md, "Playbook"): a mention in passing
  * gets no crisis plan, an opinion piece an answer to its argument, a review the review's,
- * an accusation a review before any statement; otherwise the plan of its riskiest topic.
+ * an accusation a review before any statement, a problem reported over a check that it
+ * is; otherwise the plan of its riskiest topic.
  * A short "Do not" phase follows when the facts make an obvious move wrong.
  */
 export function planOf(
@@ -324,25 +348,8 @@ export function planOf(
   topics: readonly string[],
   constraints: readonly Constraint[] = [],
 ): Phase[] {
-  const type = eventType(situation.event);
   const aside = situation.role !== 'subject' && situation.role !== 'involved';
-  const plan = aside
-    ? SITUATION_PLANS.aside
-    : situation.opinion && type.weight < 3
-      ? SITUATION_PLANS.opinion
-      : situation.event === 'review'
-        ? SITUATION_PLANS.review
-        : situation.event === 'accusation'
-          ? SITUATION_PLANS.accusation
-          : situation.event === 'criticism'
-            ? SITUATION_PLANS.criticism
-            : situation.event === 'deal' || situation.event === 'partnership'
-              ? SITUATION_PLANS.deal
-              : type.polarity === 'adverse'
-                ? planFor(topics)
-                : type.topic
-                  ? planFor([type.topic])
-                  : PLAYBOOK.general!;
+  const plan = aside ? SITUATION_PLANS.aside : basePlan(situation, topics);
   // Counsel's advice, when the team reports it, says what the merits line would.
   const own = doNot(situation, topics, aside).filter(
     (line) => !(constraints.includes('legal') && line === MERITS),
@@ -350,6 +357,39 @@ export function planOf(
   const avoid = [...new Set([...constraints.map((c) => CONSTRAINT_DO_NOT[c]), ...own])].slice(0, 4);
   return avoid.length > 0 ? [...plan, { title: DO_NOT, actions: avoid }] : plan;
 }
+
+/** The plan of a situation that is the brand's own story (planOf), before its "Do not". */
+function basePlan(situation: Situation, topics: readonly string[]): Phase[] {
+  const type = eventType(situation.event);
+  if (situation.opinion && type.weight < 3) return SITUATION_PLANS.opinion;
+  if (isPlanForResolved(situation)) return SITUATION_PLANS.resolved;
+  switch (situation.event) {
+    case 'review':
+      return SITUATION_PLANS.review;
+    case 'accusation':
+      return SITUATION_PLANS.accusation;
+    case 'criticism':
+      return SITUATION_PLANS.criticism;
+    case 'deal':
+    case 'partnership':
+      return SITUATION_PLANS.deal;
+  }
+  if (type.polarity === 'adverse') return planFor(topics);
+  return type.topic ? planFor([type.topic]) : PLAYBOOK.general!;
+}
+
+/** Whether the situation gets the plan for a problem that is over. */
+export const isPlanForResolved = (situation: Situation) =>
+  situation.status === 'resolved' && OVER_WHEN_FIXED.has(situation.event);
+
+/** Events that are over once fixed: a resolved one needs confirming, not a response. */
+const OVER_WHEN_FIXED: ReadonlySet<string> = new Set([
+  'outage',
+  'defect',
+  'security-flaw',
+  'criticism',
+  'labor-dispute',
+]);
 
 /** The title of the phase listing the moves the facts make wrong. */
 export const DO_NOT = 'Do not';

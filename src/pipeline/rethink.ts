@@ -1,6 +1,6 @@
 import type { BrandTerms } from './brand-matcher.js';
 import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
-import { MAX_PHASES } from './playbook.js';
+import { DO_NOT, MAX_PHASES } from './playbook.js';
 
 /**
  * A proposal (spec 3.3): the advisory thought again from the story's sources as they are
@@ -46,16 +46,24 @@ export function rethinkAdvisory(input: ProposalInput): GeneratedAdvisory {
  */
 export function withStartedPhases(advisory: GeneratedAdvisory, live: LivePlan): GeneratedAdvisory {
   const started = live.phases.filter((p) => p.started);
-  const fresh = advisory.phases.filter((p) => !started.some((s) => s.title === p.title));
+  // The "Do not" list closes the plan whatever is kept: an ordinary phase gives way to it.
+  const avoid = advisory.phases.find(
+    (p) => p.title === DO_NOT && !started.some((s) => s.title === DO_NOT),
+  );
+  const fresh = advisory.phases.filter(
+    (p) => p !== avoid && !started.some((s) => s.title === p.title),
+  );
   const last = Math.max(0, ...started.map((s) => s.number));
   const out: { title: string; actions: string[] }[] = [];
   let next = 0;
-  for (let n = 1; n <= last || (next < fresh.length && out.length < MAX_PHASES); n++) {
+  const room = MAX_PHASES - (avoid ? 1 : 0);
+  for (let n = 1; n <= last || (next < fresh.length && out.length < room); n++) {
     const kept = started.find((s) => s.number === n);
     if (kept) out.push({ title: kept.title, actions: [...kept.actions] });
     else if (next < fresh.length) out.push(fresh[next++]!);
     else break;
   }
+  if (avoid && out.length < MAX_PHASES) out.push(avoid);
   return { ...advisory, phases: out };
 }
 

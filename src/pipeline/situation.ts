@@ -49,22 +49,43 @@ export interface SituationArticle {
 }
 
 /**
- * Where the brand is only a source: "according to Reuters", "told Bloomberg", "reports
- * seen by Reuters", "data from Similarweb", "(AP)", "Reuters reported on Tuesday that".
+ * Where the brand is only a source: "according to Reuters", "reports seen by Reuters",
+ * "data from Similarweb", "(AP)", "told Bloomberg." Read in two steps, because a name is
+ * told by its capitals and the words before it are not: the capitalised words right
+ * before the brand ("the Wall Street") are set aside, then the phrase before them is
+ * looked for. "Told" and "said to" make a source only when the sentence goes on as a
+ * quote does ("told Reuters.", "told Reuters on Tuesday"), not "told Acme to halt sales".
  */
-const SOURCE_BEFORE =
-  /(?:according to|told|seen by|reported by|cited by|quoted by|confirmed to|said to|(?:data|figures|analysis|survey|poll|research|study|report|reporting|estimates?|numbers) (?:by|from|of)|via|citing|per|interview with|speaking (?:to|with)|writing (?:for|in)|first reported by|published (?:by|in)|(?:\bin|\bon) (?:an? )?(?:interview|op-ed|column|podcast|article|report|story) (?:with|for|in|on))\s+(?:the\s+|a\s+|an\s+)?(?:[\p{Lu}][\p{L}.&'’-]*\s+){0,3}$|\(\s*$/iu;
+const NAME_WORDS_BEFORE = /(?:\s+(?:the|a|an))?(?:\s+\p{Lu}[\p{L}.&'’-]*){0,3}\s*$/u;
+const SOURCE_PHRASE =
+  /(?:\b(?:according to|seen by|reported by|cited by|quoted by|(?:data|figures|analysis|survey|poll|research|study|report|reporting|estimates?|numbers) (?:by|from)|via|citing|interview with|writing (?:for|in)|first reported by|published (?:by|in)|(?:in|on) (?:an? )?(?:interview|op-ed|column|podcast|article|report|story) (?:with|for|in|on))|\()$/iu;
+const TOLD_PHRASE = /\b(?:told|said to|confirmed to|speaking (?:to|with))$/iu;
+const QUOTE_GOES_ON =
+  /^\s*(?:[,.;:)”"']|(?:on|in|last|this|earlier|that|after|before|late|early)\b)/iu;
+/** After the name: "Reuters first reported", "a Reuters reporter", "(AP)". */
 const SOURCE_AFTER =
-  /^(?:['’]s?\s+)?(?:[\p{Lu}][\p{L}.&'’-]*\s+){0,3}(?:(?:first\s+)?report(?:ed|s) (?:on|that|earlier|last|this|in)\b|report(?:ed|s)?[.,;]|reporter|journalist|correspondent|analysts? (?:said|say|estimate|expect)|data (?:shows?|showed|suggests?)|survey|poll\b|research(?:ers)? (?:found|shows?)|study|estimates? (?:show|that)|found that|analysis|columnist|editor|writes|wrote|said in a report|news agency|wire)|^\s*\)/iu;
+  /^(?:['’]s?)?\s*(?:(?:first|earlier|previously) reported|reported earlier|reporters?\b|journalists?\b|correspondents?\b|columnists?\b|editors?\b|news agency|wire service|\))/iu;
+
+function asSourceAt(text: string, start: number, end: number): boolean {
+  const before = text.slice(0, start).replace(NAME_WORDS_BEFORE, '').trimEnd();
+  const after = text.slice(end);
+  if (SOURCE_PHRASE.test(before) || SOURCE_AFTER.test(after)) return true;
+  return TOLD_PHRASE.test(before) && QUOTE_GOES_ON.test(after);
+}
 
 /**
- * Where the brand is only the place something happened or was posted: "posted on
- * Twitter", "get it on Amazon", "watching The Crown on Netflix", "pic.twitter.com/…",
- * "across Twitter", "top Twitter trends", "its Twitter account".
+ * Where the brand is only the place something was posted or sold: "posted on Twitter",
+ * "get it on Amazon", "watching The Crown on Netflix", "a post on Acme", "across
+ * Twitter", "top Twitter trends", "pic.twitter.com/…". A verb of posting must say so:
+ * "a fine on Acme" and "pressure on Acme" are about Acme.
  */
-const VENUE_BEFORE = /(?:\b(?:on|via|through|across|over)\s+(?:the\s+)?|[./@])$/iu;
+const VENUE_BEFORE =
+  /(?:\b(?:posted|shared|said|wrote|tweeted|announced|published|streamed|streaming|watch(?:ed|ing)?|available|sold|selling|listed|trending|went viral|get it|buy it|find it|reacted|replied|commented|posting)\b[^.]{0,40}?\b(?:on|via|through|across)\s+(?:the\s+)?|\b(?:a|the|his|her|their|its|in a) (?:post|video|tweet|message|thread|livestream|story|clip) (?:on|via)\s+|\bacross\s+|[./@])$/iu;
+/** Someone's account on it: "its press office Twitter account", "her Instagram page". */
+const OWNER_BEFORE = /\b(?:its|his|her|their|our|your|my|\p{L}+['’]s)\s+(?:[\p{L}-]+\s+){0,2}$/iu;
+const OWNED_AFTER = /^\s+(?:account|handle|page|channel|feed|profile)\b/iu;
 const VENUE_AFTER =
-  /^(?:\.\w+\/|\/|\s+(?:trends?|users?|reactions?|posts?|accounts?|feeds?|followers?|handles?|threads?|videos?|page|stories|live)\b)/iu;
+  /^(?:\.\w+\/|\/|\s+(?:trends?|reactions?|feeds?|followers?|handles?|threads?|hashtags?)\b)/iu;
 
 /**
  * The URL or the page saying it is opinion: a column, an op-ed, an editorial (not a blog:
@@ -75,6 +96,12 @@ const OPINION_URL =
 const OPINION_TEXT =
   /\b(?:is a (?:columnist|contributing (?:writer|columnist|editor)|contributor)|the views expressed|this (?:column|op-ed|essay) |opinion columnist|an opinion piece)\b/i;
 
+/** Where a page says who wrote it and as what: its first and last two paragraphs. */
+function bylineParts(text: string): string {
+  const paragraphs = text.split(/\n\s*\n|\n/).filter((p) => p.trim());
+  return [...paragraphs.slice(0, 2), ...paragraphs.slice(-2)].join('\n');
+}
+
 /** A review of a product: the page is one. */
 const REVIEW_PAGE =
   /\/reviews?\/|[-/]review(?:[-/.]|$)|\breview\b.*[:|–-]|[:|–-].*\breview\b|^review:/i;
@@ -84,12 +111,12 @@ const STATUS: readonly { status: Status; pattern: RegExp }[] = [
   {
     status: 'denied',
     pattern:
-      /\b(?:den(?:y|ies|ied|ying)|rejects?(?:ed)? (?:the )?(?:claims?|allegations?|accusations?|report)|refut(?:es|ed)|disput(?:es|ed) (?:the )?(?:claims?|allegations?|report)|no evidence (?:of|that)|not (?:a|an) (?:breach|hack|security incident|recall)|(?:was|were|has|have)(?:n't| not)(?: been)? (?:breached|hacked|accessed|compromised|affected)|no (?:customer |personal )?(?:data|information|systems?) (?:was|were|had been) (?:accessed|exposed|stolen|breached|compromised))\b/i,
+      /\b(?:den(?:y|ies|ied|ying) (?:the |any |all |that\b|it\b|wrongdoing|allegations?|claims?|reports?|responsibility|liability|having|being)|denial|rejects?(?:ed)? (?:the )?(?:claims?|allegations?|accusations?|report)|refut(?:es|ed)|disput(?:es|ed) (?:the )?(?:claims?|allegations?|report)|no evidence (?:of|that)|not (?:a|an) (?:breach|hack|security incident|recall)|(?:was|were|has|have)(?:n't| not)(?: been)? (?:breached|hacked|accessed|compromised|affected)|no (?:customer |personal )?(?:data|information|systems?) (?:was|were|had been) (?:accessed|exposed|stolen|breached|compromised))\b/i,
   },
   {
     status: 'resolved',
     pattern:
-      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed|dropped|dismissed)|back online|(?:charges|case|lawsuit|suit|investigation) (?:was|were) (?:dropped|dismissed|closed)|cleared of|settled (?:the|a|its)|reached a settlement|(?:seems|appears) to be over|(?:row|dispute|feud|standoff|stand-off|strike) (?:is|was|has been) (?:over|ended|resolved)|ended the (?:row|dispute|feud|strike)|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
+      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed)|back online|(?:charges|case|lawsuit|suit|claims?|complaints?|investigation|inquiry|probe)s? (?:was|were|has been|have been) (?:dropped|dismissed|closed|withdrawn|settled)|cleared of|settled (?:the|a|its)|reached a settlement|(?:seems|appears) to be over|(?:row|dispute|feud|standoff|stand-off|strike) (?:is|was|has been) (?:over|ended|resolved)|ended the (?:row|dispute|feud|strike)|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
   },
   {
     status: 'confirmed',
@@ -121,12 +148,22 @@ const FACT_BY_DEFAULT: ReadonlySet<EventKind> = new Set([
   'security-flaw',
 ]);
 
-const DEATHS = /\b(?:killed|died|deaths?|dead|fatal(?:ly|ities)?)\b/i;
-const INJURIES = /\b(?:injur(?:ed|ies|y|ing)|hurt|hospitali[sz]ed|burns?|fell ill|sickened)\b/i;
+/** People, counted or named, for harm to be harm to people ("killed its car project" is not). */
+const PEOPLE =
+  '(?:people|persons?|children|child|kids?|babies|baby|workers?|passengers?|drivers?|customers?|patients?|residents?|users?|employees?|staff|man|woman|men|women|boys?|girls?|victims?|one|two|three|four|five|six|seven|eight|nine|ten|dozens|hundreds|\\d[\\d,]*)';
+const DEATHS = new RegExp(
+  `\\b(?:${PEOPLE}\\b[^.]{0,40}\\b(?:were|was|have been|has been|are|is)? ?(?:killed|died|dead)|(?:kill(?:ed|s|ing)?)\\s+(?:at least |more than |nearly )?${PEOPLE}|deaths? of|death toll|fatal(?:ly|ities)?(?! flaw| error| mistake| blow))\\b`,
+  'i',
+);
+const INJURIES = new RegExp(
+  `\\b(?:injur(?:ed|ies|y|ing)|${PEOPLE}\\b[^.]{0,30}\\b(?:were|was) hurt|hurt(?:ing)? ${PEOPLE}|hospitali[sz]ed|suffered burns|burn injuries|fell ill|sickened)\\b`,
+  'i',
+);
 const DATA =
   /\b(?:personal (?:data|information|details)|records|passwords|credit cards?|card numbers|social security|email addresses|accounts?|customer data|user data)\b[^.]{0,80}\b(?:exposed|stolen|leaked|compromised|accessed|breached)\b|\b(?:exposed|stole|leaked|compromised|accessed)\b[^.]{0,40}\b(?:personal (?:data|information)|records|passwords|accounts|customer data|user data)\b/i;
+// Digits grouped by thousands, or plain: a run of digits and commas is read in one pass.
 const SCALE =
-  /\b\d[\d,.]*\s*(?:million|billion|thousand|m\b|bn\b)?\s*(?:people|customers|users|consumers|patients|passengers|employees|workers|jobs|accounts|records|units|vehicles|cars|products|devices|homes|households|children|drivers|subscribers)\b/i;
+  /\b(?:\d{1,3}(?:[,.]\d{3})+|\d+)(?:\.\d+)?\s?(?:million|billion|thousand|m\b|bn\b)?\s?(?:people|customers|users|consumers|patients|passengers|employees|workers|jobs|accounts|records|units|vehicles|cars|products|devices|homes|households|children|drivers|subscribers)\b/i;
 const STAKEHOLDERS: readonly [string, RegExp][] = [
   [
     'customers',
@@ -166,10 +203,11 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
   const read = (text: string, at: number): Sentence => {
     if (!matcher) return { text, at, names: true, asSource: false, aside: false, position: 0 };
     const found = matcher.occurrences(text);
-    const source = (o: { start: number; end: number }) =>
-      SOURCE_BEFORE.test(text.slice(0, o.start)) || SOURCE_AFTER.test(text.slice(o.end));
+    const source = (o: { start: number; end: number }) => asSourceAt(text, o.start, o.end);
     const venue = (o: { start: number; end: number }) =>
-      VENUE_BEFORE.test(text.slice(0, o.start)) || VENUE_AFTER.test(text.slice(o.end));
+      VENUE_BEFORE.test(text.slice(0, o.start)) ||
+      VENUE_AFTER.test(text.slice(o.end)) ||
+      (OWNER_BEFORE.test(text.slice(0, o.start)) && OWNED_AFTER.test(text.slice(o.end)));
     return {
       text,
       at,
@@ -187,7 +225,8 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
     if (boilerplateOf(paragraph)) continue;
     for (const text of splitSentences(paragraph)) {
       const s = read(text, out.length);
-      // Furniture matters only where it would name the brand (the test is costly).
+      // A furniture line (paragraphs of it were skipped above) matters only where it would
+      // name the brand: the sentence test is costly.
       if (s.names && boilerplateOf(text)) continue;
       out.push(s);
     }
@@ -215,8 +254,13 @@ function roleOf(sentences: readonly Sentence[]): { role: Role; sentence: string 
   const headline = own[0]!.at === 0 ? own[0] : undefined;
   const inLede = own.some((s) => s.at > 0 && s.at <= 3);
   const share = own.filter((s) => s.at > 0).length / body;
+  // A headline about something done to the brand ("EU imposes record fine on Acme") is
+  // the brand's story wherever the name stands in it.
+  const headlineAdverse =
+    headline !== undefined &&
+    EVENT_TYPES.some((e) => e.polarity === 'adverse' && e.phrases?.test(headline.text));
   if (
-    (headline && (headline.position <= 0.34 || own.length >= 3)) ||
+    (headline && (headline.position <= 0.34 || own.length >= 3 || headlineAdverse)) ||
     (inLede && own.length >= 3) ||
     (own.length >= 6 && share >= 0.15) ||
     own.length >= 10
@@ -261,7 +305,14 @@ function eventOf(
   }
   const headline = own[0]?.at === 0 ? own[0] : undefined;
   const first = headline ? eventsIn(headline.text)[0] : undefined;
-  if (headline && first) return { event: first, sentence: headline.text };
+  // The headline's event, unless the brand's sentences report a graver one ("Outrage as
+  // Acme heaters kill two children" is the deaths' story, not the outrage's).
+  const graver = own.some(
+    (s) =>
+      s !== headline &&
+      eventsIn(s.text).some((k) => eventType(k).weight > eventType(first ?? 'none').weight),
+  );
+  if (headline && first && !graver) return { event: first, sentence: headline.text };
   const counts = new Map<EventKind, { n: number; sentence: string }>();
   for (const s of own) {
     for (const kind of new Set(eventsIn(s.text))) {
@@ -320,7 +371,8 @@ function statusOf(
 
 /** The situation one article puts the brand in (the whole article's subject without one). */
 export function situationOf(article: SituationArticle, brand?: BrandTerms): Situation {
-  // A story's sources are read for its scores and again for its advisory: once is enough.
+  // The same source object is read for a story's scores, its advisory and a proposal's
+  // brief: once is enough. (A copy of an article, as withJudgement makes, is read again.)
   const known = READ.get(article)?.get(brand ?? NO_BRAND);
   if (known) return known;
   const situation = readSituation(article, brand);
@@ -341,7 +393,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   const opinion =
     OPINION_URL.test(article.url ?? '') ||
     /^(?:opinion|comment|column|editorial)\s*[:|]/i.test(article.title) ||
-    OPINION_TEXT.test(article.text);
+    OPINION_TEXT.test(bylineParts(article.text));
   const found = eventOf(article, own, role);
   // What reports the event: the brand's sentences and those either side of them.
   const near = new Set<number>();

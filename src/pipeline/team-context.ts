@@ -30,7 +30,7 @@ const EASING = new RegExp(
     String.raw`\bno (?:one|body|customers?|people|injur(?:y|ies)|data|personal data)\b`,
     String.raw`\bnobody\b`,
     String.raw`\bnot (?:affected|hurt|injured|accessed|true|responsible)\b`,
-    String.raw`\bwas(?:n't| not) (?:hurt|injured|affected|accessed)\b`,
+    String.raw`\bwas(?:n['’]t| not) (?:hurt|injured|affected|accessed)\b`,
     String.raw`\b(?:personne n'a été|aucun(?:e)? (?:blessé|client))|\bvolontaire\b|\bfaux\b`,
     String.raw`\b(?:niemand|keine? (?:Verletzten|Kunden))\b|\bfreiwillig\b|\bfalsch\b`,
     String.raw`\b(?:nadie|ningún (?:herido|cliente))\b|\bvoluntari[oa]\b|\bfals[oa]\b`,
@@ -50,8 +50,8 @@ const DENIAL = new RegExp(
   [
     String.raw`\b(?:no|not an?|never an?)\s+(?:\w+\s+)?(?:breach|incident|attack|hack|leak|recall|injur(?:y|ies)|lawsuit|investigation|fine|outage)\b`,
     String.raw`\bno (?:system|systems|server|servers|account|accounts|customer data|records?) (?:was|were|has been|have been) (?:breached|hacked|compromised|accessed|affected|exposed)\b`,
-    String.raw`\b(?:was|were|is|are|has|have)(?:n't| not)(?: been)? (?:breached|hacked|compromised|accessed|exposed|leaked|recalled|sued|fined)\b`,
-    String.raw`\bnot about us\b|\b(?:is|was)(?:n't| not) (?:us|our (?:company|brand|product)s?)\b`,
+    String.raw`\b(?:was|were|is|are|has|have)(?:n['’]t| not)(?: been)? (?:breached|hacked|compromised|accessed|exposed|leaked|recalled|sued|fined)\b`,
+    String.raw`(?:\bnot|n['’]t) about us\b|\b(?:is|was)(?:n['’]t| not) (?:us|our (?:company|brand|product)s?)\b`,
   ].join('|'),
   'i',
 );
@@ -61,13 +61,16 @@ const DENIAL = new RegExp(
  * paper will publish more on Friday"): the story will grow, whatever its words weigh.
  */
 const MORE_COMING =
-  /\b(?:(?:another|a second|a further|a new|more) (?:complaints?|lawsuits?|claims?|stor(?:y|ies)|articles?|reports?|investigations?|allegations?|leaks?|revelations?)\b[^.]{0,60}\b(?:coming|expected|due|will|planned|is being prepared)|(?:will|plans? to|is going to|are going to) (?:publish|run|air|broadcast|file)\b)/i;
+  /\b(?:(?:another|a second|a further|a new|more) (?:complaints?|lawsuits?|claims?|stor(?:y|ies)|articles?|reports?|investigations?|allegations?|leaks?|revelations?)\b[^.]{0,60}\b(?:coming|expected|due|will|planned|is being prepared)|\b(?:the (?:paper|newspaper|reporter|journalist|publication|outlet|broadcaster|programme|program|show|magazine|site)|they|he|she) (?:will|plans? to|is going to|are going to) (?:publish|run|air|broadcast|file)\b)/i;
+
+/** "This is not about us", "it wasn’t our product": the coverage has the wrong brand. */
+const NOT_US = /(?:\bnot|n['’]t) (?:about )?(?:us|our)\b/i;
 
 /** The constraints a context states, each by the words that say it. */
 const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   [
     'legal',
-    /\b(?:legal|counsel|lawyers?|attorneys?|solicitors?)\b[^.]{0,60}\b(?:advis|recommend|says?|asks?|warns?|insists?)|\bno admission\b|\bwithout prejudice\b|\bprivileged\b|\blitigation hold\b/i,
+    /\b(?:legal|counsel|lawyers?|attorneys?|solicitors?)\b[^.]{0,60}\b(?:advis|recommend|warn|insist|ask)\w* (?:against|not|no\b|us not|that we (?:do not|don['’]t|should not|shouldn['’]t|must not))|\bno admission\b|\bwithout prejudice\b|\bprivileged\b|\blitigation hold\b/i,
   ],
   [
     'embargo',
@@ -75,7 +78,7 @@ const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   ],
   [
     'regulator',
-    /\b(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|sec|data[- ]protection)\b[^.]{0,60}\b(?:notified|informed|contacted|in touch|reviewing|investigating|inquiry)\b|\b(?:notified|informed|contacted)\b[^.]{0,40}\b(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|data[- ]protection)/i,
+    /\b(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|sec|data[- ]protection)\b[^.]{0,60}\b(?:notified|informed|contacted|in touch|reviewing|investigating|inquiry)\b|\b(?:notified|informed|contacted)\b[^.]{0,40}\b(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|sec|data[- ]protection)\b/i,
   ],
 ];
 
@@ -96,7 +99,7 @@ export function readContext(
     // what it denies; a reassurance eases one of its own topics, or any when it names none
     // ("the reports are false", "nobody was hurt").
     if (DENIAL.test(sentence)) {
-      if (ofTheStory || /\bnot about us\b|\bnot (?:us|our)\b/i.test(sentence)) {
+      if (ofTheStory || NOT_US.test(sentence)) {
         direction = -1;
         denies = true;
       }
@@ -122,12 +125,21 @@ export function readContext(
   };
 }
 
-const constraintsOf = (text: string): Constraint[] =>
-  CONSTRAINTS.filter(([, pattern]) => pattern.test(text)).map(([c]) => c);
+/** A constraint said not to hold: "nothing is embargoed", "no longer under embargo". */
+const LIFTED = /\b(?:nothing|not|no longer|never)\b[^.]{0,20}\bembargo/i;
 
-/** The "Do not" a constraint calls for, worded without the context's own words. */
+const constraintsOf = (text: string): Constraint[] =>
+  CONSTRAINTS.filter(
+    ([c, pattern]) => pattern.test(text) && !(c === 'embargo' && LIFTED.test(text)),
+  ).map(([c]) => c);
+
+/**
+ * The "Do not" a constraint calls for, worded so that it gives away nothing of the
+ * context (a share page shows the plan): not that counsel advised, that an embargo holds
+ * or that a regulator is in touch, only the move to avoid, which is sound either way.
+ */
 export const CONSTRAINT_DO_NOT: Record<Constraint, string> = {
-  legal: 'Do not admit liability or discuss the merits in public: follow counsel’s advice',
-  embargo: 'Do not say in public what is not yet public',
-  regulator: 'Do not comment in public on the regulator’s review while it runs',
+  legal: 'Do not admit liability or discuss the merits in public',
+  embargo: 'Do not announce anything beyond what is already public',
+  regulator: 'Do not speculate in public about any official inquiry',
 };

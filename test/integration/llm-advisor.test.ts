@@ -3,8 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../../src/domain/billing-admin.js';
+import { requireBrandByHost } from '../../src/domain/brands.js';
+import { importStory } from '../../src/domain/import-story.js';
 import { startService, type TestService } from '../support/harness.js';
-import { seedWorld, type World } from '../support/world.js';
+import { article, seedWorld, type World } from '../support/world.js';
 
 /**
  * The OpenAI-compatible advisory adapter against a local server that speaks the
@@ -20,7 +22,9 @@ let answers: Answer[] = [];
 const good = {
   assessment: 'threat',
   urgency: 'high',
-  executive_summary: [{ text: 'The model summarises the recall.', cites: ['s1'] }],
+  executive_summary: [
+    { text: 'Northwind announced a product recall after injuries.', cites: ['s1'] },
+  ],
   phases: [
     { title: 'Confirm the facts', actions: ['Call the plant'] },
     { title: 'Answer the press', actions: ['Publish a statement'] },
@@ -190,9 +194,37 @@ describe('chat-completions advisor', () => {
       .orderBy('p.number')
       .execute();
     expect(phases.map((p) => p.title).slice(0, 3)).toEqual(good.phases.map((p) => p.title));
-    if (told.do_not.length > 0) {
-      expect(phases.at(-1)).toEqual({ title: 'Do not', actions: JSON.stringify(told.do_not) });
-    }
+    // An allegation, which the judgement answers with a "Do not" list the model is told
+    // and which follows the model's plan, whatever it answered.
+    requests.length = 0;
+    answers = [
+      reply({
+        ...good,
+        executive_summary: [{ text: 'A blogger alleges Northwind hid a defect.', cites: ['s1'] }],
+      }),
+    ];
+    const brand = await requireBrandByHost(svc.app, 'northwind.example');
+    const alleged = (
+      await importStory(svc.app, {
+        brand,
+        article: article('Northwind', 714, 'that a blogger alleges it hid a defect'),
+        actor: 'operator',
+      })
+    ).event_uri;
+    const brief = JSON.parse(requests[0]!.body.messages[1].content);
+    expect(brief.situation).toMatchObject({ status: 'alleged' });
+    expect(brief.do_not.length).toBeGreaterThan(0);
+    const plan = await svc.app.db
+      .selectFrom('phases as p')
+      .innerJoin('advisories as a', 'a.id', 'p.advisory_id')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select(['p.title', 'p.actions'])
+      .where('s.event_uri', '=', alleged)
+      .where('a.kind', '=', 'live')
+      .orderBy('p.number')
+      .execute();
+    expect(plan.map((p) => p.title)).toEqual([...good.phases.map((p) => p.title), 'Do not']);
+    expect(JSON.parse(plan.at(-1)!.actions)).toEqual(brief.do_not);
   });
 
   it('retries an answer whose citation names no source, then one that breaks the schema, and uses the next good one', async () => {
@@ -203,6 +235,24 @@ describe('chat-completions advisor', () => {
     ];
     const story = await w.story('northwind.example', 701);
     expect((await advisoryOf(story)).generator).toBe('llm:test-model');
+  });
+
+  it('refuses a sentence its cited source does not support, and asks again', async () => {
+    requests.length = 0;
+    answers = [
+      reply({
+        ...good,
+        executive_summary: [
+          { text: 'Northwind’s chief executive resigned amid a fraud inquiry.', cites: ['s1'] },
+        ],
+      }),
+      reply(good),
+    ];
+    const story = await w.story('northwind.example', 713);
+    expect(requests).toHaveLength(2);
+    const a = await advisoryOf(story);
+    expect(a.generator).toBe('llm:test-model');
+    expect(JSON.parse(a.executive_summary)).toEqual(good.executive_summary);
   });
 
   it('falls back to the built-in generator when the endpoint keeps failing', async () => {
@@ -226,7 +276,12 @@ describe('chat-completions advisor', () => {
     const revised = {
       assessment: 'watch',
       urgency: 'medium',
-      executive_summary: [{ text: 'The model summarises the recall again.', cites: ['s1'] }],
+      executive_summary: [
+        {
+          text: 'Northwind recalled a product after injuries; details will follow.',
+          cites: ['s1'],
+        },
+      ],
       phases: [
         { title: 'Correct the record', actions: ['Send the correction'] },
         { title: 'Watch the coverage', actions: ['Check twice a day'] },
@@ -258,7 +313,7 @@ describe('chat-completions advisor', () => {
     const proposal = story.advisory_pending.proposal;
     expect(proposal).toMatchObject({ assessment: 'watch', urgency: 'medium' });
     expect(proposal.executive_summary.map((i: { text: string }) => i.text)).toEqual([
-      'The model summarises the recall again.',
+      'Northwind recalled a product after injuries; details will follow.',
     ]);
     // Phase 1 was done: it stays as it was; the model's plan takes the other numbers.
     expect(proposal.phases[0].title).toBe(story.advisory.phases[0].title);
@@ -289,7 +344,7 @@ describe('chat-completions advisor', () => {
         assessment: 'watch',
         urgency: 'medium',
         executive_summary: [
-          { text: 'The recall is covered again.', cites: ['s1'] },
+          { text: 'Northwind announced the product recall.', cites: ['s1'] },
           { text: 'Legal advises no admission of liability.', cites: ['s1'] },
         ],
         phases: plan,
@@ -297,7 +352,7 @@ describe('chat-completions advisor', () => {
       reply({
         assessment: 'watch',
         urgency: 'medium',
-        executive_summary: [{ text: 'The recall is covered again.', cites: ['s1'] }],
+        executive_summary: [{ text: 'Northwind announced the product recall.', cites: ['s1'] }],
         phases: plan,
       }),
     ];
@@ -314,7 +369,7 @@ describe('chat-completions advisor', () => {
     const proposal = story.advisory_pending.proposal;
     expect(JSON.stringify(proposal)).not.toContain('no admission of liability');
     expect(proposal.executive_summary).toEqual([
-      { text: 'The recall is covered again.', cites: ['s1'] },
+      { text: 'Northwind announced the product recall.', cites: ['s1'] },
     ]);
   });
 

@@ -261,8 +261,8 @@ describe('what a context says, read into the situation (issue 42)', () => {
     expect(avoid.title).toBe('Do not');
     expect(avoid.actions).toEqual(
       expect.arrayContaining([
-        'Do not admit liability or discuss the merits in public: follow counsel’s advice',
-        'Do not comment in public on the regulator’s review while it runs',
+        'Do not admit liability or discuss the merits in public',
+        'Do not speculate in public about any official inquiry',
       ]),
     );
     expect(p.phases.length).toBeLessThanOrEqual(6);
@@ -288,7 +288,7 @@ describe('what a context says, read into the situation (issue 42)', () => {
 });
 
 describe('a context saying the problem is over', () => {
-  it('resolves the story: the plan says it is fixed, and no "Do not apologise" for what happened', () => {
+  it('resolves the story: the plan for a problem that is over, once, and no "Do not apologise" for what happened', () => {
     const outage = [
       source(
         1,
@@ -306,7 +306,10 @@ describe('a context saying the problem is over', () => {
     expect(p.contextEffect).toBe('the team’s context says the problem is resolved');
     const levels = ['informational', 'watch', 'threat', 'crisis'];
     expect(levels.indexOf(p.assessment)).toBe(Math.max(0, levels.indexOf(before.assessment) - 1));
-    expect(p.phases.map((ph) => ph.title)).toContain('Say it is fixed');
+    // An outage the team reports fixed gets the plan for a problem that is over, once.
+    const titles = p.phases.map((ph) => ph.title);
+    expect(titles).toContain('Confirm it is over');
+    expect(titles).not.toContain('Say it is fixed');
     expect(p.phases.flatMap((ph) => ph.actions)).not.toContain(
       'Do not apologise or offer remedies for what the facts do not show',
     );
@@ -332,5 +335,42 @@ describe('worse news the team knows is coming', () => {
     const levels = ['informational', 'watch', 'threat', 'crisis'];
     expect(levels.indexOf(p.assessment)).toBe(levels.indexOf(before.assessment) + 1);
     expect(p.contextEffect).toBe('the team’s context reports worse than the coverage');
+  });
+});
+
+describe('reading a context (review of issue 42)', () => {
+  const claim = [
+    source(1, 'Acme accused of misleading buyers', 'Acme was accused of misleading buyers.'),
+  ];
+  const propose = (context: string) =>
+    rethinkAdvisory({ sources: claim, context, brand: acme, live: liveOf(claim) });
+
+  it('the team’s own plans are no worse news; a contraction still denies; a lifted embargo is none', () => {
+    expect(propose('We will publish a statement tomorrow morning.').contextEffect).toBeNull();
+    expect(propose('This isn’t about us: the buyers confused two brands.').contextEffect).toBe(
+      'the team’s context denies what the coverage reports',
+    );
+    const lifted = propose('Nothing is embargoed any more; legal says we can talk freely.');
+    expect(lifted.phases.flatMap((p) => p.actions)).not.toContain(
+      'Do not announce anything beyond what is already public',
+    );
+    expect(lifted.phases.flatMap((p) => p.actions)).not.toContain(
+      'Do not admit liability or discuss the merits in public',
+    );
+  });
+
+  it('keeps the “Do not” list last when a started phase comes back', () => {
+    const breach = [
+      source(1, 'Acme accused of a data breach', 'A blogger claims Acme suffered a data breach.'),
+    ];
+    const live = liveOf(breach, [1, 2, 3, 4, 5]);
+    const p = rethinkAdvisory({
+      sources: breach,
+      context: 'Our systems were not breached.',
+      brand: acme,
+      live,
+    });
+    expect(p.phases.length).toBeLessThanOrEqual(6);
+    expect(p.phases.at(-1)!.title).toBe('Do not');
   });
 });

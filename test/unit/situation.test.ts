@@ -216,3 +216,104 @@ describe('sentiment toward the brand', () => {
     ).toBe(0);
   });
 });
+
+describe('ordinary grammar is not an aside (review of issue 42)', () => {
+  const role = (title: string, text: string) => situationOf(article(title, text), acme).role;
+
+  it('a brand something is done to is the subject, not a venue or a source', () => {
+    expect(role('EU imposes record fine on Acme', 'The Commission fined Acme on Tuesday.')).toBe(
+      'subject',
+    );
+    expect(
+      role('Lawsuit piles pressure on Acme over kettle fires', 'A lawsuit says the kettles burn.'),
+    ).toBe('subject');
+    expect(role('Acme users hit by data breach', 'Hackers stole data of Acme users.')).toBe(
+      'subject',
+    );
+    expect(
+      role(
+        'Whistleblower says Acme hid defects',
+        'A whistleblower told reporters that Acme hid defects in its kettles.',
+      ),
+    ).toBe('subject');
+    // An object of "told" is no source: "Regulators told Acme to halt sales".
+    expect(
+      situationOf(
+        article('Kettle sales halted', 'Regulators told Acme to halt sales of the kettle.'),
+        acme,
+      ).role,
+    ).not.toBe('source');
+  });
+
+  it('a quote goes on after "told Acme", and an account is someone else’s', () => {
+    expect(
+      role(
+        'Hospital fire',
+        'Three patients died in the fire, a nurse told Acme.\n\nThe hospital was evacuated.',
+      ),
+    ).toBe('source');
+    expect(
+      role(
+        'Party row',
+        'The party changed the name of its press office Acme account during the debate.',
+      ),
+    ).toBe('passing');
+  });
+
+  it('deaths in the body outweigh a mild word in the headline', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Outrage as Acme heaters kill two children',
+          'Two children were killed when an Acme heater caught fire.\n\nAcme is recalling 200,000 heaters.',
+        ),
+      ],
+      acme,
+    );
+    expect(
+      situationOf(
+        article(
+          'Outrage as Acme heaters kill two children',
+          'Two children were killed when an Acme heater caught fire.',
+        ),
+        acme,
+      ).event,
+    ).toBe('accident');
+    expect(g.severity).toBe('critical');
+  });
+
+  it('a contributor quoted in a news report does not make it opinion', () => {
+    const s = situationOf(
+      article(
+        'Acme recalls heaters after fire',
+        'Acme is recalling 200,000 heaters after a fire.\n\nThe fire started in March.\n\nJane Doe, who is a contributor to Consumer Weekly, said owners should stop using them.\n\nRetailers pulled the heaters.\n\nAcme set up a hotline.\n\nRefunds start on Monday.',
+      ),
+      acme,
+    );
+    expect(s.opinion).toBe(false);
+  });
+
+  it('a memory, shares going down and dead batteries are no recall, outage or deaths', () => {
+    const memory = situationOf(
+      article(
+        'Acme boss looks back',
+        'Acme chief executive Jane Doe recalled her first job at Acme.',
+      ),
+      acme,
+    );
+    expect(memory.event).not.toBe('recall');
+    const shares = situationOf(
+      article('Acme shares went down', 'Acme shares went down 5% and the stock is down again.'),
+      acme,
+    );
+    expect(shares.event).not.toBe('outage');
+    const project = situationOf(
+      article(
+        'Acme kills car project',
+        'Acme killed its car project after the prototype batteries were dead on arrival and sales of its kettles were hurt.',
+      ),
+      acme,
+    );
+    expect(project.harm).toMatchObject({ deaths: false, injuries: false });
+  });
+});
