@@ -96,7 +96,8 @@ the event, whether that is alleged, confirmed, denied or resolved, the harm repo
 each source's date (null: undated, never assume today) and the service's own judgement
 ("judgement"). Keep to the situation: a brand only named in passing or quoted as a source
 needs no crisis plan; an allegation is reviewed before any apology, remedy or public
-rebuttal; a step that would announce an incident (notifying a regulator, a recall, remedies)
+rebuttal, and a position the brand already gave ("brand_on_record") is held, not
+replaced; a step that would announce an incident (notifying a regulator, a recall, remedies)
 states the finding it waits for ("If the review confirms …"). Your assessment and urgency
 may differ from the judgement's by one step at most. Keep the "do_not" list in mind.`;
 
@@ -378,6 +379,8 @@ function told(
       opinion_piece: situation.opinion,
       harm: situation.harm,
       stakeholders: situation.stakeholders,
+      // What the brand already said there: a position to hold, not to replace.
+      brand_on_record: situation.onRecord,
     },
     judgement: {
       severity: base.severity,

@@ -283,6 +283,24 @@ const SITUATION_PLANS = {
     BRIEF,
     MONITOR,
   ],
+  accusationAnswered: [
+    {
+      title: 'Review the allegation',
+      actions: [
+        'Establish internally, with the owning team and counsel, what is alleged and what is true',
+        'Preserve the relevant records',
+      ],
+    },
+    {
+      title: 'Hold the position on record',
+      actions: [
+        'Restate what the brand has already said; add nothing new before the review ends',
+        'Agree with legal and communications any change to it before it is made',
+      ],
+    },
+    BRIEF,
+    MONITOR,
+  ],
   criticism: [
     {
       title: 'Understand the criticism',
@@ -367,7 +385,9 @@ function basePlan(situation: Situation, topics: readonly string[]): Phase[] {
     case 'review':
       return SITUATION_PLANS.review;
     case 'accusation':
-      return SITUATION_PLANS.accusation;
+      // A position already given is held, not replaced by an "aware and reviewing" line
+      // that would read as a change of course.
+      return situation.onRecord ? SITUATION_PLANS.accusationAnswered : SITUATION_PLANS.accusation;
     case 'criticism':
       return SITUATION_PLANS.criticism;
     case 'deal':

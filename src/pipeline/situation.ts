@@ -29,6 +29,12 @@ export interface Situation {
     scale: string | null;
   };
   stakeholders: string[];
+  /**
+   * What the brand has already said in the coverage ("Acme said the claims were false",
+   * "a spokesperson for Acme defended the change"): the sentence, or null when it has
+   * said nothing there. A statement on record is restated, not replaced by a new one.
+   */
+  onRecord: string | null;
   /** The sentences naming the brand outside furniture, the headline first when it does. */
   named: string[];
   /** Why: each fact and the sentence it was read from. */
@@ -276,6 +282,19 @@ function roleOf(sentences: readonly Sentence[]): { role: Role; sentence: string 
 /** The taxonomy's product-safety signals that are a recall, in its four languages. */
 const RECALL_SIGNAL = /^(?:recall|rappel|rückruf|zurückgerufen|retirada|retira del mercado)/i;
 
+/** Verbs of the brand speaking for itself, right after its name or its spokesperson's. */
+const SPOKE =
+  /^(?:['’]s)?(?:\s+(?:spokes(?:person|man|woman)|chief executive|ceo|chairman|chairwoman|president|representative|statement))?\s*,?\s*(?:\w+\s+){0,2}?(?:said|says|told|stated|defended|denied|responded|replied|insisted|maintained|argued|rejected|disputed)\b/iu;
+/** "a spokesperson for Acme said", "in a statement, Acme …" */
+const SPOKE_FOR = /\b(?:spokes(?:person|man|woman)|representative) (?:for|of)\s*$/iu;
+
+/** Whether the brand speaks in the sentence: its name, then a verb of saying. */
+function spokeAt(text: string, brand: BrandTerms): boolean {
+  return new BrandMatcher([{ brand: true, terms: brand }])
+    .occurrences(text)
+    .some((o) => SPOKE.test(text.slice(o.end)) || SPOKE_FOR.test(text.slice(0, o.start)));
+}
+
 /** The events a sentence reports, in precedence order. */
 const eventsIn = (sentence: string): EventKind[] =>
   EVENT_TYPES.filter((e) => e.phrases?.test(sentence)).map((e) => e.kind);
@@ -440,6 +459,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
       scale: scaleSentence ? (SCALE.exec(scaleSentence)?.[0] ?? null) : null,
     },
     stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
+    onRecord: brand ? ((own.find((s) => spokeAt(s.text, brand)) ?? null)?.text ?? null) : null,
     named: sentences.filter((s) => s.names).map((s) => s.text),
     facts,
   };

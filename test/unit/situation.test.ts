@@ -170,6 +170,28 @@ describe('judgements from the situation', () => {
     );
   });
 
+  it('holds a position the brand already gave instead of a new "aware and reviewing" line', () => {
+    const answered = generateAdvisory(
+      [
+        article(
+          'Acme accused of misleading voters',
+          'Acme was accused of misleading voters by renaming its account.\n\nAcme defended the change, saying the account was clearly labelled.',
+        ),
+      ],
+      acme,
+    );
+    const titles = answered.phases.map((p) => p.title);
+    expect(titles).toContain('Hold the position on record');
+    expect(steps(answered)).not.toContain(
+      'Say the brand is aware of the allegation and is reviewing it',
+    );
+    const silent = generateAdvisory(
+      [article('Acme accused of misleading voters', 'Acme was accused of misleading voters.')],
+      acme,
+    );
+    expect(steps(silent)).toContain('Say the brand is aware of the allegation and is reviewing it');
+  });
+
   it('lowers a story the coverage reports denied', () => {
     const claimed = generateAdvisory(
       [article('Acme hacked, group claims', 'Hackers claim they breached Acme and stole data.')],
