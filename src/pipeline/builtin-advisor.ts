@@ -246,13 +246,14 @@ function summarize(
     const found = quotes[i]!.find((q) => AFFECTED.test(q));
     if (found && quote(found, s.source_key)) break;
   }
-  // How it is spreading.
+  // How it is spreading, as far as the sources read show: the service cannot say that
+  // nobody else reports it, only that it has read no one else.
   const names = [...new Set(sources.map((s) => s.publisher))];
   const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
   items.push({
     text:
       names.length === 1
-        ? 'No other publisher reports it so far.'
+        ? `Among the sources read so far, only ${names[0]} reports it.`
         : `${names.length} publishers report it: ${list(shown)}.`,
     cites: sources.map((s) => s.source_key),
   });

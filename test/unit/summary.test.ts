@@ -28,7 +28,7 @@ describe('the executive summary', () => {
     expect(g.executiveSummary.map((i) => i.text)).toEqual([
       'Paper 1 reports: Acme recalls battery packs.',
       'Owners can return the packs to any Acme store for a full refund, the company said.',
-      'No other publisher reports it so far.',
+      'Among the sources read so far, only Paper 1 reports it.',
       'Acme is recalling 40,000 PowerCell 9 battery packs after reports of overheating in several homes.',
     ]);
   });
@@ -113,6 +113,6 @@ describe('the executive summary', () => {
 function generated(text: string) {
   return (
     / reports: /.test(text) ||
-    / publishers report it: |^No other publisher reports it so far\.$/.test(text)
+    / publishers report it: |^Among the sources read so far, only .+ reports it\.$/.test(text)
   );
 }
