@@ -11,20 +11,19 @@ import { type Reason, type Scored, type Severity, severityOfScore, TOPICS } from
  * - an adverse event: its weight, plus the other risks its sentences report (at most 2,
  *   and never more than the event itself: a complaint beside talk of privacy is no breach),
  *   plus 2 for deaths or the taxonomy's intensifiers, 1 for injuries, 1 for 100,000
- *   people or things touched; one less when the
- *   brand is involved rather than the subject, when the event is over (resolved), two less
- *   when the coverage reports it did not happen (denied); an opinion piece or criticism
- *   argues, it reports no wrongdoing: medium at most.
+ *   people or things touched; one less when the brand is involved rather than the
+ *   subject, when the event is over (resolved), two less when the coverage reports it did
+ *   not happen (denied); an opinion piece or criticism argues, it reports no wrongdoing:
+ *   medium at most unless people were hurt.
  */
 export function judgeSeverity(
   situation: Situation,
   scored: Scored,
 ): { severity: Severity; reasons: Reason[] } {
-  const facts = situation.facts.map((f) => ({
-    topic: f.fact,
-    signal: f.value,
-    sentence: f.sentence,
-  }));
+  // A fact read from no sentence (no event) explains nothing on the story page.
+  const facts = situation.facts
+    .filter((f) => f.sentence)
+    .map((f) => ({ topic: f.fact, signal: f.value, sentence: f.sentence }));
   if (situation.role !== 'subject' && situation.role !== 'involved') {
     return { severity: 'low', reasons: facts };
   }
