@@ -99,6 +99,19 @@ async function advisoryOf(event_uri: string) {
     .executeTakeFirstOrThrow();
 }
 
+/** The live plan of a story: its phases' titles and actions, in order. */
+async function livePhases(event_uri: string) {
+  return svc.app.db
+    .selectFrom('phases as p')
+    .innerJoin('advisories as a', 'a.id', 'p.advisory_id')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select(['p.title', 'p.actions'])
+    .where('s.event_uri', '=', event_uri)
+    .where('a.kind', '=', 'live')
+    .orderBy('p.number')
+    .execute();
+}
+
 describe('chat-completions advisor', () => {
   it('asks for JSON with the model and key, and stores the validated answer', async () => {
     answers = [reply(good)];
@@ -184,15 +197,7 @@ describe('chat-completions advisor', () => {
     const a = await advisoryOf(story);
     expect(a.generator).toBe('llm:test-model');
     expect(a.assessment).toBe(levels[judged - 1]);
-    const phases = await svc.app.db
-      .selectFrom('phases as p')
-      .innerJoin('advisories as a', 'a.id', 'p.advisory_id')
-      .innerJoin('stories as s', 's.id', 'a.story_id')
-      .select(['p.title', 'p.actions'])
-      .where('s.event_uri', '=', story)
-      .where('a.kind', '=', 'live')
-      .orderBy('p.number')
-      .execute();
+    const phases = await livePhases(story);
     expect(phases.map((p) => p.title).slice(0, 3)).toEqual(good.phases.map((p) => p.title));
     // An allegation, which the judgement answers with a "Do not" list the model is told
     // and which follows the model's plan, whatever it answered.
@@ -214,15 +219,7 @@ describe('chat-completions advisor', () => {
     const brief = JSON.parse(requests[0]!.body.messages[1].content);
     expect(brief.situation).toMatchObject({ status: 'alleged' });
     expect(brief.do_not.length).toBeGreaterThan(0);
-    const plan = await svc.app.db
-      .selectFrom('phases as p')
-      .innerJoin('advisories as a', 'a.id', 'p.advisory_id')
-      .innerJoin('stories as s', 's.id', 'a.story_id')
-      .select(['p.title', 'p.actions'])
-      .where('s.event_uri', '=', alleged)
-      .where('a.kind', '=', 'live')
-      .orderBy('p.number')
-      .execute();
+    const plan = await livePhases(alleged);
     expect(plan.map((p) => p.title)).toEqual([...good.phases.map((p) => p.title), 'Do not']);
     expect(JSON.parse(plan.at(-1)!.actions)).toEqual(brief.do_not);
   });
