@@ -257,9 +257,13 @@ function summarize(
         : `${names.length} publishers report it: ${list(shown)}.`,
     cites: sources.map((s) => s.source_key),
   });
-  // What is at stake: where the weightiest signal fired, when it is a sentence to quote.
+  // What is at stake, when it is a sentence to quote: the harm the situation reads
+  // (deaths, injuries, data exposed), then the sentence reporting an adverse event, then
+  // where the weightiest signal fired.
   const weight = (topic: string) => TOPICS.find((t) => t.tag === topic)?.weight ?? 0;
-  const stakes = [...reasons].sort((a, b) => weight(b.topic) - weight(a.topic));
+  const rank = (r: StoryReason) =>
+    r.topic === 'harm' ? 100 : r.topic === 'event' && adverse ? 50 : weight(r.topic);
+  const stakes = [...reasons].sort((a, b) => rank(b) - rank(a));
   for (const r of stakes) {
     const i = sources.findIndex((s) => s.source_key === r.source);
     if (i >= 0 && quotes[i]!.includes(r.sentence) && quote(r.sentence, r.source)) break;

@@ -323,7 +323,7 @@ const SITUATION_PLANS = {
     {
       title: 'Amplify',
       actions: [
-        'Share the news on owned channels once it is public',
+        'Once the terms are final and public, share them on owned channels as legal and investor relations approve',
         'Brief employees and partners',
       ],
     },

@@ -110,6 +110,21 @@ describe('the event and its status', () => {
 });
 
 describe('judgements from the situation', () => {
+  it('quotes the harm as what is at stake', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme recalls heaters',
+          'Acme is recalling 12,000 heaters sold since March.\n\nThe heaters were sold in Leeds and York by several retailers.\n\nThe company set up a hotline for owners on Monday.\n\nFour people were injured when Acme heaters overheated in their homes.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.executiveSummary.map((i) => i.text)).toContain(
+      'Four people were injured when Acme heaters overheated in their homes.',
+    );
+  });
+
   it('rates good news low, whatever alarming words stand near it', () => {
     const award = generateAdvisory(
       [
