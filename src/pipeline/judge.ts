@@ -11,10 +11,10 @@ import { type Reason, type Scored, type Severity, severityOfScore, TOPICS } from
  * - an adverse event: its weight, plus the other risks its sentences report (at most 2,
  *   and never more than the event itself: a complaint beside talk of privacy is no breach),
  *   plus 2 for deaths or the taxonomy's intensifiers, 1 for injuries, 1 for 100,000
- *   people or things touched; one less when the brand is involved rather than the
- *   subject, when the event is over (resolved), two less when the coverage reports it did
- *   not happen (denied); an opinion piece or criticism argues, it reports no wrongdoing:
- *   medium at most unless people were hurt.
+ *   people or things touched, 1 for a public authority acting; one less when the brand
+ *   is involved rather than the subject, when the event is over (resolved), two less when
+ *   the coverage reports it did not happen (denied); an opinion piece or criticism
+ *   argues, it reports no wrongdoing: medium at most unless people were hurt.
  */
 export function judgeSeverity(
   situation: Situation,
@@ -42,6 +42,15 @@ export function judgeSeverity(
     (situation.harm.injuries ? 1 : 0);
   // Many people touched (a shutoff for 375,000 people, two million records) weighs more.
   if (atScale(situation.harm.scale)) score += 1;
+  // A public authority acting (an attorney general, a regulator, prosecutors) weighs more
+  // than a league's or an association's sanction.
+  const eventSentence = situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
+  if (
+    (situation.event === 'regulator-action' || situation.event === 'lawsuit') &&
+    PUBLIC_AUTHORITY.test(eventSentence)
+  ) {
+    score += 1;
+  }
   if (situation.role === 'involved') score -= 1;
   if (situation.status === 'resolved') score -= 1;
   if (situation.status === 'denied') score -= 2;
@@ -51,6 +60,9 @@ export function judgeSeverity(
   const signals = scored.reasons.filter((r) => r.topic === 'intensifier' || weight(r.topic) > 0);
   return { severity: severityOfScore(Math.max(0, score)), reasons: [...facts, ...signals] };
 }
+
+const PUBLIC_AUTHORITY =
+  /\b(?:attorneys? general|regulators?|(?:competition|data[- ]protection|financial conduct|consumer protection) (?:authority|commission|agency)|ftc|sec\b|european commission|department of justice|justice department|prosecutors?|ministry|police)\b/i;
 
 /** People or things counted at this many and more make a story graver. */
 const AT_SCALE = 100_000;

@@ -110,6 +110,30 @@ describe('the event and its status', () => {
 });
 
 describe('judgements from the situation', () => {
+  it('weighs a public authority acting above a league’s sanction', () => {
+    const order = ['low', 'medium', 'high', 'critical'];
+    const authority = generateAdvisory(
+      [
+        article(
+          'State attorney general investigating Acme',
+          'The state attorney general is investigating Acme over its pricing, two people familiar with the matter said.',
+        ),
+      ],
+      acme,
+    );
+    const league = generateAdvisory(
+      [
+        article(
+          'League fines Acme club',
+          'The league fined Acme $250,000 after the brawl on Thursday.',
+        ),
+      ],
+      acme,
+    );
+    expect(order.indexOf(authority.severity)).toBeGreaterThan(order.indexOf(league.severity));
+    expect(authority.severity).toBe('high');
+  });
+
   it('quotes the harm as what is at stake', () => {
     const g = generateAdvisory(
       [
