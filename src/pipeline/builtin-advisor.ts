@@ -3,9 +3,9 @@ import { similarity, type Terms, terms } from './cluster.js';
 import { eventType } from './events.js';
 import { judgeSeverity, judgeTopics } from './judge.js';
 import { boilerplateOf, focusOf } from './mentions.js';
-import { DO_NOT, isPlanForResolved, MAX_PHASES, type Phase, planOf } from './playbook.js';
+import { DO_NOT, isPlanForResolved, type Phase, planOf, withDoNotLast } from './playbook.js';
 import { sentencesOf } from './sentences.js';
-import { type Situation, situationOf } from './situation.js';
+import { ownsStory, type Situation, situationOf } from './situation.js';
 import { spreadOf } from './spread.js';
 import {
   maxSeverity,
@@ -14,7 +14,7 @@ import {
   raise,
   SEVERITIES,
   scoreText,
-  TOPICS,
+  topicWeight,
 } from './taxonomy.js';
 import { type ContextReading, readContext } from './team-context.js';
 
@@ -51,6 +51,8 @@ export interface GeneratedAdvisory {
   reasons: StoryReason[];
   /** How the team's contexts moved assessment and urgency (proposals); null without any. */
   contextEffect?: string | null;
+  /** The situation the advisory answers, as the team's contexts leave it (never stored). */
+  situation: Situation;
   phases: { title: string; actions: string[] }[];
 }
 
@@ -90,15 +92,11 @@ export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms
   const spread = spreadOf(sources);
   const base = maxSeverity(judged.map((j) => j.severity));
   // On a tie, a source where the story is the brand's own outweighs one naming it aside.
-  const own = (j: (typeof judged)[number]) =>
-    j.situation.role === 'subject' || j.situation.role === 'involved';
   const tied = judged.filter((j) => j.severity === base);
-  const gravest = tied.find(own) ?? tied[0]!;
+  const gravest = tied.find((j) => ownsStory(j.situation.role)) ?? tied[0]!;
   // Spread raises what is at stake; a brand named in passing stays out of it however far
   // the coverage of something else goes.
-  const aside = judged.every(
-    (j) => j.situation.role !== 'subject' && j.situation.role !== 'involved',
-  );
+  const aside = !judged.some((j) => ownsStory(j.situation.role));
   const severity = !aside && (spread === 'widespread' || spread === 'viral') ? raise(base) : base;
   const topics = orderTopics(judged.flatMap((j) => j.topics));
   const reasons = sources
@@ -223,7 +221,7 @@ function summarize(
 
   // What happened: the headline, when the story is the brand's; when the brand is only
   // named in it, that it is, and the sentence naming it.
-  const aside = situation.role !== 'subject' && situation.role !== 'involved';
+  const aside = !ownsStory(situation.role);
   if (aside && brand) {
     const how = situation.role === 'source' ? 'cites' : 'names';
     const as = situation.role === 'source' ? ' as a source' : ' in passing';
@@ -260,9 +258,8 @@ function summarize(
   // What is at stake, when it is a sentence to quote: the harm the situation reads
   // (deaths, injuries, data exposed), then the sentence reporting an adverse event, then
   // where the weightiest signal fired.
-  const weight = (topic: string) => TOPICS.find((t) => t.tag === topic)?.weight ?? 0;
   const rank = (r: StoryReason) =>
-    r.topic === 'harm' ? 100 : r.topic === 'event' && adverse ? 50 : weight(r.topic);
+    r.topic === 'harm' ? 100 : r.topic === 'event' && adverse ? 50 : topicWeight(r.topic);
   const stakes = [...reasons].sort((a, b) => rank(b) - rank(a));
   for (const r of stakes) {
     const i = sources.findIndex((s) => s.source_key === r.source);
@@ -333,23 +330,12 @@ export function generateAdvisory(
     summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
     phases: latest ? withContextPhase(plan, latest, situation) : plan,
     reasons,
+    situation,
     // Said only when the latest context moved the judgement (a diff's other moves come
     // from the coverage).
     contextEffect:
       latest && latest.direction !== 0 && shift !== 0 ? effectOf(readings, shift) : null,
   };
-}
-
-/** The story's situation as the team's contexts leave it (for the model's brief). */
-export function situationWithContexts(
-  story: ReturnType<typeof assessStory>,
-  contexts: readonly string[],
-  language?: string | null,
-): Situation {
-  return withContexts(
-    story.situation,
-    contexts.map((c) => readContext(c, story, language)),
-  );
 }
 
 /** The situation as the team's contexts correct it: denied, or over, when they say so. */
@@ -399,11 +385,9 @@ function withContextPhase(
             'Check the plan’s open steps against it',
           ],
         };
-  const avoid = plan.filter((p) => p.title === DO_NOT);
-  const phases = plan.filter((p) => p.title !== DO_NOT);
-  phases.splice(Math.min(2, phases.length), 0, extra);
-  while (phases.length + avoid.length > MAX_PHASES) phases.pop();
-  return [...phases, ...avoid];
+  const phases = [...plan];
+  phases.splice(Math.min(2, plan.filter((p) => p.title !== DO_NOT).length), 0, extra);
+  return withDoNotLast(phases);
 }
 
 /** Why the contexts moved the judgement, in words of the model, never of the context. */

@@ -4,15 +4,13 @@ import type { Advisor, Generated } from './advisor.js';
 import type { BrandTerms } from './brand-matcher.js';
 import {
   ASSESSMENTS,
-  assessStory,
   type GeneratedAdvisory,
   generateAdvisory,
   type Source,
-  situationWithContexts,
   URGENCIES,
 } from './builtin-advisor.js';
 import { stopwordsFor } from './cluster.js';
-import { DO_NOT, MAX_PHASES } from './playbook.js';
+import { DO_NOT, withDoNotLast } from './playbook.js';
 import {
   type ProposalInput,
   quotesContext,
@@ -22,10 +20,13 @@ import {
 
 type LlmConfig = NonNullable<Config['llm']>;
 
+/** The assessments a model may answer: the scale's, and `opportunity`. */
+const ANSWERED_ASSESSMENTS = ['informational', 'opportunity', 'watch', 'threat', 'crisis'] as const;
+
 /** What the model must answer: JSON, checked here before anything is stored. */
 const Answer = z.object({
-  assessment: z.enum(['informational', 'opportunity', 'watch', 'threat', 'crisis']),
-  urgency: z.enum(['low', 'medium', 'high', 'immediate']),
+  assessment: z.enum(ANSWERED_ASSESSMENTS),
+  urgency: z.enum(URGENCIES),
   executive_summary: z
     .array(z.object({ text: z.string().min(1).max(600), cites: z.array(z.string()) }))
     .min(1)
@@ -51,11 +52,8 @@ const ANSWER_SCHEMA = {
   additionalProperties: false,
   required: ['assessment', 'urgency', 'executive_summary', 'phases'],
   properties: {
-    assessment: {
-      type: 'string',
-      enum: ['informational', 'opportunity', 'watch', 'threat', 'crisis'],
-    },
-    urgency: { type: 'string', enum: ['low', 'medium', 'high', 'immediate'] },
+    assessment: { type: 'string', enum: ANSWERED_ASSESSMENTS },
+    urgency: { type: 'string', enum: URGENCIES },
     executive_summary: {
       type: 'array',
       items: {
@@ -135,7 +133,7 @@ export class ChatCompletionsAdvisor implements Advisor {
   async generate(stored: readonly Source[], brand?: BrandTerms): Promise<Generated> {
     const base = generateAdvisory(stored, brand);
     const sources = forModel(stored);
-    const answer = await this.answer(SYSTEM, { ...told(stored, base, brand), sources }, sources);
+    const answer = await this.answer(SYSTEM, { ...told(base, brand), sources }, sources);
     return answer ? this.written(base, answer) : { advisory: base, generator: 'builtin' };
   }
 
@@ -148,7 +146,7 @@ export class ChatCompletionsAdvisor implements Advisor {
     const answer = await this.answer(
       PROPOSE,
       {
-        ...told(input.sources, base, input.brand, [...(input.earlier ?? []), input.context]),
+        ...told(base, input.brand),
         sources,
         live: {
           assessment: input.live.assessment,
@@ -173,6 +171,7 @@ export class ChatCompletionsAdvisor implements Advisor {
    */
   private written(base: GeneratedAdvisory, answer: z.infer<typeof Answer>): Generated {
     const avoid = base.phases.filter((p) => p.title === DO_NOT);
+    // A "do not" phase of the model's own gives way to the judgement's.
     const own = answer.phases.filter((p) => p.title.toLowerCase() !== DO_NOT.toLowerCase());
     return {
       advisory: {
@@ -181,7 +180,7 @@ export class ChatCompletionsAdvisor implements Advisor {
         urgency: withinStep(URGENCIES, base.urgency, answer.urgency),
         executiveSummary: answer.executive_summary,
         summaryBasis: [...new Set(answer.executive_summary.flatMap((i) => i.cites))],
-        phases: [...own.slice(0, MAX_PHASES - avoid.length), ...avoid],
+        phases: withDoNotLast([...own, ...avoid]),
       },
       generator: `llm:${this.config.model}`,
     };
@@ -361,15 +360,9 @@ const forModel = (stored: readonly Source[]): SourceForModel[] =>
  * What the model is told besides the sources: the brand, the situation the service read
  * (situation.ts) and its judgement, so it writes from the same facts.
  */
-function told(
-  stored: readonly Source[],
-  base: GeneratedAdvisory,
-  brand?: BrandTerms,
-  contexts: readonly string[] = [],
-) {
-  const story = assessStory(stored, brand);
+function told(base: GeneratedAdvisory, brand?: BrandTerms) {
   // The situation as the team's contexts leave it (denied, resolved), as the plan has it.
-  const situation = situationWithContexts(story, contexts, stored[0]?.language);
+  const { situation } = base;
   return {
     brand: brand ? { name: brand.name, host: brand.host, aliases: brand.aliases ?? [] } : null,
     situation: {

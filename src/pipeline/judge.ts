@@ -1,6 +1,12 @@
 import { eventType } from './events.js';
-import type { Situation } from './situation.js';
-import { type Reason, type Scored, type Severity, severityOfScore, TOPICS } from './taxonomy.js';
+import { ownsStory, type Situation } from './situation.js';
+import {
+  type Reason,
+  type Scored,
+  type Severity,
+  severityOfScore,
+  topicWeight,
+} from './taxonomy.js';
 
 /**
  * The severity of one article for the brand, computed from its situation (docs/pipeline.md,
@@ -24,15 +30,14 @@ export function judgeSeverity(
   const facts = situation.facts
     .filter((f) => f.sentence)
     .map((f) => ({ topic: f.fact, signal: f.value, sentence: f.sentence }));
-  if (situation.role !== 'subject' && situation.role !== 'involved') {
+  if (!ownsStory(situation.role)) {
     return { severity: 'low', reasons: facts };
   }
   const type = eventType(situation.event);
   if (type.polarity !== 'adverse') return { severity: 'low', reasons: facts };
-  const weight = (tag: string) => TOPICS.find((t) => t.tag === tag)?.weight ?? 0;
   const others = scored.topics
-    .filter((t) => t !== type.topic && weight(t) > 0)
-    .reduce((sum, t) => sum + weight(t), 0);
+    .filter((t) => t !== type.topic && topicWeight(t) > 0)
+    .reduce((sum, t) => sum + topicWeight(t), 0);
   const intensified =
     scored.reasons.some((r) => r.topic === 'intensifier') || situation.harm.deaths;
   let score =
@@ -57,7 +62,9 @@ export function judgeSeverity(
   // Opinion and criticism argue; they report no wrongdoing: medium at most.
   const hurt = situation.harm.deaths || situation.harm.injuries;
   if ((situation.opinion || situation.event === 'criticism') && !hurt) score = Math.min(score, 2);
-  const signals = scored.reasons.filter((r) => r.topic === 'intensifier' || weight(r.topic) > 0);
+  const signals = scored.reasons.filter(
+    (r) => r.topic === 'intensifier' || topicWeight(r.topic) > 0,
+  );
   return { severity: severityOfScore(Math.max(0, score)), reasons: [...facts, ...signals] };
 }
 
@@ -90,14 +97,13 @@ export function atScale(scale: string | null): boolean {
  * does not tag its story).
  */
 export function judgeTopics(situation: Situation, own: Scored): string[] {
-  if (situation.role !== 'subject' && situation.role !== 'involved') return [];
+  if (!ownsStory(situation.role)) return [];
   const type = eventType(situation.event);
-  const weight = (tag: string) => TOPICS.find((t) => t.tag === tag)?.weight ?? 0;
-  // Good news is not tagged with the risks standing near it ("a lawsuit years ago").
-  // An adverse story is tagged with its risks, good news with what is good in it: "the
-  // American Music Awards" is no recognition of a label in a row.
+  // An adverse story is tagged with its risks, good news with what is good in it, not
+  // with the risks standing near it ("a lawsuit years ago"): "the American Music Awards"
+  // is no recognition of a label in a row.
   const found = own.topics.filter((t) =>
-    type.polarity === 'adverse' ? weight(t) > 0 : weight(t) === 0,
+    type.polarity === 'adverse' ? topicWeight(t) > 0 : topicWeight(t) === 0,
   );
   return [...(type.topic ? [type.topic] : []), ...found];
 }

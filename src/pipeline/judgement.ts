@@ -3,7 +3,7 @@ import type { ArticleInput } from './builtin-advisor.js';
 import { eventType } from './events.js';
 import { languageOf } from './language.js';
 import { sentimentOf } from './sentiment.js';
-import { type Situation, situationOf } from './situation.js';
+import { ownsStory, type Situation, situationOf } from './situation.js';
 
 /**
  * What the pipeline tells of an article for a brand's story, once, before it is stored:
@@ -38,7 +38,7 @@ const EVENT_TONE = 0.3;
 export function sentimentTowards(situation: Situation, language: string | null | undefined) {
   const read = sentimentOf(situation.named.join('\n'), language);
   if (read === null) return null;
-  const own = situation.role === 'subject' || situation.role === 'involved';
+  const own = ownsStory(situation.role);
   const polarity = eventType(situation.event).polarity;
   if (!own) return Math.abs(read) < 0.5 ? 0 : read;
   if (polarity === 'favourable') return Math.max(read, EVENT_TONE);

@@ -6,7 +6,7 @@
  */
 
 import { eventType } from './events.js';
-import type { Situation } from './situation.js';
+import { ownsStory, type Situation } from './situation.js';
 import { CONSTRAINT_DO_NOT, type Constraint } from './team-context.js';
 
 /** Phases a plan holds at most. */
@@ -366,7 +366,7 @@ export function planOf(
   topics: readonly string[],
   constraints: readonly Constraint[] = [],
 ): Phase[] {
-  const aside = situation.role !== 'subject' && situation.role !== 'involved';
+  const aside = !ownsStory(situation.role);
   const plan = aside ? SITUATION_PLANS.aside : basePlan(situation, topics);
   // Counsel's advice, when the team reports it, says what the merits line would.
   const own = doNot(situation, topics, aside).filter(
@@ -413,6 +413,16 @@ const OVER_WHEN_FIXED: ReadonlySet<string> = new Set([
 
 /** The title of the phase listing the moves the facts make wrong. */
 export const DO_NOT = 'Do not';
+
+/**
+ * A plan with its "Do not" phase last, the ordinary phases before it cut to fit six in
+ * all: a phase added to a plan (a proposal's, or a model's plan) never pushes it out.
+ */
+export function withDoNotLast(phases: readonly Phase[]): Phase[] {
+  const avoid = phases.filter((p) => p.title === DO_NOT);
+  const ordinary = phases.filter((p) => p.title !== DO_NOT);
+  return [...ordinary.slice(0, MAX_PHASES - avoid.length), ...avoid];
+}
 
 /** The moves the facts make wrong, each with the reason, two or three at most. */
 function doNot(situation: Situation, topics: readonly string[], aside: boolean): string[] {

@@ -41,6 +41,9 @@ export interface Situation {
   facts: Fact[];
 }
 
+/** Whether the role makes the story the brand's own (subject or involved), not an aside. */
+export const ownsStory = (role: Role) => role === 'subject' || role === 'involved';
+
 export interface Fact {
   fact: 'role' | 'event' | 'status' | 'harm' | 'opinion';
   value: string;
@@ -198,6 +201,8 @@ interface Sentence {
   aside: boolean;
   /** Where in the sentence it is first named, 0 … 1 (the headline's subject comes first). */
   position: number;
+  /** The brand speaks in it: its name (or its spokesperson's), then a verb of saying. */
+  speaks: boolean;
 }
 
 /** Sentences of an article read for its subject when no brand is given. */
@@ -207,7 +212,9 @@ const LEDE_SENTENCES = 12;
 function readSentences(article: SituationArticle, brand: BrandTerms | undefined): Sentence[] {
   const matcher = brand ? new BrandMatcher([{ brand: true, terms: brand }]) : null;
   const read = (text: string, at: number): Sentence => {
-    if (!matcher) return { text, at, names: true, asSource: false, aside: false, position: 0 };
+    if (!matcher) {
+      return { text, at, names: true, asSource: false, aside: false, position: 0, speaks: false };
+    }
     const found = matcher.occurrences(text);
     const source = (o: { start: number; end: number }) => asSourceAt(text, o.start, o.end);
     const venue = (o: { start: number; end: number }) =>
@@ -221,6 +228,9 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
       asSource: found.length > 0 && found.every(source),
       aside: found.length > 0 && found.every((o) => source(o) || venue(o)),
       position: found.length > 0 ? found[0]!.start / Math.max(1, text.length) : 1,
+      speaks: found.some(
+        (o) => SPOKE.test(text.slice(o.end)) || SPOKE_FOR.test(text.slice(0, o.start)),
+      ),
     };
   };
   const title = article.title.replace(/\s+/g, ' ').trim().replace(TITLE_TAIL, '');
@@ -288,13 +298,6 @@ const SPOKE =
 /** "a spokesperson for Acme said", "in a statement, Acme …" */
 const SPOKE_FOR = /\b(?:spokes(?:person|man|woman)|representative) (?:for|of)\s*$/iu;
 
-/** Whether the brand speaks in the sentence: its name, then a verb of saying. */
-function spokeAt(text: string, brand: BrandTerms): boolean {
-  return new BrandMatcher([{ brand: true, terms: brand }])
-    .occurrences(text)
-    .some((o) => SPOKE.test(text.slice(o.end)) || SPOKE_FOR.test(text.slice(0, o.start)));
-}
-
 /** The events a sentence reports, in precedence order. */
 const eventsIn = (sentence: string): EventKind[] =>
   EVENT_TYPES.filter((e) => e.phrases?.test(sentence)).map((e) => e.kind);
@@ -361,6 +364,9 @@ function eventOf(
   return { event: role === 'subject' ? 'profile' : 'none', sentence: own[0]?.text ?? '' };
 }
 
+/** The phrases of one status. */
+const statusPattern = (status: Status) => STATUS.find((s) => s.status === status)!.pattern;
+
 /** How the coverage puts the event, from the sentences reporting it. */
 function statusOf(
   event: EventKind,
@@ -370,9 +376,8 @@ function statusOf(
   if (eventType(event).polarity !== 'adverse') return { status: 'none', sentence: '' };
   // A fix is often told apart from the problem ("a coding bug that has since been patched"):
   // any sentence about the brand may say it is over.
-  const over = STATUS.find((s) => s.status === 'resolved')!.pattern;
-  const fixed = around.find((s) => over.test(s));
-  if (fixed && !reporting.some((s) => STATUS[0]!.pattern.test(s))) {
+  const fixed = around.find((s) => statusPattern('resolved').test(s));
+  if (fixed && !reporting.some((s) => statusPattern('denied').test(s))) {
     return { status: 'resolved', sentence: fixed };
   }
   for (const { status, pattern } of STATUS) {
@@ -423,9 +428,9 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   const status = statusOf(
     found.event,
     reporting.length > 0 ? reporting : [found.sentence],
-    role === 'subject' || role === 'involved' ? around : [],
+    ownsStory(role) ? around : [],
   );
-  const about = role === 'subject' || role === 'involved' ? around : [];
+  const about = ownsStory(role) ? around : [];
   const adverse = eventType(found.event).polarity === 'adverse';
   const harmSentence = (pattern: RegExp) =>
     adverse ? about.find((s) => pattern.test(s)) : undefined;
@@ -459,7 +464,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
       scale: scaleSentence ? (SCALE.exec(scaleSentence)?.[0] ?? null) : null,
     },
     stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
-    onRecord: brand ? ((own.find((s) => spokeAt(s.text, brand)) ?? null)?.text ?? null) : null,
+    onRecord: own.find((s) => s.speaks)?.text ?? null,
     named: sentences.filter((s) => s.names).map((s) => s.text),
     facts,
   };

@@ -513,6 +513,9 @@ export function scoreText(text: string, language?: string | null): Scored {
   };
 }
 
+/** A topic's risk weight; 0 for good news and for a tag the taxonomy does not know. */
+export const topicWeight = (tag: string) => TOPICS.find((t) => t.tag === tag)?.weight ?? 0;
+
 export function severityOfScore(score: number): Severity {
   return score <= 1 ? 'low' : score === 2 ? 'medium' : score <= 4 ? 'high' : 'critical';
 }

@@ -66,6 +66,10 @@ const MORE_COMING =
 /** "This is not about us", "it wasn’t our product": the coverage has the wrong brand. */
 const NOT_US = /(?:\bnot|n['’]t) (?:about )?(?:us|our)\b/i;
 
+/** A regulator, in the team's words: the one who contacts, or is contacted. */
+const REGULATOR =
+  '(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|sec|data[- ]protection)';
+
 /** The constraints a context states, each by the words that say it. */
 const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   [
@@ -78,7 +82,10 @@ const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   ],
   [
     'regulator',
-    /\b(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|sec|data[- ]protection)\b[^.]{0,60}\b(?:notified|informed|contacted|in touch|reviewing|investigating|inquiry)\b|\b(?:notified|informed|contacted)\b[^.]{0,40}\b(?:regulators?|authorit(?:y|ies)|commission|watchdog|ombudsman|attorneys? general|ico|cnil|ftc|sec|data[- ]protection)\b/i,
+    new RegExp(
+      `\\b${REGULATOR}\\b[^.]{0,60}\\b(?:notified|informed|contacted|in touch|reviewing|investigating|inquiry)\\b|\\b(?:notified|informed|contacted)\\b[^.]{0,40}\\b${REGULATOR}\\b`,
+      'i',
+    ),
   ],
 ];
 

@@ -99,6 +99,15 @@ async function advisoryOf(event_uri: string) {
     .executeTakeFirstOrThrow();
 }
 
+/** A story as GET /v1/story shows it to the owner. */
+async function storyOf(event_uri: string) {
+  const r = await svc.request('GET', '/v1/story', {
+    key: w.keys.owner,
+    query: { brand: 'northwind.example', event_uri },
+  });
+  return r.body.story;
+}
+
 /** The live plan of a story: its phases' titles and actions, in order. */
 async function livePhases(event_uri: string) {
   return svc.app.db
@@ -301,12 +310,7 @@ describe('chat-completions advisor', () => {
     expect(asked.live.phases[0]).toMatchObject({ number: 1, started: true });
     expect(asked.sources[0].id).toBe('s1');
 
-    const story = (
-      await svc.request('GET', '/v1/story', {
-        key: w.keys.owner,
-        query: { brand: 'northwind.example', event_uri },
-      })
-    ).body.story;
+    const story = await storyOf(event_uri);
     const proposal = story.advisory_pending.proposal;
     expect(proposal).toMatchObject({ assessment: 'watch', urgency: 'medium' });
     expect(proposal.executive_summary.map((i: { text: string }) => i.text)).toEqual([
@@ -357,12 +361,7 @@ describe('chat-completions advisor', () => {
     expect((await post('/v1/story/context', { context })).status).toBe(202);
     await svc.app.jobs.drain();
     expect(requests).toHaveLength(2);
-    const story = (
-      await svc.request('GET', '/v1/story', {
-        key: w.keys.owner,
-        query: { brand: 'northwind.example', event_uri },
-      })
-    ).body.story;
+    const story = await storyOf(event_uri);
     const proposal = story.advisory_pending.proposal;
     expect(JSON.stringify(proposal)).not.toContain('no admission of liability');
     expect(proposal.executive_summary).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
+import { ASSESSMENTS, generateAdvisory, URGENCIES } from '../../src/pipeline/builtin-advisor.js';
 import {
   type LivePlan,
   quotesContext,
@@ -31,6 +31,14 @@ function liveOf(sources: typeof recall, started: number[] = []): LivePlan {
     phases: g.phases.map((p, i) => ({ number: i + 1, ...p, started: started.includes(i + 1) })),
   };
 }
+
+/** An assessment's place on the scale (opportunity stands apart: -1). */
+const assessmentLevel = (assessment: string) =>
+  (ASSESSMENTS as readonly string[]).indexOf(assessment);
+
+/** The proposal a context makes of a story whose live plan is its built-in advisory. */
+const propose = (sources: typeof recall, context: string, started: number[] = []) =>
+  rethinkAdvisory({ sources, context, brand: acme, live: liveOf(sources, started) });
 
 describe('proposals that rethink (built-in)', () => {
   it('context that eases the story lowers assessment and urgency a step', () => {
@@ -243,20 +251,17 @@ describe('what a context says, read into the situation (issue 42)', () => {
 
   it('“this is not about us” eases the story', () => {
     const before = generateAdvisory(breach, acme);
-    const p = rethinkAdvisory({
-      sources: breach,
-      context: 'This is not about us: the blogger confused us with another company.',
-      brand: acme,
-      live: liveOf(breach),
-    });
-    const urgencies = ['low', 'medium', 'high', 'immediate'];
-    expect(urgencies.indexOf(p.urgency)).toBe(Math.max(0, urgencies.indexOf(before.urgency) - 1));
+    const p = propose(
+      breach,
+      'This is not about us: the blogger confused us with another company.',
+    );
+    expect(URGENCIES.indexOf(p.urgency)).toBe(Math.max(0, URGENCIES.indexOf(before.urgency) - 1));
     expect(p.contextEffect).toBe('the team’s context denies what the coverage reports');
   });
 
   it('turns the team’s constraints into the plan’s “Do not”, without their words', () => {
     const context = 'Legal advises no admission of liability. The regulator has been notified.';
-    const p = rethinkAdvisory({ sources: breach, context, brand: acme, live: liveOf(breach) });
+    const p = propose(breach, context);
     const avoid = p.phases.at(-1)!;
     expect(avoid.title).toBe('Do not');
     expect(avoid.actions).toEqual(
@@ -271,12 +276,7 @@ describe('what a context says, read into the situation (issue 42)', () => {
   });
 
   it('a denial of the event ends the advice to apologise, and says why the judgement moved', () => {
-    const p = rethinkAdvisory({
-      sources: breach,
-      context: 'Our systems were not breached.',
-      brand: acme,
-      live: liveOf(breach),
-    });
+    const p = propose(breach, 'Our systems were not breached.');
     expect(p.phases.flatMap((ph) => ph.actions).join(' ')).not.toMatch(/\bapologi[sz]e\b(?! or)/);
     expect(p.phases.at(-1)!.actions).toContain(
       'Do not apologise or offer remedies for what the facts do not show',
@@ -297,15 +297,12 @@ describe('a context saying the problem is over', () => {
       ),
     ];
     const before = generateAdvisory(outage, acme);
-    const p = rethinkAdvisory({
-      sources: outage,
-      context: 'The fix shipped on Monday night and service was restored for everyone.',
-      brand: acme,
-      live: liveOf(outage),
-    });
+    const p = propose(
+      outage,
+      'The fix shipped on Monday night and service was restored for everyone.',
+    );
     expect(p.contextEffect).toBe('the team’s context says the problem is resolved');
-    const levels = ['informational', 'watch', 'threat', 'crisis'];
-    expect(levels.indexOf(p.assessment)).toBe(Math.max(0, levels.indexOf(before.assessment) - 1));
+    expect(assessmentLevel(p.assessment)).toBe(Math.max(0, assessmentLevel(before.assessment) - 1));
     // An outage the team reports fixed gets the plan for a problem that is over, once.
     const titles = p.phases.map((ph) => ph.title);
     expect(titles).toContain('Confirm it is over');
@@ -326,14 +323,8 @@ describe('worse news the team knows is coming', () => {
       ),
     ];
     const before = generateAdvisory(claim, acme);
-    const p = rethinkAdvisory({
-      sources: claim,
-      context: 'A second complaint, about an edited video, is coming this week.',
-      brand: acme,
-      live: liveOf(claim),
-    });
-    const levels = ['informational', 'watch', 'threat', 'crisis'];
-    expect(levels.indexOf(p.assessment)).toBe(levels.indexOf(before.assessment) + 1);
+    const p = propose(claim, 'A second complaint, about an edited video, is coming this week.');
+    expect(assessmentLevel(p.assessment)).toBe(assessmentLevel(before.assessment) + 1);
     expect(p.contextEffect).toBe('the team’s context reports worse than the coverage');
   });
 });
@@ -342,15 +333,14 @@ describe('reading a context (review of issue 42)', () => {
   const claim = [
     source(1, 'Acme accused of misleading buyers', 'Acme was accused of misleading buyers.'),
   ];
-  const propose = (context: string) =>
-    rethinkAdvisory({ sources: claim, context, brand: acme, live: liveOf(claim) });
+  const proposeOn = (context: string) => propose(claim, context);
 
   it('the team’s own plans are no worse news; a contraction still denies; a lifted embargo is none', () => {
-    expect(propose('We will publish a statement tomorrow morning.').contextEffect).toBeNull();
-    expect(propose('This isn’t about us: the buyers confused two brands.').contextEffect).toBe(
+    expect(proposeOn('We will publish a statement tomorrow morning.').contextEffect).toBeNull();
+    expect(proposeOn('This isn’t about us: the buyers confused two brands.').contextEffect).toBe(
       'the team’s context denies what the coverage reports',
     );
-    const lifted = propose('Nothing is embargoed any more; legal says we can talk freely.');
+    const lifted = proposeOn('Nothing is embargoed any more; legal says we can talk freely.');
     expect(lifted.phases.flatMap((p) => p.actions)).not.toContain(
       'Do not announce anything beyond what is already public',
     );
@@ -363,13 +353,7 @@ describe('reading a context (review of issue 42)', () => {
     const breach = [
       source(1, 'Acme accused of a data breach', 'A blogger claims Acme suffered a data breach.'),
     ];
-    const live = liveOf(breach, [1, 2, 3, 4, 5]);
-    const p = rethinkAdvisory({
-      sources: breach,
-      context: 'Our systems were not breached.',
-      brand: acme,
-      live,
-    });
+    const p = propose(breach, 'Our systems were not breached.', [1, 2, 3, 4, 5]);
     expect(p.phases.length).toBeLessThanOrEqual(6);
     expect(p.phases.at(-1)!.title).toBe('Do not');
   });
