@@ -179,6 +179,25 @@ describe('context and proposals', () => {
     expect(await onList()).toBeNull();
   });
 
+  it('in the portal: the ready card says why assessment and urgency moved, in the judgement’s words', async () => {
+    const e = await unlockedStory();
+    const c = new PortalClient(svc.url);
+    await c.signIn(TEAMMATE, 'correct horse battery');
+    const page = `/app/stories/${BRAND}/${encodeURIComponent(e)}`;
+    await c.get(page);
+    const context = 'The fix shipped on Monday and service was restored for everyone.';
+    expect((await c.post(`${page}/context`, { context })).status).toBe(303);
+    await svc.app.jobs.drain();
+    const card = (await c.get(page)).html;
+    expect(card).toMatch(
+      /<li>Assessment: <del>[a-z]+<\/del> → <ins>[a-z]+<\/ins>: the team’s context says the problem is resolved<\/li>/,
+    );
+    expect(card).toMatch(
+      /<li>Urgency: <del>[a-z]+<\/del> → <ins>[a-z]+<\/ins>: the team’s context says the problem is resolved<\/li>/,
+    );
+    expect((await c.post(`${page}/dismiss`)).status).toBe(303);
+  });
+
   it('a proposal the advisor cannot prepare is given up after the last try, said in place, and context is taken again', async () => {
     const e = await unlockedStory();
     const c = new PortalClient(svc.url);
