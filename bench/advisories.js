@@ -48,6 +48,13 @@ const item = (text) =>
     ? text
     : `“…” (a sentence of the article, ${text.split(/\s+/).length} words)`;
 
+/** A plan, one numbered line a phase. */
+function printPlan(phases) {
+  for (const [k, ph] of phases.entries()) {
+    console.log(`${k + 1}. *${ph.title}*: ${ph.actions.join('; ')}.`);
+  }
+}
+
 let n = 0;
 for (const key of pairs) {
   const [page, host] = key.split(':');
@@ -68,7 +75,7 @@ for (const key of pairs) {
     );
     for (const i of g.executiveSummary) console.log(`- ${item(i.text)} [${i.cites.join(', ')}]`);
     console.log('');
-    g.phases.forEach((ph, k) => console.log(`${k + 1}. *${ph.title}*: ${ph.actions.join('; ')}.`));
+    printPlan(g.phases);
   } else if (contexts[key]) {
     const live = {
       assessment: g.assessment,
@@ -82,6 +89,6 @@ for (const key of pairs) {
     console.log(
       `Proposal: **${r.assessment} · urgency ${r.urgency}**: ${r.contextEffect ?? 'the context does not move the judgement'}.\n`,
     );
-    r.phases.forEach((ph, k) => console.log(`${k + 1}. *${ph.title}*: ${ph.actions.join('; ')}.`));
+    printPlan(r.phases);
   }
 }
