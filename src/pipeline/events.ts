@@ -109,7 +109,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 2,
     topic: 'legal-regulatory',
     phrases: re(
-      String.raw`lawsuits?|sued|sues|suing|class action|filed (?:a )?(?:suit|complaint)|(?:in|to|before) court\b|court (?:ruled|ordered|case|hearing|filing)|courtroom|settlement|(?:jury|guilty) verdict|verdict (?:against|in favou?r)|indict`,
+      String.raw`lawsuits?|sued|sues|suing|legal (?:dispute|battle|fight|challenge)|class action|filed (?:a )?(?:suit|complaint)|(?:in|to|before) court\b|court (?:ruled|ordered|case|hearing|filing)|courtroom|settlement|(?:jury|guilty) verdict|verdict (?:against|in favou?r)|indict`,
     ),
   },
   {

@@ -38,10 +38,14 @@ const EVENT_TONE = 0.3;
 export function sentimentTowards(situation: Situation, language: string | null | undefined) {
   const read = sentimentOf(situation.named.join('\n'), language);
   if (read === null) return null;
+  // A result is the news whatever the words around it (a win read +0.3 at least).
+  if (situation.outcome === 'won') return Math.max(read, EVENT_TONE);
+  if (situation.outcome === 'lost') return Math.min(read, -EVENT_TONE);
   const own = ownsStory(situation.role);
   const polarity = eventType(situation.event).polarity;
   if (!own) return Math.abs(read) < 0.5 ? 0 : read;
-  if (polarity === 'favourable') return Math.max(read, EVENT_TONE);
+  // An opinion piece argues about the news: its own tone decides ("the merger bodes ill").
+  if (polarity === 'favourable') return situation.opinion ? read : Math.max(read, EVENT_TONE);
   if (situation.event === 'earnings') {
     // Results read by their direction: "sales miss, shares plunge" is bad news however
     // calmly told.
@@ -49,7 +53,7 @@ export function sentimentTowards(situation: Situation, language: string | null |
     if (RESULTS_DOWN.test(said)) return Math.min(read, -EVENT_TONE);
     if (RESULTS_UP.test(said)) return Math.max(read, EVENT_TONE);
   }
-  const live = situation.status !== 'denied' && situation.status !== 'resolved';
-  if (polarity === 'adverse' && live) return Math.min(read, -EVENT_TONE);
+  // Denied is still an accusation in the news; only a problem over reads by its words.
+  if (polarity === 'adverse' && situation.status !== 'resolved') return Math.min(read, -EVENT_TONE);
   return read;
 }

@@ -35,6 +35,12 @@ export interface Situation {
    * said nothing there. A statement on record is restated, not replaced by a new one.
    */
   onRecord: string | null;
+  /**
+   * How a contest the brand took part in ended for it ("Wild beat Sabres 4-1": lost; "lift
+   * the Islanders over the Penguins": won), by the headline or else most of its sentences;
+   * null when none is told. Read for the tone: a result is news however calmly told.
+   */
+  outcome: 'won' | 'lost' | null;
   /** The sentences naming the brand outside furniture, the headline first when it does. */
   named: string[];
   /** Why: each fact and the sentence it was read from. */
@@ -71,9 +77,9 @@ const SOURCE_PHRASE =
 const TOLD_PHRASE = /\b(?:told|said to|confirmed to|speaking (?:to|with))$/iu;
 const QUOTE_GOES_ON =
   /^\s*(?:[,.;:)”"']|(?:on|in|last|this|earlier|that|after|before|late|early)\b)/iu;
-/** After the name: "Reuters first reported", "a Reuters reporter", "(AP)". */
+/** After the name: "Reuters first reported", "a Reuters reporter" ("(AP)" is read before it). */
 const SOURCE_AFTER =
-  /^(?:['’]s?)?\s*(?:(?:first|earlier|previously) reported|reported earlier|reporters?\b|journalists?\b|correspondents?\b|columnists?\b|editors?\b|news agency|wire service|\))/iu;
+  /^(?:['’]s?)?\s*(?:(?:first|earlier|previously) reported|reported earlier|reporters?\b|journalists?\b|correspondents?\b|columnists?\b|editors?\b|news agency|wire service)/iu;
 
 function asSourceAt(text: string, start: number, end: number): boolean {
   const before = text.slice(0, start).replace(NAME_WORDS_BEFORE, '').trimEnd();
@@ -86,10 +92,11 @@ function asSourceAt(text: string, start: number, end: number): boolean {
  * Where the brand is only the place something was posted or sold: "posted on Twitter",
  * "get it on Amazon", "watching The Crown on Netflix", "a post on Acme", "across
  * Twitter", "top Twitter trends", "pic.twitter.com/…". A verb of posting must say so:
- * "a fine on Acme" and "pressure on Acme" are about Acme.
+ * "a fine on Acme" and "pressure on Acme" are about Acme, and a slash between names
+ * ("the Gannett/GateHouse merger") is no address.
  */
 const VENUE_BEFORE =
-  /(?:\b(?:posted|shared|said|wrote|tweeted|announced|published|streamed|streaming|watch(?:ed|ing)?|available|sold|selling|listed|trending|went viral|get it|buy it|find it|reacted|replied|commented|posting)\b[^.]{0,40}?\b(?:on|via|through|across)\s+(?:the\s+)?|\b(?:a|the|his|her|their|its|in a) (?:post|video|tweet|message|thread|livestream|story|clip) (?:on|via)\s+|\bacross\s+|[./@])$/iu;
+  /(?:\b(?:posted|shared|said|wrote|tweeted|announced|published|streamed|streaming|watch(?:ed|ing)?|available|sold|selling|listed|trending|went viral|get it|buy it|find it|reacted|replied|commented|posting)\b[^.]{0,40}?\b(?:on|via|through|across)\s+(?:the\s+)?|\b(?:a|the|his|her|their|its|in a) (?:post|video|tweet|message|thread|livestream|story|clip) (?:on|via)\s+|\bacross\s+|\w\.|\/\/|\.\w+\/|@)$/iu;
 /** Someone's account on it: "its press office Twitter account", "her Instagram page". */
 const OWNER_BEFORE = /\b(?:its|his|her|their|our|your|my|\p{L}+['’]s)\s+(?:[\p{L}-]+\s+){0,2}$/iu;
 const OWNED_AFTER = /^\s+(?:account|handle|page|channel|feed|profile)\b/iu;
@@ -203,6 +210,8 @@ interface Sentence {
   position: number;
   /** The brand speaks in it: its name (or its spokesperson's), then a verb of saying. */
   speaks: boolean;
+  /** A contest's result for the brand the sentence tells, if any. */
+  outcome: 'won' | 'lost' | null;
 }
 
 /** Sentences of an article read for its subject when no brand is given. */
@@ -213,7 +222,16 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
   const matcher = brand ? new BrandMatcher([{ brand: true, terms: brand }]) : null;
   const read = (text: string, at: number): Sentence => {
     if (!matcher) {
-      return { text, at, names: true, asSource: false, aside: false, position: 0, speaks: false };
+      return {
+        text,
+        at,
+        names: true,
+        asSource: false,
+        aside: false,
+        position: 0,
+        speaks: false,
+        outcome: null,
+      };
     }
     const found = matcher.occurrences(text);
     const source = (o: { start: number; end: number }) => asSourceAt(text, o.start, o.end);
@@ -231,6 +249,7 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
       speaks: found.some(
         (o) => SPOKE.test(text.slice(o.end)) || SPOKE_FOR.test(text.slice(0, o.start)),
       ),
+      outcome: outcomeAt(text, found),
     };
   };
   const title = article.title.replace(/\s+/g, ' ').trim().replace(TITLE_TAIL, '');
@@ -297,6 +316,47 @@ const SPOKE =
   /^(?:['’]s)?(?:\s+(?:spokes(?:person|man|woman)|chief executive|ceo|chairman|chairwoman|president|representative|statement))?\s*,?\s*(?:\w+\s+){0,2}?(?:said|says|told|stated|defended|denied|responded|replied|insisted|maintained|argued|rejected|disputed)\b/iu;
 /** "a spokesperson for Acme said", "in a statement, Acme …" */
 const SPOKE_FOR = /\b(?:spokes(?:person|man|woman)|representative) (?:for|of)\s*$/iu;
+
+/**
+ * A contest's result told around the brand's name: the verb before it has the brand on
+ * the losing side ("Wild beat the Sabres", "a win over the Sabres") or the winning one
+ * ("lift the Islanders over", "lost to the Islanders"); the verb after it, the other way
+ * round ("the Sabres lost", "Chargers' loss to the Chiefs", "the Islanders beat").
+ */
+const TEAM_BEFORE = String.raw`(?:the\s+)?(?:[\p{Lu}\d][\p{L}\d.'’&-]*\s+){0,3}$`;
+const LOST_BEFORE = new RegExp(
+  String.raw`\b(?:beat|beats|beating|defeat(?:s|ed|ing)?|edged?|edges|edging|rout(?:s|ed)?|down(?:s|ed)|top(?:s|ped)|blank(?:s|ed)|outscored?|outlast(?:s|ed)|(?:win|wins|victory|triumph) (?:over|against)|\d+-\d+ (?:win|victory) (?:over|against))\s+${TEAM_BEFORE}`,
+  'u',
+);
+const WON_BEFORE = new RegExp(
+  String.raw`\b(?:lift(?:s|ed)?|(?:lost|loses|lose|losing|loss|fell|falls?) to|beaten by|defeated by|upset by)\s+${TEAM_BEFORE}`,
+  'u',
+);
+const WON_AFTER =
+  /^(?:['’]s?)?\s+(?:\p{L}+\s+){0,2}?(?:beat|beats|defeated|defeats|won|wins|edged|edges|routed|routs|downed|topped|blanked|clinched|(?:(?:\d+-\d+ )?(?:win|victory|triumph)) (?:over|against))\b/iu;
+const LOST_AFTER =
+  /^(?:['’]s?)?\s+(?:\p{L}+\s+){0,2}?(?:lost|lose|loses|fell to|fall to|falls to|(?:were|was) (?:beaten|defeated|routed|eliminated|knocked out)|(?:(?:\d+-\d+ )?(?:loss|defeat)) (?:to|against)|having lost)\b/iu;
+
+function outcomeAt(
+  text: string,
+  found: readonly { start: number; end: number }[],
+): 'won' | 'lost' | null {
+  for (const o of found) {
+    const before = text.slice(Math.max(0, o.start - 80), o.start);
+    const after = text.slice(o.end, o.end + 80);
+    if (LOST_BEFORE.test(before) || LOST_AFTER.test(after)) return 'lost';
+    if (WON_BEFORE.test(before) || WON_AFTER.test(after)) return 'won';
+  }
+  return null;
+}
+
+/** The result the headline tells, or else most of the brand's sentences. */
+function outcomeOf(own: readonly Sentence[]): 'won' | 'lost' | null {
+  if (own[0]?.at === 0 && own[0].outcome) return own[0].outcome;
+  const won = own.filter((s) => s.outcome === 'won').length;
+  const lost = own.filter((s) => s.outcome === 'lost').length;
+  return won > lost ? 'won' : lost > won ? 'lost' : null;
+}
 
 /** The events a sentence reports, in precedence order. */
 const eventsIn = (sentence: string): EventKind[] =>
@@ -465,6 +525,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     },
     stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
     onRecord: own.find((s) => s.speaks)?.text ?? null,
+    outcome: outcomeOf(own),
     named: sentences.filter((s) => s.names).map((s) => s.text),
     facts,
   };

@@ -278,6 +278,65 @@ describe('sentiment toward the brand', () => {
   });
 });
 
+describe('sentiment read with the situation (issue 42, third session)', () => {
+  const sabres = { host: 'sabres.com', name: 'Sabres' };
+  const towards = (title: string, text: string, brand = acme) =>
+    sentimentTowards(situationOf(article(title, text), brand), 'en');
+  const role = (title: string, text: string) => situationOf(article(title, text), acme).role;
+
+  it('reads a match result for the side the brand was on, however calmly told', () => {
+    const lost = situationOf(
+      article('Parise scores twice as Wild beat Sabres 4-1', 'It was a quiet night in Buffalo.'),
+      sabres,
+    );
+    expect(lost.outcome).toBe('lost');
+    expect(sentimentTowards(lost, 'en')).toBeLessThanOrEqual(-0.3);
+    expect(
+      towards('Nelson goal lifts Acme over Penguins', 'Nelson scored in overtime.', acme),
+    ).toBeGreaterThanOrEqual(0.3);
+    expect(situationOf(article('Acme lost to Penguins', 'A long night.'), acme).outcome).toBe(
+      'lost',
+    );
+    // No contest told: no outcome.
+    expect(situationOf(article('Acme opens a depot', 'In Leeds.'), acme).outcome).toBeNull();
+  });
+
+  it('keeps an accusation adverse when the brand denies it, and lets a column argue against a deal', () => {
+    expect(
+      towards(
+        'Singer sues Acme',
+        'A singer sued Acme over her recordings.\n\nAcme denied the claims, calling them false.',
+      ),
+    ).toBeLessThanOrEqual(-0.3);
+    // A legal dispute is a lawsuit's story.
+    expect(
+      situationOf(article('Singer in legal dispute with Acme', 'Fans are angry.'), acme).event,
+    ).toBe('lawsuit');
+    // A favourable event's floor is for reports; an opinion piece's own tone decides.
+    const column = article(
+      'Column: Acme merger bodes ill for local news',
+      'The merger of Acme and Beta is a terrible, damaging blow for readers.',
+      'https://news.example/opinion/acme-merger',
+    );
+    expect(sentimentTowards(situationOf(column, acme), 'en')).toBeLessThan(0);
+  });
+
+  it('reads "Gannett/Acme" and "(which owns Acme)" as names, not an address or a source', () => {
+    expect(role('Gannett/Acme merger is final', 'The two chains merged on Tuesday.')).not.toBe(
+      'passing',
+    );
+    expect(
+      situationOf(
+        article(
+          'Singer fights label',
+          'A singer is in a legal dispute with a fund (which owns her former label, Acme).\n\nAcme denied it.',
+        ),
+        acme,
+      ).role,
+    ).not.toBe('source');
+  });
+});
+
 describe('ordinary grammar is not an aside (review of issue 42)', () => {
   const role = (title: string, text: string) => situationOf(article(title, text), acme).role;
 
