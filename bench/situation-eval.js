@@ -27,7 +27,8 @@ export const STEP_KINDS = {
     /\bcorrect the record|\bsend the publishers? the correction|\brebut|\bpublish the clarification/i,
   compensation: /\bremed(?:y|ies)\b|\brefund|\bcompensat|\boffer protection/i,
   'legal-threat': /\blegal action|\bcease and desist|\bsue\b/i,
-  'crisis-statement': /\bholding statement|\banswer the publishers with the statement/i,
+  'crisis-statement':
+    /\bholding statement|\banswer (?:the publishers )?with the (?:approved )?statement|\bsend the (?:approved )?statement|\baware of the allegation/i,
 };
 const CONDITIONAL =
   /^(?:if|once|where|when|unless|only if)\b|\bif (?:the|it|any|people|personal|they|a|an)\b|\bwhere (?:due|the law)/i;

@@ -186,10 +186,11 @@ interface Item {
 
 /**
  * The executive summary of a story, drawn from its sources only (docs/pipeline.md, "The
- * advisory"), in distinct sentences: what happened (the first source's report), who is
- * affected (a sentence naming the people or the count), how it is spreading (who covers
- * it), what is at stake for the brand (the sentence where its weightiest signal fired),
- * then the leading sentences of each source in turn. A sentence that says again what an
+ * advisory"), in distinct sentences: what happened (the first source's headline, then the
+ * sentence the situation's event was read from), who is affected (the harm read, or a
+ * sentence naming the people or the count), what the brand has already said, what is at
+ * stake (the sentence where its weightiest signal fired), then the leading sentences of
+ * each source in turn, and last how it is spreading (who covers it). A sentence that says again what an
  * item says cites its source on that item instead: nothing is said twice.
  */
 function summarize(
@@ -211,7 +212,8 @@ function summarize(
       if (!same.cites.includes(key)) same.cites.push(key);
       return false;
     }
-    if (items.length >= SUMMARY_ITEMS) return false;
+    // The last place is the reach line's.
+    if (items.length >= SUMMARY_ITEMS - 1) return false;
     items.push({ text: sentence, cites: [key], words });
     // Quoted once from its source; another source saying it still cites it, further on.
     const own = quotes[sources.findIndex((s) => s.source_key === key)]!;
@@ -237,24 +239,38 @@ function summarize(
       cites: [first.source_key],
     });
   }
-  // Who is affected, by something adverse: the first quotable sentence, source by source,
-  // that names them.
+  // Quotes a sentence of the situation where a source holds it as quotable.
+  const quoteFact = (said: string | null | undefined): boolean => {
+    const sentence = said?.replace(DATELINE, '');
+    if (!sentence) return false;
+    const i = quotes.findIndex((q) => q.includes(sentence));
+    return i >= 0 && quote(sentence, sources[i]!.source_key);
+  };
   const adverse = eventType(situation.event).polarity === 'adverse';
-  for (const [i, s] of adverse ? sources.entries() : []) {
-    const found = quotes[i]!.find((q) => AFFECTED.test(q));
-    if (found && quote(found, s.source_key)) break;
+  if (!aside) {
+    // What happened, in a whole sentence: the one the event was read from, or when that
+    // was the headline, the first of the brand's sentences reporting the same event.
+    const phrases = eventType(situation.event).phrases;
+    const reporting = phrases
+      ? situation.named
+          .filter((n) => n !== situation.onRecord && phrases.test(n))
+          .map((n) => n.replace(DATELINE, ''))
+      : [];
+    if (!quoteFact(situation.facts.find((f) => f.fact === 'event')?.sentence)) {
+      reporting.some(quoteFact);
+    }
+    // Who is affected, by something adverse: the harm the situation reads, else the first
+    // quotable sentence, source by source, that names the people or a count.
+    const harmed = situation.facts.filter((f) => f.fact === 'harm').map((f) => f.sentence);
+    if (adverse && !harmed.some(quoteFact)) {
+      for (const [i, s] of sources.entries()) {
+        const found = quotes[i]!.find((q) => AFFECTED.test(q));
+        if (found && quote(found, s.source_key)) break;
+      }
+    }
+    // What the brand has already said: the position a response starts from.
+    quoteFact(situation.onRecord);
   }
-  // How it is spreading, as far as the sources read show: the service cannot say that
-  // nobody else reports it, only that it has read no one else.
-  const names = [...new Set(sources.map((s) => s.publisher))];
-  const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
-  items.push({
-    text:
-      names.length === 1
-        ? `Among the sources read so far, only ${names[0]} reports it.`
-        : `${names.length} publishers report it: ${list(shown)}.`,
-    cites: sources.map((s) => s.source_key),
-  });
   // What is at stake, when it is a sentence to quote: the harm the situation reads
   // (deaths, injuries, data exposed), then the sentence reporting an adverse event, then
   // where the weightiest signal fired.
@@ -279,6 +295,18 @@ function summarize(
       }
     });
   }
+  // How it is spreading, as far as the sources read show (last: what happened comes
+  // first): the service cannot say that nobody else reports it, only that it has read no
+  // one else.
+  const names = [...new Set(sources.map((s) => s.publisher))];
+  const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
+  items.push({
+    text:
+      names.length === 1
+        ? `Among the sources read so far, only ${names[0]} reports it.`
+        : `${names.length} publishers report it: ${list(shown)}.`,
+    cites: sources.map((s) => s.source_key),
+  });
   const order = (key: string) => sources.findIndex((s) => s.source_key === key);
   return items.map(({ text, cites }) => ({
     text,
@@ -317,6 +345,7 @@ export function generateAdvisory(
     situation,
     topics,
     readings.flatMap((r) => r.constraints),
+    severity,
   );
   const latest = readings.at(-1);
   return {

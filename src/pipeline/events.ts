@@ -100,7 +100,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 2,
     topic: 'legal-regulatory',
     phrases: re(
-      String.raw`fined|fines? of|(?:record |heavy |hefty )?fines? (?:on|against)|impos(?:es|ed|ing) (?:an? )?(?:record |heavy )?(?:fine|penalty|sanctions?)|penalt(?:y|ies)|regulators?\b|antitrust|(?:opened|launched|faces|facing|under) (?:an? )?(?:formal )?(?:investigation|probe|inquiry)|investigat(?:ing|ed|ion) (?:into|of)|attorneys? general|ftc|sec\b|competition (?:authority|commission)|ordered (?:to|by)|banned`,
+      String.raw`fined|fines? of|(?:record |heavy |hefty )?fines? (?:on|against)|impos(?:es|ed|ing) (?:an? )?(?:record |heavy )?(?:fine|penalty|sanctions?)|penalt(?:y|ies)|regulators?\b|antitrust|(?:opened|launched|faces|facing|under) (?:an? )?(?:formal )?(?:investigation|probe|inquiry)|investigat(?:ing|ed|ion) (?:into|of)|attorneys? general|ftc|sec\b|competition (?:authority|commission)|ordered (?:to|by)|(?:was|were|been|be|is|are|get|got) banned|banned (?:by|from)`,
     ),
   },
   {
@@ -223,7 +223,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'product-launch',
     phrases: re(
-      String.raw`launch(?:es|ed|ing)?\b|unveil|introduc(?:es|ed|ing)|rolls? out|rolled out|releas(?:es|ed) (?:a|an|its|the) new|announc(?:es|ed) (?:a|an|its|the) new|new (?:product|model|feature|version)|now available`,
+      String.raw`launch(?:es|ed|ing)?\b(?! ?(?:pad|site|vehicle|tower|complex|window|control))|unveil|introduc(?:es|ed|ing)|rolls? out|rolled out|releas(?:es|ed) (?:a|an|its|the) new|announc(?:es|ed) (?:a|an|its|the) new|new (?:product|model|feature|version)|now available`,
     ),
   },
   {

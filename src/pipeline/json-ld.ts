@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities';
 import type { Doc } from './dom.js';
 
 /**
@@ -72,11 +73,16 @@ export function readJsonLd(doc: Doc): JsonLd {
 }
 
 export const articles = (ld: JsonLd) => ld.nodes.filter(isArticle);
-/** "x", ["x", …] or {"@value": "x"}: the string, else undefined. */
+/**
+ * "x", ["x", …] or {"@value": "x"}: the string, else undefined. Publishers often write
+ * HTML entities into JSON-LD ("Via &#8216;Sex Game&#8217;"): they are decoded, as a
+ * page's own text is.
+ */
 export function firstString(value: unknown): string | undefined {
   const v = Array.isArray(value) ? value[0] : value;
-  if (typeof v === 'string') return v;
-  return isObject(v) && typeof v['@value'] === 'string' ? v['@value'] : undefined;
+  const s = typeof v === 'string' ? v : isObject(v) ? v['@value'] : undefined;
+  if (typeof s !== 'string') return undefined;
+  return s.includes('&') ? decodeHTML(s) : s;
 }
 
 /** The names in an author value: "Lois", {name}, {"@id"} of a Person in the graph, or a list. */

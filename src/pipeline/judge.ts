@@ -16,7 +16,8 @@ import {
  *   alarming words stand near the brand;
  * - an adverse event: its weight, plus the other risks its sentences report (at most 2,
  *   and never more than the event itself: a complaint beside talk of privacy is no breach),
- *   plus 2 for deaths or the taxonomy's intensifiers, 1 for injuries, 1 for 100,000
+ *   plus 2 for deaths or the taxonomy's intensifiers in a sentence telling the event, 1 for
+ *   injuries, 1 for 100,000
  *   people or things touched, 1 for a public authority acting; one less when the brand
  *   is involved rather than the subject, when the event is over (resolved), two less when
  *   the coverage reports it did not happen (denied); an opinion piece or criticism
@@ -38,8 +39,11 @@ export function judgeSeverity(
   const others = scored.topics
     .filter((t) => t !== type.topic && topicWeight(t) > 0)
     .reduce((sum, t) => sum + topicWeight(t), 0);
+  // An intensifier ("millions of", "massive") counts where it tells the event itself, not
+  // anywhere near the brand ("a handful of harassers among his millions of supporters").
   const intensified =
-    scored.reasons.some((r) => r.topic === 'intensifier') || situation.harm.deaths;
+    situation.harm.deaths ||
+    scored.reasons.some((r) => r.topic === 'intensifier' && type.phrases?.test(r.sentence));
   let score =
     type.weight +
     Math.min(2, type.weight, others) +

@@ -28,12 +28,15 @@ const HOLDING: Phase = {
   title: 'Prepare a holding statement',
   actions: ['Draft a factual statement', 'Get legal and communications sign-off'],
 };
+/**
+ * A statement goes to publishers who ask; it is sent out unasked only when the story is
+ * high or critical (planOf): sending one about a smaller story makes it bigger.
+ */
+const ANSWER_WHEN_ASKED = 'When publishers ask, answer with the approved statement';
+const SEND_STATEMENT = 'Send the approved statement to the publishers covering the story';
 const BRIEF: Phase = {
   title: 'Brief stakeholders',
-  actions: [
-    'Brief leadership and customer-facing staff',
-    'Answer the publishers with the statement',
-  ],
+  actions: ['Brief leadership and customer-facing staff', ANSWER_WHEN_ASKED],
 };
 const MONITOR: Phase = {
   title: 'Monitor and follow up',
@@ -102,7 +105,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
       title: 'Support the people affected, if any',
       actions: [
         'If people were affected, open a help page and a contact line for them',
-        'Offer protection that fits what was exposed (credit monitoring for financial data)',
+        'If data was exposed, offer protection that fits it (credit monitoring for financial data)',
       ],
     },
     MONITOR,
@@ -365,9 +368,18 @@ export function planOf(
   situation: Situation,
   topics: readonly string[],
   constraints: readonly Constraint[] = [],
+  severity: 'low' | 'medium' | 'high' | 'critical' = 'medium',
 ): Phase[] {
   const aside = !ownsStory(situation.role);
-  const plan = aside ? SITUATION_PLANS.aside : basePlan(situation, topics);
+  const base = aside ? SITUATION_PLANS.aside : basePlan(situation, topics);
+  const serious = severity === 'high' || severity === 'critical';
+  const plan =
+    serious && base.some((p) => p.actions.includes(ANSWER_WHEN_ASKED))
+      ? base.map((p) => ({
+          ...p,
+          actions: p.actions.map((a) => (a === ANSWER_WHEN_ASKED ? SEND_STATEMENT : a)),
+        }))
+      : base;
   // Counsel's advice, when the team reports it, says what the merits line would.
   const own = doNot(situation, topics, aside).filter(
     (line) => !(constraints.includes('legal') && line === MERITS),

@@ -90,18 +90,18 @@ function asSourceAt(text: string, start: number, end: number): boolean {
 
 /**
  * Where the brand is only the place something was posted or sold: "posted on Twitter",
- * "get it on Amazon", "watching The Crown on Netflix", "a post on Acme", "across
+ * "links on Reddit", "Android ransomware" (the platform a threat runs on), "get it on Amazon", "watching The Crown on Netflix", "a post on Acme", "across
  * Twitter", "top Twitter trends", "pic.twitter.com/…". A verb of posting must say so:
  * "a fine on Acme" and "pressure on Acme" are about Acme, and a slash between names
  * ("the Gannett/GateHouse merger") is no address.
  */
 const VENUE_BEFORE =
-  /(?:\b(?:posted|shared|said|wrote|tweeted|announced|published|streamed|streaming|watch(?:ed|ing)?|available|sold|selling|listed|trending|went viral|get it|buy it|find it|reacted|replied|commented|posting)\b[^.]{0,40}?\b(?:on|via|through|across)\s+(?:the\s+)?|\b(?:a|the|his|her|their|its|in a) (?:post|video|tweet|message|thread|livestream|story|clip) (?:on|via)\s+|\bacross\s+|\w\.|\/\/|\.\w+\/|@)$/iu;
+  /(?:\b(?:posted|shared|said|wrote|tweeted|announced|published|streamed|streaming|watch(?:ed|ing)?|available|sold|selling|listed|trending|went viral|get it|buy it|find it|reacted|replied|commented|posting|spread(?:s|ing)?|circulat(?:ed|ing|es))\b[^.]{0,40}?\b(?:on|via|through|across)\s+(?:the\s+)?|\b(?:a|the|his|her|their|its|in a) (?:post|video|tweet|message|thread|livestream|story|clip) (?:on|via)\s+|\b(?:links|posts|ads|adverts|videos|messages|threads|comments|tweets) (?:on|via)\s+(?:the\s+)?|\bacross\s+|\w\.|\/\/|\.\w+\/|@)$/iu;
 /** Someone's account on it: "its press office Twitter account", "her Instagram page". */
 const OWNER_BEFORE = /\b(?:its|his|her|their|our|your|my|\p{L}+['’]s)\s+(?:[\p{L}-]+\s+){0,2}$/iu;
 const OWNED_AFTER = /^\s+(?:account|handle|page|channel|feed|profile)\b/iu;
 const VENUE_AFTER =
-  /^(?:\.\w+\/|\/|\s+(?:trends?|reactions?|feeds?|followers?|handles?|threads?|hashtags?)\b)/iu;
+  /^(?:\.\w+\/|\/|\s+(?:trends?|reactions?|feeds?|followers?|handles?|threads?|hashtags?|ransomware|malware|trojans?|spyware|adware|botnets?)\b)/iu;
 
 /**
  * The URL or the page saying it is opinion: a column, an op-ed, an editorial (not a blog:
@@ -132,7 +132,7 @@ const STATUS: readonly { status: Status; pattern: RegExp }[] = [
   {
     status: 'resolved',
     pattern:
-      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed)|back online|(?:charges|case|lawsuit|suit|claims?|complaints?|investigation|inquiry|probe)s? (?:was|were|has been|have been) (?:dropped|dismissed|closed|withdrawn|settled)|cleared of|settled (?:the|a|its)|reached a settlement|(?:seems|appears) to be over|(?:row|dispute|feud|standoff|stand-off|strike) (?:is|was|has been) (?:over|ended|resolved)|ended the (?:row|dispute|feud|strike)|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
+      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed)|back online|(?:charges|case|lawsuit|suit|claims?|complaints?|investigation|inquiry|probe)s? (?:was|were|has been|have been) (?:dropped|dismissed|closed|withdrawn|settled)|cleared of|settled (?:the|a|its)|reached a settlement|(?:agreed )?to settle (?:the )?(?:charges|claims|allegations|case|lawsuit|suit)|(?:seems|appears) to be over|(?:row|dispute|feud|standoff|stand-off|strike) (?:is|was|has been) (?:over|ended|resolved)|ended the (?:row|dispute|feud|strike)|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
   },
   {
     status: 'confirmed',
@@ -247,7 +247,10 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
       aside: found.length > 0 && found.every((o) => source(o) || venue(o)),
       position: found.length > 0 ? found[0]!.start / Math.max(1, text.length) : 1,
       speaks: found.some(
-        (o) => SPOKE.test(text.slice(o.end)) || SPOKE_FOR.test(text.slice(0, o.start)),
+        (o) =>
+          SPOKE.test(text.slice(o.end)) ||
+          SPOKE_FOR.test(text.slice(0, o.start)) ||
+          (SAID_BY.test(text.slice(0, o.start)) && SPOKESPERSON_AFTER.test(text.slice(o.end))),
       ),
       outcome: outcomeAt(text, found),
     };
@@ -316,6 +319,9 @@ const SPOKE =
   /^(?:['’]s)?(?:\s+(?:spokes(?:person|man|woman)|chief executive|ceo|chairman|chairwoman|president|representative|statement))?\s*,?\s*(?:\w+\s+){0,2}?(?:said|says|told|stated|defended|denied|responded|replied|insisted|maintained|argued|rejected|disputed)\b/iu;
 /** "a spokesperson for Acme said", "in a statement, Acme …" */
 const SPOKE_FOR = /\b(?:spokes(?:person|man|woman)|representative) (?:for|of)\s*$/iu;
+/** "…,” said a WeWork spokesperson" */
+const SAID_BY = /\b(?:said|says|added|according to)\s+(?:an?|the)\s+$/iu;
+const SPOKESPERSON_AFTER = /^\s+(?:spokes(?:person|man|woman)|representative|statement)\b/iu;
 
 /**
  * A contest's result told around the brand's name: the verb before it has the brand on
@@ -387,27 +393,33 @@ function eventOf(
   }
   const headline = own[0]?.at === 0 ? own[0] : undefined;
   const first = headline ? eventsIn(headline.text)[0] : undefined;
-  // The headline's event, unless the brand's sentences report a graver one ("Outrage as
-  // Acme heaters kill two children" is the deaths' story, not the outrage's).
-  const graver = own.some(
-    (s) =>
-      s !== headline &&
-      eventsIn(s.text).some((k) => eventType(k).weight > eventType(first ?? 'none').weight),
-  );
-  if (headline && first && !graver) return { event: first, sentence: headline.text };
-  const counts = new Map<EventKind, { n: number; sentence: string }>();
+  const counts = new Map<EventKind, { n: number; sentence: string; lede: boolean }>();
   for (const s of own) {
     for (const kind of new Set(eventsIn(s.text))) {
-      const c = counts.get(kind) ?? { n: 0, sentence: s.text };
+      const c = counts.get(kind) ?? { n: 0, sentence: s.text, lede: false };
       c.n += 1;
+      c.lede ||= s.at <= LEDE;
       counts.set(kind, c);
     }
   }
+  // An adverse event told once deep in the article is background ("JPMorgan paid $1.1
+  // billion to settle charges" in a story of its profits): it is the story's when the
+  // headline or the lede tells it, or the brand's sentences tell it more than once.
+  const prominent = (kind: EventKind) => {
+    const c = counts.get(kind);
+    return c !== undefined && (role === 'passing' || c.lede || c.n >= 2 || kind === first);
+  };
+  // The headline's event, unless the brand's sentences report a graver one, prominently
+  // ("Outrage as Acme heaters kill two children" is the deaths' story, not the outrage's).
+  const graver = [...counts.keys()].some(
+    (k) => prominent(k) && eventType(k).weight > eventType(first ?? 'none').weight,
+  );
+  if (headline && first && !graver) return { event: first, sentence: headline.text };
   // A review page is a review of what the brand makes, unless the brand's sentences
   // report something adverse.
   const review = REVIEW_PAGE.test(`${article.url ?? ''} ${article.title}`);
   const adverse = [...counts.entries()]
-    .filter(([k]) => eventType(k).polarity === 'adverse')
+    .filter(([k]) => eventType(k).polarity === 'adverse' && prominent(k))
     .sort(
       ([a, x], [b, y]) =>
         eventType(b).weight - eventType(a).weight ||
@@ -418,11 +430,22 @@ function eventOf(
     return { event: 'review', sentence: article.title };
   }
   // A passing mention's event is what its one sentence says of the brand, if anything.
-  const pick = adverse[0] ?? [...counts.entries()].sort(([, x], [, y]) => y.n - x.n)[0];
+  const pick =
+    adverse[0] ??
+    [...counts.entries()]
+      .filter(([k]) => eventType(k).polarity !== 'adverse')
+      .sort(([, x], [, y]) => y.n - x.n)[0];
   if (pick) return { event: pick[0], sentence: pick[1].sentence };
   if (review) return { event: 'review', sentence: article.title };
   return { event: role === 'subject' ? 'profile' : 'none', sentence: own[0]?.text ?? '' };
 }
+
+/** A sentence whose speaker is the brand without its name: "The company denied …". */
+const THE_BRAND_SAYS =
+  /^(?:["“][^"”]*["”],?\s*)?(?:the (?:company|firm|group|business|bank|airline|carrier|retailer|carmaker|automaker|maker|manufacturer|platform|network|channel|club|party|agency|utility|operator|brand)|it|its (?:spokes\w+|statement|lawyers?)|an? (?:company )?spokes\w+|in a statement)\b/i;
+
+/** The headline and the body's first sentences: where a report tells its news. */
+const LEDE = 3;
 
 /** The phrases of one status. */
 const statusPattern = (status: Status) => STATUS.find((s) => s.status === status)!.pattern;
@@ -432,6 +455,7 @@ function statusOf(
   event: EventKind,
   reporting: readonly string[],
   around: readonly string[],
+  brandSays: (sentence: string) => boolean,
 ): { status: Status; sentence: string } {
   if (eventType(event).polarity !== 'adverse') return { status: 'none', sentence: '' };
   // A fix is often told apart from the problem ("a coding bug that has since been patched"):
@@ -444,7 +468,9 @@ function statusOf(
     // What a report states as fact ("PG&E began shutting off power") is alleged only when
     // it hedges it: an attribution ("according to the utility") is no hedge.
     const test = status === 'alleged' && FACT_BY_DEFAULT.has(event) ? HEDGED : pattern;
-    const sentence = reporting.find((s) => test.test(s));
+    // A denial is the brand's only when it is the brand denying ("Ailes denied the
+    // allegations" leaves Fox News's story as it was).
+    const sentence = reporting.find((s) => test.test(s) && (status !== 'denied' || brandSays(s)));
     if (sentence) return { status, sentence };
   }
   return {
@@ -485,10 +511,12 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   const around = sentences.filter((s) => near.has(s.at)).map((s) => s.text);
   const phrases = eventType(found.event).phrases;
   const reporting = phrases ? around.filter((s) => phrases.test(s)) : [];
+  const ownTexts = new Set(own.map((s) => s.text));
   const status = statusOf(
     found.event,
     reporting.length > 0 ? reporting : [found.sentence],
     ownsStory(role) ? around : [],
+    (sentence) => ownTexts.has(sentence) || THE_BRAND_SAYS.test(sentence),
   );
   const about = ownsStory(role) ? around : [];
   const adverse = eventType(found.event).polarity === 'adverse';

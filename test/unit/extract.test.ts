@@ -312,6 +312,17 @@ ${ld({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Acme
     expect(extractArticle(html, 'https://planet.example/a')!.title).toBe('Acme recalls toasters');
   });
 
+  it('decodes the HTML entities publishers write into a JSON-LD headline', () => {
+    const html = page(
+      `<title>Daily Planet</title><meta property="og:title" content="You won't believe what Acme just did">
+${ld({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Acme recalls &#8216;Toasty&#8217; toasters &amp; kettles' })}`,
+      body4,
+    );
+    expect(extractArticle(html, 'https://planet.example/a')!.title).toBe(
+      'Acme recalls ‘Toasty’ toasters & kettles',
+    );
+  });
+
   it('is Readability’s title when the page has no headline of its own', () => {
     const html = page(
       `<title>Acme recalls toasters | Daily Planet</title><meta property="og:site_name" content="Daily Planet">`,

@@ -337,6 +337,84 @@ describe('sentiment read with the situation (issue 42, third session)', () => {
   });
 });
 
+describe('read on held-out pages (issue 42, third session)', () => {
+  const read = (title: string, text: string) => situationOf(article(title, text), acme);
+
+  it('takes a denial as the brand’s only when the brand denies', () => {
+    const other = read(
+      'Women accuse Acme chairman of harassment',
+      'Two dozen Acme employees accused the chairman of harassment.\n\nThe chairman vehemently denied the allegations.',
+    );
+    expect(other.status).not.toBe('denied');
+    const own = read(
+      'Women accuse Acme of harassment',
+      'Two dozen employees accused Acme of harassment.\n\nThe company denied the allegations.',
+    );
+    expect(own.status).toBe('denied');
+  });
+
+  it('keeps the headline’s news over an adverse event told once deep in the article', () => {
+    const text = [
+      'Acme earned $4.9 billion in the quarter, its best year yet.',
+      'Sales rose in every region.',
+      'The bank opened new branches.',
+      'Customers moved deposits to it.',
+      'In the fourth quarter, Acme paid $1.1 billion to settle charges by regulators.',
+    ].join('\n\n');
+    expect(read('Acme posts record profit', text).event).toBe('earnings');
+    // Told in the lede, the same event is the story.
+    expect(
+      read('Acme posts record profit', `Regulators fined Acme $1 billion.\n\n${text}`).event,
+    ).toBe('regulator-action');
+  });
+
+  it('reads a settlement as over, a ban by the brand as no sanction, a launch pad as no launch', () => {
+    expect(
+      read('Regulators and Acme', 'Acme agreed to settle charges by regulators on Monday.').status,
+    ).toBe('resolved');
+    expect(
+      read('Acme has banned harassers before', 'Acme banned the account in 2016.').event,
+    ).not.toBe('regulator-action');
+    expect(
+      read(
+        'What is the hold-up at Acme?',
+        'Acme lost a launch pad in the fire.\n\nAcme said it will fly again.',
+      ).event,
+    ).not.toBe('launch');
+  });
+
+  it('reads a platform a threat runs on, or a link is posted on, as an aside', () => {
+    expect(
+      read('Acme ransomware spreads via game links', 'Acme ransomware locks phones.').role,
+    ).not.toBe('subject');
+    expect(
+      situationOf(
+        article('Ransomware spreads', 'The ransomware spreads via links on Acme and by SMS.'),
+        acme,
+      ).role,
+    ).toBe('passing');
+  });
+
+  it('counts an intensifier only where it tells the event, and sends a statement unasked only when serious', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme accused of misleading customers',
+          'Acme was accused of misleading customers about kettle safety.\n\nThe brand has millions of fans.',
+        ),
+      ],
+      acme,
+    );
+    expect(['medium', 'high']).toContain(g.severity);
+    const actions = g.phases.flatMap((p) => p.actions);
+    if (g.severity === 'medium' || g.severity === 'low') {
+      expect(actions).not.toContain(
+        'Send the approved statement to the publishers covering the story',
+      );
+    }
+  });
+});
+
 describe('ordinary grammar is not an aside (review of issue 42)', () => {
   const role = (title: string, text: string) => situationOf(article(title, text), acme).role;
 

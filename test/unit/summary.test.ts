@@ -24,13 +24,33 @@ describe('the executive summary', () => {
   );
   const g = generateAdvisory([first], acme);
 
-  it('says what happened, who is affected, how it spreads and what is at stake, in turn', () => {
+  it('says what happened (headline, then a whole sentence), who is affected, and last how it spreads', () => {
     expect(g.executiveSummary.map((i) => i.text)).toEqual([
       'Paper 1 reports: Acme recalls battery packs.',
+      'Acme is recalling 40,000 PowerCell 9 battery packs after reports of overheating in several homes.',
       'Owners can return the packs to any Acme store for a full refund, the company said.',
       'Among the sources read so far, only Paper 1 reports it.',
-      'Acme is recalling 40,000 PowerCell 9 battery packs after reports of overheating in several homes.',
     ]);
+  });
+
+  it('quotes what the brand has already said, and strips a wire dateline from what happened', () => {
+    const wire = source(
+      1,
+      'Regulator investigating Acme',
+      [
+        '(Reuters) — The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
+        'The inquiry follows complaints from customers in three states about kettles that overheat.',
+        '“We received an inquiry from the attorney general and are cooperating,” said an Acme spokesperson.',
+      ].join('\n\n'),
+    );
+    const texts = generateAdvisory([wire], acme).executiveSummary.map((i) => i.text);
+    expect(texts[1]).toBe(
+      'The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
+    );
+    expect(texts).toContain(
+      '“We received an inquiry from the attorney general and are cooperating,” said an Acme spokesperson.',
+    );
+    expect(texts.at(-1)).toBe('Among the sources read so far, only Paper 1 reports it.');
   });
 
   it('quotes whole sentences about the brand: no credits, prompts, fragments or headline again', () => {
