@@ -3,7 +3,14 @@ import { similarity, type Terms, terms } from './cluster.js';
 import { eventType } from './events.js';
 import { judgeSeverity, judgeTopics } from './judge.js';
 import { boilerplateOf, focusOf } from './mentions.js';
-import { DO_NOT, isPlanForResolved, type Phase, planOf, withDoNotLast } from './playbook.js';
+import {
+  DO_NOT,
+  isPlanForResolved,
+  type Phase,
+  planOf,
+  scheduled,
+  withDoNotLast,
+} from './playbook.js';
 import { sentencesOf } from './sentences.js';
 import { ownsStory, type Situation, situationOf } from './situation.js';
 import { spreadOf } from './spread.js';
@@ -348,16 +355,17 @@ export function generateAdvisory(
     severity,
   );
   const latest = readings.at(-1);
+  // A viral story cannot wait, whatever its severity.
+  const urgency = URGENCIES[Math.min(3, level + (spread === 'viral' ? 1 : 0))]!;
   return {
     severity,
     topics,
     spread,
     assessment: positive ? 'opportunity' : ASSESSMENTS[level]!,
-    // A viral story cannot wait, whatever its severity.
-    urgency: URGENCIES[Math.min(3, level + (spread === 'viral' ? 1 : 0))]!,
+    urgency,
     executiveSummary,
     summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
-    phases: latest ? withContextPhase(plan, latest, situation) : plan,
+    phases: scheduled(latest ? withContextPhase(plan, latest, situation) : plan, urgency),
     reasons,
     situation,
     // Said only when the latest context moved the judgement (a diff's other moves come
@@ -394,6 +402,7 @@ function withContextPhase(
         // The team knows the problem is over: say so to whoever asks, and no more (a
         // release about a closed problem puts it back in the news).
         title: 'Say it is fixed',
+        owner: 'Press office',
         actions: [
           'If customers or publishers ask, say what was fixed and when, once the owning team confirms it',
           'Start no new coverage of a problem that is over',
@@ -402,6 +411,7 @@ function withContextPhase(
     : latest.direction < 0
       ? {
           title: 'Correct the record',
+          owner: 'Communications',
           actions: [
             'If the review shows the coverage is wrong, send the publishers the correction with the evidence',
             'Once it is confirmed, publish the clarification on owned channels',
@@ -409,6 +419,7 @@ function withContextPhase(
         }
       : {
           title: 'Brief the team on the new context',
+          owner: 'Communications',
           actions: [
             'Share the context with those answering questions who need it',
             'Check the plan’s open steps against it',

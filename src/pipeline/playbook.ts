@@ -15,10 +15,15 @@ export const MAX_PHASES = 6;
 export interface Phase {
   title: string;
   actions: string[];
+  /** Who leads it: a function every organisation has, for the team to name a person. */
+  owner?: string;
+  /** It runs for the life of the story (monitoring) rather than by a deadline. */
+  ongoing?: boolean;
 }
 
 const FACTS: Phase = {
   title: 'Establish the facts',
+  owner: 'Communications',
   actions: [
     'Confirm what happened with the owning team',
     'Collect every claim made in the coverage',
@@ -26,6 +31,7 @@ const FACTS: Phase = {
 };
 const HOLDING: Phase = {
   title: 'Prepare a holding statement',
+  owner: 'Communications',
   actions: ['Draft a factual statement', 'Get legal and communications sign-off'],
 };
 /**
@@ -36,10 +42,13 @@ const ANSWER_WHEN_ASKED = 'When publishers ask, answer with the approved stateme
 const SEND_STATEMENT = 'Send the approved statement to the publishers covering the story';
 const BRIEF: Phase = {
   title: 'Brief stakeholders',
+  owner: 'Communications',
   actions: ['Brief leadership and customer-facing staff', ANSWER_WHEN_ASKED],
 };
 const MONITOR: Phase = {
   title: 'Monitor and follow up',
+  owner: 'Communications',
+  ongoing: true,
   actions: ['Track new coverage for 72 hours', 'Publish an update when facts change'],
 };
 
@@ -48,6 +57,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     FACTS,
     {
       title: 'Protect customers',
+      owner: 'Quality and legal',
       actions: [
         'If the defect is confirmed, decide with quality and legal whether to stop sales or recall',
         'Publish clear safety instructions for owners of the product',
@@ -56,6 +66,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     HOLDING,
     {
       title: 'Inform regulators and partners',
+      owner: 'Legal',
       actions: [
         'Notify the product-safety authority where the law requires it',
         'Brief retailers, distributors and customer-facing staff',
@@ -66,6 +77,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
   security: [
     {
       title: 'Contain the incident',
+      owner: 'Security',
       actions: [
         'Confirm with security what is affected and whether the attack or flaw is closed',
         'Preserve the evidence',
@@ -73,6 +85,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     },
     {
       title: 'Protect customers',
+      owner: 'Security and product',
       actions: [
         'Ship or publish the fix and the steps customers should take',
         'Tell customers whether their data or accounts were reached',
@@ -85,6 +98,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
   'data-privacy': [
     {
       title: 'Contain and establish the facts',
+      owner: 'Security',
       actions: [
         'Confirm with security what data was exposed and whether access is closed',
         'Preserve the evidence',
@@ -95,6 +109,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     // GDPR's 72 hours run from learning of a breach, not from an article about one).
     {
       title: 'Notify if personal data was exposed',
+      owner: 'Legal',
       actions: [
         'If the review confirms personal data was exposed, notify the data-protection authority within 72 hours of learning it (GDPR art. 33)',
         'If it was, prepare the notice to the people affected',
@@ -103,6 +118,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     HOLDING,
     {
       title: 'Support the people affected, if any',
+      owner: 'Customer support',
       actions: [
         'If people were affected, open a help page and a contact line for them',
         'If data was exposed, offer protection that fits it (credit monitoring for financial data)',
@@ -113,10 +129,12 @@ export const PLAYBOOK: Record<string, Phase[]> = {
   'legal-regulatory': [
     {
       title: 'Brief counsel',
+      owner: 'Legal',
       actions: ['Share the coverage with legal counsel', 'Agree what may be said in public'],
     },
     {
       title: 'Prepare a holding statement',
+      owner: 'Communications',
       actions: ['Draft a statement counsel approves', 'Avoid commenting on the merits'],
     },
     BRIEF,
@@ -126,6 +144,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     FACTS,
     {
       title: 'Talk to employees first',
+      owner: 'HR',
       actions: [
         'Brief managers and staff before any public statement',
         'Open a channel for employee questions',
@@ -138,6 +157,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     FACTS,
     {
       title: 'Limit the impact',
+      owner: 'Operations',
       actions: [
         'Confirm containment and clean-up measures with operations',
         'Inform the environmental authority and local community',
@@ -149,10 +169,12 @@ export const PLAYBOOK: Record<string, Phase[]> = {
   'customer-experience': [
     {
       title: 'Understand the complaints',
+      owner: 'Customer support',
       actions: ['Quantify affected customers with support', 'Find the root cause'],
     },
     {
       title: 'Respond to customers',
+      owner: 'Customer support',
       actions: [
         'Publish a status update and an apology where due',
         'If customers lost out, give support a script and a remedy',
@@ -163,10 +185,12 @@ export const PLAYBOOK: Record<string, Phase[]> = {
   leadership: [
     {
       title: 'Align the message',
+      owner: 'Chief executive’s office',
       actions: ['Agree the leadership message with the board', 'Prepare a Q&A'],
     },
     {
       title: 'Brief stakeholders',
+      owner: 'Communications',
       actions: ['Brief employees, investors and key customers'],
     },
     MONITOR,
@@ -174,43 +198,95 @@ export const PLAYBOOK: Record<string, Phase[]> = {
   financial: [
     {
       title: 'Check the numbers',
+      owner: 'Finance',
       actions: ['Verify the reported figures with finance', 'Note any disclosure obligations'],
     },
     {
       title: 'Brief investor relations',
+      owner: 'Investor relations',
       actions: ['Align investor relations and communications on the message'],
     },
     MONITOR,
   ],
   'product-launch': [
-    { title: 'Verify the coverage', actions: ['Check the facts reported are accurate'] },
-    { title: 'Amplify', actions: ['Share the coverage on owned channels', 'Thank the publisher'] },
-    { title: 'Follow up', actions: ['Offer the journalist a follow-up interview'] },
-  ],
-  recognition: [
-    { title: 'Verify the coverage', actions: ['Check the facts reported are accurate'] },
+    {
+      title: 'Verify the coverage',
+      owner: 'Communications',
+      actions: ['Check the facts reported are accurate'],
+    },
+    // Launch coverage may be a critic's: it is shared only once a person has read it as
+    // favourable (a column calling the product "backwards" is no launch to amplify).
     {
       title: 'Amplify',
+      owner: 'Marketing',
+      actions: [
+        'If the piece is favourable, share it on owned channels and thank the journalist',
+        'Otherwise, note what it criticises for the product team',
+      ],
+    },
+    {
+      title: 'Follow up',
+      owner: 'Press office',
+      actions: ['If the piece is favourable, offer the journalist a follow-up interview'],
+    },
+  ],
+  recognition: [
+    {
+      title: 'Verify the coverage',
+      owner: 'Communications',
+      actions: ['Check the facts reported are accurate'],
+    },
+    {
+      title: 'Amplify',
+      owner: 'Marketing',
       actions: ['Share the recognition on owned channels', 'Thank the people behind it'],
     },
-    { title: 'Follow up', actions: ['Offer the journalist a follow-up interview'] },
+    {
+      title: 'Follow up',
+      owner: 'Press office',
+      actions: ['Offer the journalist a follow-up interview'],
+    },
   ],
   general: [
-    { title: 'Read the coverage', actions: ['Check the facts reported are accurate'] },
+    {
+      title: 'Read the coverage',
+      owner: 'Communications',
+      actions: ['Check the facts reported are accurate'],
+    },
     {
       title: 'Decide whether to respond',
+      owner: 'Communications',
       actions: [
         'If the coverage gets a fact wrong, ask the publisher to correct it',
         'Otherwise, no response is needed',
       ],
     },
-    { title: 'Monitor', actions: ['Watch for follow-up coverage for a week'] },
+    {
+      title: 'Monitor',
+      owner: 'Communications',
+      ongoing: true,
+      actions: ['Watch for follow-up coverage for a week'],
+    },
   ],
 };
 
 const BRIEF_LEADERSHIP: Phase = {
   title: 'Brief leadership',
+  owner: 'Communications',
   actions: ['Share the piece and the facts checked with leadership'],
+};
+
+/**
+ * What replaces a new statement once the brand has one on record ("we are cooperating
+ * with the inquiry"): a second, different line would read as a change of course.
+ */
+const HOLD_POSITION: Phase = {
+  title: 'Hold the position on record',
+  owner: 'Communications',
+  actions: [
+    'Restate what the brand has already said; add nothing new before the review ends',
+    'Agree with legal and communications any change to it before it is made',
+  ],
 };
 
 /** Plans the situation calls for before any topic's (planOf). */
@@ -219,10 +295,12 @@ const SITUATION_PLANS = {
   aside: [
     {
       title: 'Read the mention',
+      owner: 'Communications',
       actions: ['Check the brand is named accurately', 'Note the context it is named in'],
     },
     {
       title: 'Decide whether it needs anything',
+      owner: 'Communications',
       actions: [
         'If the mention states a fact about the brand that is wrong, ask the publisher to correct it',
         'Otherwise, no response is needed',
@@ -230,12 +308,15 @@ const SITUATION_PLANS = {
     },
     {
       title: 'Monitor',
+      owner: 'Communications',
+      ongoing: true,
       actions: ['Watch for follow-up coverage that puts the brand at the centre'],
     },
   ],
   opinion: [
     {
       title: 'Read the argument',
+      owner: 'Communications',
       actions: [
         'List what the piece says about the brand, telling fact from opinion',
         'Check each stated fact with the owning team',
@@ -243,17 +324,24 @@ const SITUATION_PLANS = {
     },
     {
       title: 'Decide whether to answer',
+      owner: 'Communications',
       actions: [
         'If the piece states facts that are wrong, offer the publisher a short factual reply',
         'Otherwise let the opinion stand',
       ],
     },
     BRIEF_LEADERSHIP,
-    { title: 'Monitor', actions: ['Watch whether other titles take the argument up'] },
+    {
+      title: 'Monitor',
+      owner: 'Communications',
+      ongoing: true,
+      actions: ['Watch whether other titles take the argument up'],
+    },
   ],
   review: [
     {
       title: 'Read the review',
+      owner: 'Product',
       actions: [
         'Share its findings with the product team',
         'Check the facts it states about the product',
@@ -261,16 +349,23 @@ const SITUATION_PLANS = {
     },
     {
       title: 'Respond where it helps',
+      owner: 'Communications',
       actions: [
         'If the review states a fact that is wrong, send the reviewer the correction',
         'If it is favourable, share it on owned channels',
       ],
     },
-    { title: 'Monitor', actions: ['Watch for other reviews of the same product'] },
+    {
+      title: 'Monitor',
+      owner: 'Communications',
+      ongoing: true,
+      actions: ['Watch for other reviews of the same product'],
+    },
   ],
   accusation: [
     {
       title: 'Review the allegation',
+      owner: 'Legal',
       actions: [
         'Establish internally, with the owning team and counsel, what is alleged and what is true',
         'Preserve the relevant records',
@@ -278,6 +373,7 @@ const SITUATION_PLANS = {
     },
     {
       title: 'Prepare a holding statement',
+      owner: 'Communications',
       actions: [
         'Say the brand is aware of the allegation and is reviewing it',
         'Get legal and communications sign-off',
@@ -286,27 +382,38 @@ const SITUATION_PLANS = {
     BRIEF,
     MONITOR,
   ],
-  accusationAnswered: [
+  /** A service down (or switched off for safety): people need facts on a schedule. */
+  outage: [
     {
-      title: 'Review the allegation',
+      title: 'Keep customers informed',
+      owner: 'Customer support',
       actions: [
-        'Establish internally, with the owning team and counsel, what is alleged and what is true',
-        'Preserve the relevant records',
+        'Publish what is affected, where, and when service is expected back; update it on a fixed schedule until it is restored',
+        'Give customer-facing staff a script with the same facts',
       ],
     },
     {
-      title: 'Hold the position on record',
+      title: 'Look after those hit hardest',
+      owner: 'Operations',
       actions: [
-        'Restate what the brand has already said; add nothing new before the review ends',
-        'Agree with legal and communications any change to it before it is made',
+        'Find the customers who depend on the service most (health, safety, their business) and reach them directly',
+        'If customers lost out, decide with legal on a remedy',
       ],
     },
-    BRIEF,
+    {
+      title: 'Establish the cause',
+      owner: 'Operations',
+      actions: [
+        'Find the root cause with the owning team',
+        'Once it is known, say what will stop it happening again',
+      ],
+    },
     MONITOR,
   ],
   criticism: [
     {
       title: 'Understand the criticism',
+      owner: 'Communications',
       actions: [
         'List the complaints made and who makes them',
         'Check with the owning team which are fair',
@@ -314,6 +421,7 @@ const SITUATION_PLANS = {
     },
     {
       title: 'Respond where it is fair',
+      owner: 'Communications',
       actions: [
         'If the criticism points to a real problem, say what the brand will do about it',
         'If it rests on a factual error, send the publisher the correction with the evidence',
@@ -322,9 +430,14 @@ const SITUATION_PLANS = {
     MONITOR,
   ],
   deal: [
-    { title: 'Verify the coverage', actions: ['Check the terms reported are accurate'] },
+    {
+      title: 'Verify the coverage',
+      owner: 'Communications',
+      actions: ['Check the terms reported are accurate'],
+    },
     {
       title: 'Amplify',
+      owner: 'Communications',
       actions: [
         'Once the terms are final and public, share them on owned channels as legal and investor relations approve',
         'Brief employees and partners',
@@ -334,6 +447,7 @@ const SITUATION_PLANS = {
       // A listing, an acquisition or a contract may be under disclosure rules: what is
       // said about it goes through the people who know them.
       title: 'Follow up',
+      owner: 'Press office',
       actions: ['Route interview requests through legal and investor relations first'],
     },
   ],
@@ -341,6 +455,7 @@ const SITUATION_PLANS = {
   resolved: [
     {
       title: 'Confirm it is over',
+      owner: 'Operations',
       actions: [
         'Check with the owning team that the problem is closed and will not recur',
         'Note what customers were told, and when',
@@ -348,6 +463,7 @@ const SITUATION_PLANS = {
     },
     {
       title: 'Answer only when asked',
+      owner: 'Press office',
       actions: [
         'If asked, say what was fixed and when',
         'Start no new coverage of a problem that is over',
@@ -390,6 +506,15 @@ export function planOf(
 
 /** The plan of a situation that is the brand's own story (planOf), before its "Do not". */
 function basePlan(situation: Situation, topics: readonly string[]): Phase[] {
+  const plan = planOfEvent(situation, topics);
+  // A position already given is held, not replaced by a new statement (an "aware and
+  // reviewing" line after "we are cooperating" would read as a change of course).
+  if (!situation.onRecord || eventType(situation.event).polarity !== 'adverse') return plan;
+  return plan.map((p) => (p.title === HOLDING.title ? HOLD_POSITION : p));
+}
+
+/** The plan for the situation's event, before the brand's position on record is kept. */
+function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   const type = eventType(situation.event);
   if (situation.opinion && type.weight < 3) return SITUATION_PLANS.opinion;
   if (isPlanForResolved(situation)) return SITUATION_PLANS.resolved;
@@ -397,9 +522,9 @@ function basePlan(situation: Situation, topics: readonly string[]): Phase[] {
     case 'review':
       return SITUATION_PLANS.review;
     case 'accusation':
-      // A position already given is held, not replaced by an "aware and reviewing" line
-      // that would read as a change of course.
-      return situation.onRecord ? SITUATION_PLANS.accusationAnswered : SITUATION_PLANS.accusation;
+      return SITUATION_PLANS.accusation;
+    case 'outage':
+      return SITUATION_PLANS.outage;
     case 'criticism':
       return SITUATION_PLANS.criticism;
     case 'deal':
@@ -425,6 +550,44 @@ const OVER_WHEN_FIXED: ReadonlySet<string> = new Set([
 
 /** The title of the phase listing the moves the facts make wrong. */
 export const DO_NOT = 'Do not';
+
+/**
+ * When each phase is due, by the story's urgency, from the moment it is detected: the
+ * first phases first, the later ones after them. A low-urgency story gets no deadlines.
+ */
+const DEADLINES: Record<'low' | 'medium' | 'high' | 'immediate', readonly string[]> = {
+  immediate: ['within 1 hour', 'within 2 hours', 'within 4 hours', 'today'],
+  high: ['within 2 hours', 'within 4 hours', 'today', 'within 24 hours'],
+  medium: ['today', 'within 24 hours', 'within 48 hours', 'this week'],
+  low: [],
+};
+
+/**
+ * The plan as the advisory writes it: each phase's title says who leads it and by when,
+ * "Brief counsel (Legal, within 2 hours)", so the team can assign it at a glance (the
+ * spec's phase is a title and actions: the owner and deadline go in the title). The
+ * "Do not" list is for everyone, all the time.
+ */
+export function scheduled(
+  phases: readonly Phase[],
+  urgency: keyof typeof DEADLINES,
+): { title: string; actions: string[] }[] {
+  const ladder = DEADLINES[urgency];
+  let next = 0;
+  return phases.map((p) => {
+    if (!p.owner) return { title: p.title, actions: [...p.actions] };
+    const when =
+      ladder.length === 0
+        ? null
+        : p.ongoing
+          ? 'ongoing'
+          : ladder[Math.min(next++, ladder.length - 1)];
+    return { title: `${p.title} (${p.owner}${when ? `, ${when}` : ''})`, actions: [...p.actions] };
+  });
+}
+
+/** A phase's title without its owner and deadline: the same phase whenever it is due. */
+export const baseTitle = (title: string) => title.replace(/ \([^()]*\)$/, '');
 
 /**
  * A plan with its "Do not" phase last, the ordinary phases before it cut to fit six in

@@ -1,6 +1,6 @@
 import type { BrandTerms } from './brand-matcher.js';
 import { type GeneratedAdvisory, generateAdvisory, type Source } from './builtin-advisor.js';
-import { DO_NOT, MAX_PHASES } from './playbook.js';
+import { baseTitle, DO_NOT, MAX_PHASES } from './playbook.js';
 
 /**
  * A proposal (spec 3.3): the advisory thought again from the story's sources as they are
@@ -50,8 +50,9 @@ export function withStartedPhases(advisory: GeneratedAdvisory, live: LivePlan): 
   const avoid = advisory.phases.find(
     (p) => p.title === DO_NOT && !started.some((s) => s.title === DO_NOT),
   );
+  // The same phase comes back under a new deadline when the urgency moved: still that phase.
   const fresh = advisory.phases.filter(
-    (p) => p !== avoid && !started.some((s) => s.title === p.title),
+    (p) => p !== avoid && !started.some((s) => baseTitle(s.title) === baseTitle(p.title)),
   );
   const last = Math.max(0, ...started.map((s) => s.number));
   const out: { title: string; actions: string[] }[] = [];

@@ -429,12 +429,16 @@ function eventOf(
   if (!adverse[0] && review && role !== 'passing') {
     return { event: 'review', sentence: article.title };
   }
-  // A passing mention's event is what its one sentence says of the brand, if anything.
-  const pick =
-    adverse[0] ??
-    [...counts.entries()]
-      .filter(([k]) => eventType(k).polarity !== 'adverse')
-      .sort(([, x], [, y]) => y.n - x.n)[0];
+  // Then good or neutral news the article leads with; a passing mention's event is what
+  // its one sentence says of the brand, if anything.
+  const news = [...counts.entries()]
+    .filter(([k]) => eventType(k).polarity !== 'adverse' && prominent(k))
+    .sort(([, x], [, y]) => y.n - x.n)[0];
+  // Told only in passing, criticism is still the tone of the piece (it argues; it is
+  // medium at most), while good news told in passing is not what the piece is about: a
+  // column calling the brand's innovation "backwards" is no launch to amplify.
+  const tone = [...counts.entries()].find(([k]) => k === 'criticism');
+  const pick = adverse[0] ?? news ?? tone;
   if (pick) return { event: pick[0], sentence: pick[1].sentence };
   if (review) return { event: 'review', sentence: article.title };
   return { event: role === 'subject' ? 'profile' : 'none', sentence: own[0]?.text ?? '' };

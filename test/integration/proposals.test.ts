@@ -100,7 +100,8 @@ describe('context and proposals', () => {
         {
           path: 'phases[3].title',
           before: before.advisory.phases[2].title,
-          after: 'Say it is fixed',
+          // Who leads it and by when, at the proposal's urgency.
+          after: expect.stringMatching(/^Say it is fixed \(Press office, [a-z0-9 ]+\)$/),
         },
       ]),
     );
@@ -121,7 +122,7 @@ describe('context and proposals', () => {
     expect(after.advisory.phases[0].assignee).toBe(TEAMMATE);
     expect(after.advisory.phases[1]).toMatchObject({ status: 'done', comment: 'Statement out' });
     // The rest comes from the proposal.
-    expect(after.advisory.phases[2].title).toBe('Say it is fixed');
+    expect(after.advisory.phases[2].title).toMatch(/^Say it is fixed \(Press office, /);
     expect(after.advisory.phases.length).toBe(proposal.phases.length);
     expect((await post('/v1/story/advisory-apply', { event_uri: e })).text).toBe(
       '{"error":"no pending proposal"}',
@@ -168,8 +169,14 @@ describe('context and proposals', () => {
     // Read in words, aligned by meaning: the inserted phase is one new phase, and the phases
     // after it, which the API's diff lists by index, are not shown as changed.
     expect(ready.html).not.toContain('<ins>The brand says');
-    expect(ready.html).toContain('<li>New phase 3, “Brief the team on the new context”');
+    expect(ready.html).toMatch(
+      /<li>New phase 3, “Brief the team on the new context \(Communications[^”]*\)”/,
+    );
     expect(ready.html).not.toContain('renamed');
+    // A phase due at another time as the urgency moved says so, not that it was renamed.
+    expect(ready.html).toMatch(
+      /Phase 4, “Prepare a holding statement”: <del>\(Communications, [a-z0-9 ]+\)<\/del> → <ins>\(Communications, [a-z0-9 ]+\)<\/ins>/,
+    );
     expect(ready.html).not.toMatch(/phases\[|null|\["/);
     expect(await onList()).toBe('proposal to review');
 

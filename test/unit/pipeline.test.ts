@@ -12,7 +12,7 @@ import {
   terms,
   weighByPool,
 } from '../../src/pipeline/cluster.js';
-import { PLAYBOOK, planFor } from '../../src/pipeline/playbook.js';
+import { baseTitle, PLAYBOOK, planFor } from '../../src/pipeline/playbook.js';
 import { spreadOf } from '../../src/pipeline/spread.js';
 import { scoreText, TOPICS } from '../../src/pipeline/taxonomy.js';
 import { source } from '../support/source.js';
@@ -242,13 +242,26 @@ describe('built-in advisory', () => {
     expect(crisis.topics).toEqual(['product-safety', 'legal-regulatory']);
     for (const item of crisis.executiveSummary) expect(item.cites).toEqual(['s1']);
     expect(crisis.summaryBasis).toEqual(['s1']);
-    expect(crisis.phases).toBe(PLAYBOOK['product-safety']);
+    expect(crisis.phases.map((p) => baseTitle(p.title))).toEqual(
+      PLAYBOOK['product-safety']!.map((p) => p.title),
+    );
+    // Each phase says who leads it and by when, the first first; "Do not" is for everyone.
+    expect(crisis.phases.map((p) => p.title).slice(0, 2)).toEqual([
+      'Establish the facts (Communications, within 1 hour)',
+      'Protect customers (Quality and legal, within 2 hours)',
+    ]);
+    expect(crisis.phases.find((p) => p.title.startsWith('Monitor'))!.title).toBe(
+      'Monitor and follow up (Communications, ongoing)',
+    );
 
     const award = generateAdvisory([
       source(1, 'Acme wins award', 'Acme received a design award for its toaster line this year.'),
     ]);
     expect(award).toMatchObject({ severity: 'low', assessment: 'opportunity' });
-    expect(award.phases).toBe(PLAYBOOK.recognition);
+    // Good news has no deadlines: who leads each phase only.
+    expect(award.phases.map((p) => p.title)).toEqual(
+      PLAYBOOK.recognition!.map((p) => `${p.title} (${p.owner})`),
+    );
 
     const plain = generateAdvisory([
       source(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ASSESSMENTS, generateAdvisory, URGENCIES } from '../../src/pipeline/builtin-advisor.js';
+import { baseTitle } from '../../src/pipeline/playbook.js';
 import {
   type LivePlan,
   quotesContext,
@@ -55,7 +56,7 @@ describe('proposals that rethink (built-in)', () => {
     expect(['low', 'medium', 'high', 'immediate'].indexOf(p.urgency)).toBe(
       ['low', 'medium', 'high', 'immediate'].indexOf(before.urgency) - 1,
     );
-    expect(p.phases.map((ph) => ph.title)).toContain('Correct the record');
+    expect(p.phases.map((ph) => baseTitle(ph.title))).toContain('Correct the record');
     // The context is the team's private knowledge: it moves the judgement, and no word of
     // it reaches the summary or the plan, which shares show.
     const written = [
@@ -89,7 +90,9 @@ describe('proposals that rethink (built-in)', () => {
     expect(['informational', 'watch', 'threat', 'crisis'].indexOf(p.assessment)).toBe(
       ['informational', 'watch', 'threat', 'crisis'].indexOf(before.assessment) + 1,
     );
-    expect(p.phases.map((ph) => ph.title)).toContain('Brief the team on the new context');
+    expect(p.phases.map((ph) => baseTitle(ph.title))).toContain(
+      'Brief the team on the new context',
+    );
   });
 
   it('a context that denies an incident eases it, whatever alarming words it denies', () => {
@@ -111,7 +114,7 @@ describe('proposals that rethink (built-in)', () => {
         Math.max(0, urgencies.indexOf(before.urgency) - 1),
       );
       expect(
-        p.phases.map((ph) => ph.title),
+        p.phases.map((ph) => baseTitle(ph.title)),
         context,
       ).toContain('Correct the record');
     }
@@ -130,7 +133,7 @@ describe('proposals that rethink (built-in)', () => {
       live: liveOf(layoffs),
     });
     expect(unrelated.urgency).toBe(generateAdvisory(layoffs, acme).urgency);
-    expect(unrelated.phases.map((ph) => ph.title)).not.toContain('Correct the record');
+    expect(unrelated.phases.map((ph) => baseTitle(ph.title))).not.toContain('Correct the record');
     // Worse news beside a reassurance still raises it.
     const mild = [source(1, 'Acme kettles delayed', 'Deliveries of Acme kettles were delayed.')];
     const worse = rethinkAdvisory({
@@ -139,7 +142,9 @@ describe('proposals that rethink (built-in)', () => {
       brand: acme,
       live: liveOf(mild),
     });
-    expect(worse.phases.map((ph) => ph.title)).toContain('Brief the team on the new context');
+    expect(worse.phases.map((ph) => baseTitle(ph.title))).toContain(
+      'Brief the team on the new context',
+    );
     expect(urgencies.indexOf(worse.urgency)).toBeGreaterThan(
       urgencies.indexOf(generateAdvisory(mild, acme).urgency),
     );
@@ -201,7 +206,7 @@ describe('proposals that rethink (built-in)', () => {
     });
     expect(p.phases[0]).toEqual({ title: live.phases[0]!.title, actions: live.phases[0]!.actions });
     expect(p.phases[2]).toEqual({ title: live.phases[2]!.title, actions: live.phases[2]!.actions });
-    const titles = p.phases.map((ph) => ph.title);
+    const titles = p.phases.map((ph) => baseTitle(ph.title));
     expect(new Set(titles).size).toBe(titles.length);
     expect(p.phases.length).toBeLessThanOrEqual(6);
   });
@@ -223,6 +228,30 @@ describe('proposals that rethink (built-in)', () => {
       { title: 'A', actions: ['a'] },
       { title: 'Kept', actions: ['k'] },
     ]);
+  });
+});
+
+describe('a started phase under a new deadline', () => {
+  it('is the same phase: kept verbatim, not planned a second time', () => {
+    const g = generateAdvisory(recall, acme);
+    const first = g.phases[0]!;
+    const out = withStartedPhases(
+      {
+        ...g,
+        phases: [
+          { ...first, title: `${baseTitle(first.title)} (Communications, today)` },
+          ...g.phases.slice(1),
+        ],
+      },
+      {
+        assessment: null,
+        urgency: null,
+        phases: [{ number: 1, title: first.title, actions: first.actions, started: true }],
+      },
+    );
+    expect(out.phases[0]!.title).toBe(first.title);
+    const bases = out.phases.map((p) => baseTitle(p.title));
+    expect(bases.filter((t) => t === baseTitle(first.title))).toHaveLength(1);
   });
 });
 
@@ -304,7 +333,7 @@ describe('a context saying the problem is over', () => {
     expect(p.contextEffect).toBe('the team’s context says the problem is resolved');
     expect(assessmentLevel(p.assessment)).toBe(Math.max(0, assessmentLevel(before.assessment) - 1));
     // An outage the team reports fixed gets the plan for a problem that is over, once.
-    const titles = p.phases.map((ph) => ph.title);
+    const titles = p.phases.map((ph) => baseTitle(ph.title));
     expect(titles).toContain('Confirm it is over');
     expect(titles).not.toContain('Say it is fixed');
     expect(p.phases.flatMap((ph) => ph.actions)).not.toContain(

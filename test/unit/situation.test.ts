@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
 import { sentimentTowards } from '../../src/pipeline/judgement.js';
-import { DO_NOT } from '../../src/pipeline/playbook.js';
+import { baseTitle, DO_NOT } from '../../src/pipeline/playbook.js';
 import { situationOf } from '../../src/pipeline/situation.js';
 import { source } from '../support/source.js';
 
@@ -190,7 +190,7 @@ describe('judgements from the situation', () => {
       acme,
     );
     expect(g.severity).toBe('medium');
-    expect(g.phases.map((p) => p.title)).toContain('Understand the criticism');
+    expect(g.phases.map((p) => baseTitle(p.title))).toContain('Understand the criticism');
   });
 
   it('waits for the review before apologising for an allegation, and says so', () => {
@@ -219,7 +219,7 @@ describe('judgements from the situation', () => {
       ],
       acme,
     );
-    const titles = answered.phases.map((p) => p.title);
+    const titles = answered.phases.map((p) => baseTitle(p.title));
     expect(titles).toContain('Hold the position on record');
     expect(steps(answered)).not.toContain(
       'Say the brand is aware of the allegation and is reviewing it',

@@ -9,6 +9,7 @@ import { applyAdvisoryProposal } from '../../operations/advisory/apply-advisory-
 import { dismissAdvisoryProposal } from '../../operations/advisory/dismiss-advisory-proposal.js';
 import { mayRun } from '../../operations/execute.js';
 import type { AdvisoryPending } from '../../operations/shapes.js';
+import { baseTitle } from '../../pipeline/playbook.js';
 import type { Actor } from '../../policy.js';
 import { type Html, html } from '../html.js';
 import { csrfField } from './layout.js';
@@ -27,6 +28,20 @@ export interface ProposalCardContext {
 const FIELD_NAMES = { assessment: 'Assessment', urgency: 'Urgency', spread: 'Spread' } as const;
 const quoted = (t: string) => html`“${t}”`;
 const phaseName = (n: number, p: { title: string }) => html`phase ${n}, ${quoted(p.title)}`;
+
+/**
+ * A phase kept in the proposal: the same, due at another time or by someone else ("(Legal,
+ * today)" → "(Legal, within 24 hours)", as the urgency moved), or renamed.
+ */
+function phaseMove(n: number, before: string, after: string): Html {
+  if (before === after) return html`In ${phaseName(n, { title: after })}`;
+  const name = baseTitle(after);
+  if (baseTitle(before) !== name) {
+    return html`Phase ${n} renamed <del>${before}</del> → <ins>${after}</ins>`;
+  }
+  const tail = (t: string) => t.slice(name.length).trim();
+  return html`Phase ${n}, ${quoted(name)}: <del>${tail(before)}</del> → <ins>${tail(after)}</ins>`;
+}
 
 /**
  * The proposal's changes in words (advisory-changes.ts): what moves, what is added or
@@ -65,7 +80,7 @@ function changesList(c: AdvisoryChanges, why: ReadonlyMap<string, string>): Html
             ? html`<li>New ${phaseName(p.number, p.after!)}${actions('Actions', [...p.after!.actions], 'ins')}</li>`
             : p.kind === 'removed'
               ? html`<li>Removed ${phaseName(p.number, p.before!)}</li>`
-              : html`<li>${p.before!.title === p.after!.title ? html`In ${phaseName(p.number, p.after!)}` : html`Phase ${p.number} renamed <del>${p.before!.title}</del> → <ins>${p.after!.title}</ins>`}${actions('Actions added', p.actionsAdded, 'ins')}${actions('Actions removed', p.actionsRemoved, 'del')}</li>`,
+              : html`<li>${phaseMove(p.number, p.before!.title, p.after!.title)}${actions('Actions added', p.actionsAdded, 'ins')}${actions('Actions removed', p.actionsRemoved, 'del')}</li>`,
         )}</ul>`
       : ''
   }<p class="small muted">Everything else stays as it is. Phases already assigned or done keep their people.</p>`;
