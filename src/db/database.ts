@@ -32,6 +32,7 @@ import * as storySearch from './migrations/0018-story-search.js';
 import * as coverage from './migrations/0019-coverage.js';
 import * as alerts from './migrations/0020-alerts.js';
 import * as emailSenderName from './migrations/0021-email-sender-name.js';
+import * as undatedSources from './migrations/0022-undated-sources.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -234,6 +235,7 @@ export function migrator(db: Db): Migrator {
         '0019-coverage': coverage,
         '0020-alerts': alerts,
         '0021-email-sender-name': emailSenderName,
+        '0022-undated-sources': undatedSources,
       }),
     },
   });

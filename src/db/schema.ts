@@ -143,6 +143,8 @@ export interface ArticlesTable {
   charset: string | null;
   /** How the article speaks of the story's brand, −1 … 1; null when not scored. */
   sentiment: number | null;
+  /** 1 when no publication date was found: published_at is the day it was read. */
+  undated: number | null;
   created_at: string;
 }
 

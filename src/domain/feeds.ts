@@ -353,7 +353,7 @@ async function ingestItem(
   item: FeedItem,
   at: string,
 ): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
-  const read = await readArticle(app.config, item.url, item.published_at ?? at, app.clock.now());
+  const read = await readArticle(app.config, item.url, item.published_at ?? null, app.clock.now());
   if (!read.ok) return { outcome: `skipped: ${read.reason}`, transient: read.transient };
   const brand = {
     id: feed.brand_id,

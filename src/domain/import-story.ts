@@ -75,6 +75,7 @@ export function buildStoryRows({
     language: languageOf(article),
     charset: article.charset ?? null,
     sentiment: article.sentiment ?? null,
+    undated: article.undated ? 1 : null,
     created_at: now,
   };
   const advisories: Insertable<DB['advisories']> = {

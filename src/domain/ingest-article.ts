@@ -169,6 +169,7 @@ async function joinStory(
         language: article.language ?? null,
         charset: article.charset ?? null,
         sentiment: article.sentiment ?? null,
+        undated: article.undated ? 1 : null,
         created_at: at,
       })
       .execute();

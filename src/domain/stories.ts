@@ -257,8 +257,20 @@ export async function storyHolding(
 export async function storySources(db: Db, storyId: string) {
   const rows = await db
     .selectFrom('articles')
-    .select(['source_key', 'url', 'title', 'publisher', 'published_at', 'text', 'type', 'language'])
+    .select([
+      'source_key',
+      'url',
+      'title',
+      'publisher',
+      'published_at',
+      'text',
+      'type',
+      'language',
+      'undated',
+    ])
     .where('story_id', '=', storyId)
     .execute();
-  return rows.sort((a, b) => Number(a.source_key.slice(1)) - Number(b.source_key.slice(1)));
+  return rows
+    .map(({ undated, ...r }) => (undated ? { ...r, undated: true } : r))
+    .sort((a, b) => Number(a.source_key.slice(1)) - Number(b.source_key.slice(1)));
 }

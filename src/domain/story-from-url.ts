@@ -117,7 +117,7 @@ export async function storyFromUrlJob(
     .executeTakeFirst();
   if (!brand) return { status: 'failed', reason: 'brand no longer exists' };
   const now = app.clock.now();
-  const read = await readArticle(app.config, payload.url, now.toISOString(), now);
+  const read = await readArticle(app.config, payload.url, null, now);
   if (!read.ok) return { status: 'failed', reason: read.reason };
   try {
     const outcome = await ingestArticle(app, brand, read.article, payload.actor);

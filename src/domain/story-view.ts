@@ -257,6 +257,8 @@ async function loadPending(
 export interface SourceNote {
   language: string | null;
   sentiment: number | null;
+  /** The page stated no date: its `published_at` is the day it was read. */
+  undated: boolean;
 }
 
 /**
@@ -268,10 +270,15 @@ export async function sourceNotes(db: Db, eventUri: string): Promise<Map<string,
   const rows = await db
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select(['a.source_key', 'a.language', 'a.sentiment'])
+    .select(['a.source_key', 'a.language', 'a.sentiment', 'a.undated'])
     .where('s.event_uri', '=', eventUri)
     .execute();
-  return new Map(rows.map((r) => [r.source_key, { language: r.language, sentiment: r.sentiment }]));
+  return new Map(
+    rows.map((r) => [
+      r.source_key,
+      { language: r.language, sentiment: r.sentiment, undated: r.undated === 1 },
+    ]),
+  );
 }
 
 /** Why the story scored as it did (docs/pipeline.md, "Topics and severity"), for its page. */

@@ -44,6 +44,11 @@ export interface ArticleInput {
   charset?: string | null;
   /** How it speaks of the story's brand, −1 … 1 (set when the story takes it in). */
   sentiment?: number | null;
+  /**
+   * The page stated no publication date and none came with it: `published_at` is only
+   * the day it was read (an article with no date is undated, never "today").
+   */
+  undated?: boolean;
 }
 
 export interface GeneratedAdvisory {

@@ -352,7 +352,8 @@ const forModel = (stored: readonly Source[]): SourceForModel[] =>
     id: s.source_key,
     publisher: s.publisher,
     title: s.title,
-    published_at: s.published_at || null,
+    // An undated page's date is only the day it was read: the model is not told otherwise.
+    published_at: s.undated ? null : s.published_at || null,
     text: s.text.slice(0, 12_000),
   }));
 

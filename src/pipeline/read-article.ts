@@ -99,22 +99,28 @@ export function readPage(page: Page, now: Date): { ok: true; article: PageArticl
 }
 
 /**
- * Fetches a page (public hosts only) and reads its article; `today` stands in for a
- * publication date the page does not state. A page that cannot be used answers a reason;
- * only errors that are not the page's fault throw.
+ * Fetches a page (public hosts only) and reads its article; `given` is a publication date
+ * that came with the link (a feed item's), for a page that states none. With neither the
+ * article is undated: its date is the day it was read, and it says so. A page that cannot
+ * be used answers a reason; only errors that are not the page's fault throw.
  */
 export async function readArticle(
   config: Config,
   url: string,
-  today: string,
+  given: string | null,
   now: Date,
 ): Promise<ReadOutcome> {
   const fetched = await fetchPage(config, url);
   if (!fetched.ok) return fetched;
   const read = readPage(fetched.page, now);
   if (!read.ok) return read;
+  const date = read.article.published_at ?? given?.slice(0, 10) ?? null;
   return {
     ok: true,
-    article: { ...read.article, published_at: read.article.published_at ?? today.slice(0, 10) },
+    article: {
+      ...read.article,
+      published_at: date ?? now.toISOString().slice(0, 10),
+      ...(date === null && { undated: true }),
+    },
   };
 }

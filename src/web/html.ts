@@ -28,6 +28,15 @@ export const languageTag = (language: string | null | undefined): Html | null =>
     ? html`, <span title="language">${LANGUAGE_NAMES.of(language) ?? language}</span>`
     : null;
 
+/**
+ * A source's date as a reader should take it: its publication date, or "undated (read
+ * 2026-11-28)" when the page stated none, so the day it was read is not taken for it.
+ */
+export const sourceDate = (publishedAt: string, undated: boolean | undefined): Html =>
+  undated
+    ? html`<span title="the page states no publication date">undated (read ${publishedAt})</span>`
+    : html`${publishedAt}`;
+
 /** "sentiment −0.40 (negative)": how a source, or a story, speaks of the brand. */
 export const sentimentText = (sentiment: number): Html =>
   html`<span title="how it speaks of the brand, −1 to 1">sentiment ${sentiment.toFixed(2).replace('-', '−')} (${sentiment <= -0.2 ? 'negative' : sentiment >= 0.2 ? 'positive' : 'neutral'})</span>`;

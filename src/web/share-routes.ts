@@ -8,7 +8,7 @@ import { queueEmail } from '../email/outbox.js';
 import type { StoryDetail } from '../operations/shapes.js';
 import { cookieHeader, readCookie } from './cookies.js';
 import { formField, mountFormPages } from './forms.js';
-import { html, languageTag, PAGE_HEADERS, page, safeHref, shell } from './html.js';
+import { html, languageTag, PAGE_HEADERS, page, safeHref, shell, sourceDate } from './html.js';
 
 const WINDOW_MS = 60_000;
 /** The emailed sign-in link of a guest, and the session it opens. */
@@ -187,7 +187,7 @@ ${
   a.sources.length
     ? html`<section class="card" aria-labelledby="sources"><h2 id="sources">Sources</h2><ol>${a.sources.map(
         (s) =>
-          html`<li id="${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener nofollow" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted">· ${s.publisher} · ${s.published_at}${languageTag(notes.get(s.id)?.language)}</span></li>`,
+          html`<li id="${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener nofollow" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted">· ${s.publisher} · ${sourceDate(s.published_at, notes.get(s.id)?.undated)}${languageTag(notes.get(s.id)?.language)}</span></li>`,
       )}</ol></section>`
     : ''
 }`;

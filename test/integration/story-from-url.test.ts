@@ -45,6 +45,11 @@ beforeAll(async () => {
         '<p>Share this article on Twitter | Facebook | Northwind</p></article>',
       ),
     };
+    // A page that states no publication date.
+    pages['/undated/northwind'] = article('Northwind supply row', 'Northwind').replace(
+      /<meta property="article:published_time"[^>]*>/,
+      '',
+    );
     const page = pages[req.url ?? ''];
     if (req.url === '/legacy/northwind') {
       // An older CMS: windows-1252 bytes, declared only in the page's <meta>.
@@ -136,6 +141,48 @@ describe('story from URL', () => {
       .where('s.event_uri', '=', done.body.event_uri)
       .execute();
     expect(ledger).toEqual([]);
+  });
+
+  it('a page with no date is undated: stored with the day it was read, and shown as such', async () => {
+    const BRAND = 'undated.northwind.example';
+    await addBrand(svc.app, {
+      accountId: w.accounts.agency,
+      host: BRAND,
+      name: 'Northwind',
+      verified: true,
+    });
+    const queued = await fromUrl(`${base}/undated/northwind`, BRAND);
+    await svc.app.jobs.drain();
+    const { event_uri } = (await jobOf(queued.body.job, BRAND)).body;
+    const row = await svc.app.db
+      .selectFrom('articles as a')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select(['a.published_at', 'a.undated'])
+      .where('s.event_uri', '=', event_uri)
+      .executeTakeFirstOrThrow();
+    const today = svc.app.clock.now().toISOString().slice(0, 10);
+    expect(row).toEqual({ published_at: today, undated: 1 });
+
+    // Sources are shown with an unlocked advisory.
+    const unlock = (uri: string) =>
+      svc.app.db
+        .updateTable('stories')
+        .set({ unlocked_at: new Date().toISOString() })
+        .where('event_uri', '=', uri)
+        .execute();
+    await unlock(event_uri);
+    const c = new PortalClient(svc.url);
+    await c.signIn('owner@northwind.example', 'correct horse battery');
+    const story = await c.get(`/app/stories/${BRAND}/${event_uri}`);
+    expect(story.html).toContain(`undated (read ${today})`);
+    // A dated page is shown with its own date.
+    const dated = await fromUrl(`${base}/business/northwind-dispute`, BRAND);
+    await svc.app.jobs.drain();
+    const other = (await jobOf(dated.body.job, BRAND)).body.event_uri;
+    await unlock(other);
+    const shown = await c.get(`/app/stories/${BRAND}/${other}`);
+    expect(shown.html).toContain('2026-11-18');
+    expect(shown.html).not.toContain('undated (read');
   });
 
   it('another URL of the same article (its canonical) joins the story it is already in', async () => {

@@ -16,7 +16,15 @@ import { unlockOnSubscription } from '../../operations/portal/unlock-metered.js'
 import { getStory } from '../../operations/stories/get-story.js';
 import { meanSentiment } from '../../pipeline/sentiment.js';
 import { brandFor } from '../../policy.js';
-import { type Html, html, languageTag, safeHref, sentimentTag, sentimentText } from '../html.js';
+import {
+  type Html,
+  html,
+  languageTag,
+  safeHref,
+  sentimentTag,
+  sentimentText,
+  sourceDate,
+} from '../html.js';
 import { activityTable, type Entry } from './activity-pages.js';
 import { type Output, run, type View } from './guard.js';
 import { appPage, csrfField, notice, problem, when } from './layout.js';
@@ -188,7 +196,7 @@ ${
   a.sources.length > 0
     ? html`<h2>Sources</h2><ol class="card">${a.sources.map(
         (s) =>
-          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${s.published_at}${languageTag(notes.get(s.id)?.language)}${sentimentTag(notes.get(s.id)?.sentiment)}</span></li>`,
+          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${sourceDate(s.published_at, notes.get(s.id)?.undated)}${languageTag(notes.get(s.id)?.language)}${sentimentTag(notes.get(s.id)?.sentiment)}</span></li>`,
       )}</ol>`
     : ''
 }
