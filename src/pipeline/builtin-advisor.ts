@@ -10,6 +10,7 @@ import {
   planOf,
   scheduled,
   withDoNotLast,
+  withoutDone,
 } from './playbook.js';
 import { sentencesOf } from './sentences.js';
 import { ownsStory, type Situation, situationOf } from './situation.js';
@@ -331,8 +332,9 @@ function summarize(
  * contexts its team has given, oldest first (a proposal's; none for a new story): the
  * situation and the scores from the sources; each context moves assessment and urgency
  * a step, down when it eases the story, up when it reveals worse, two steps at most; a
- * denial or a fix the team reports becomes the situation's status, and its constraints
- * the plan's "Do not"; the plan gains the phase the latest context calls for. The
+ * denial or a fix the team reports becomes the situation's status, its constraints the
+ * plan's "Do not", and the steps it has taken leave the plan; the plan gains the phase the
+ * latest context calls for. The
  * contexts are private: they move the judgement, never the advisory's words.
  */
 export function generateAdvisory(
@@ -353,11 +355,15 @@ export function generateAdvisory(
   const situation = withContexts(story.situation, readings);
   const level = Math.max(0, Math.min(3, SEVERITIES.indexOf(severity) + shift));
   const executiveSummary = summarize(sources, brand, reasons, story.situation);
-  const plan = planOf(
-    situation,
-    topics,
-    readings.flatMap((r) => r.constraints),
-    severity,
+  // Steps the team says it has taken are not asked for again.
+  const plan = withoutDone(
+    planOf(
+      situation,
+      topics,
+      readings.flatMap((r) => r.constraints),
+      severity,
+    ),
+    readings.flatMap((r) => r.done),
   );
   const latest = readings.at(-1);
   // A viral story cannot wait, whatever its severity.

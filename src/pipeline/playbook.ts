@@ -7,7 +7,7 @@
 
 import { eventType } from './events.js';
 import { ownsStory, type Situation } from './situation.js';
-import { CONSTRAINT_DO_NOT, type Constraint } from './team-context.js';
+import { CONSTRAINT_DO_NOT, type Constraint, type DoneStep } from './team-context.js';
 
 /** Phases a plan holds at most. */
 export const MAX_PHASES = 6;
@@ -584,6 +584,35 @@ export function scheduled(
           : ladder[Math.min(next++, ladder.length - 1)];
     return { title: `${p.title} (${p.owner}${when ? `, ${when}` : ''})`, actions: [...p.actions] };
   });
+}
+
+/** The plan's steps each step the team reports done stands for, by their words. */
+const DONE_ACTIONS: Record<DoneStep, RegExp> = {
+  statement:
+    /^(?:Draft a (?:factual )?statement|Draft a statement counsel approves|Say the brand is aware)/,
+  'notify-affected': /notice to the people affected|^Tell customers whether|reach them directly/,
+  'notify-regulator':
+    /^(?:Notify the product-safety authority|Inform the environmental authority)|notify the data-protection authority/,
+  recall: /stop sales or recall/,
+  counsel: /^Share the coverage with legal counsel/,
+  staff: /^Brief (?:leadership and customer-facing staff|managers and staff)/,
+};
+
+/**
+ * The plan without the steps the team says it has taken ("we emailed every affected
+ * customer on Monday"), and without a phase left with none; a statement already out is
+ * held, not drafted again (as one the coverage quotes). Nothing says what the team said.
+ */
+export function withoutDone(phases: readonly Phase[], done: readonly DoneStep[]): Phase[] {
+  if (done.length === 0) return [...phases];
+  const taken = (action: string) => done.some((d) => DONE_ACTIONS[d].test(action));
+  return phases
+    .map((p) =>
+      done.includes('statement') && p.title === HOLDING.title
+        ? HOLD_POSITION
+        : { ...p, actions: p.actions.filter((a) => !taken(a)) },
+    )
+    .filter((p) => p.actions.length > 0);
 }
 
 /** A phase's title without its owner and deadline: the same phase whenever it is due. */

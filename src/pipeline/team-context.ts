@@ -3,7 +3,8 @@ import { SEVERITIES, type Severity, scoreText } from './taxonomy.js';
 /**
  * What the team's context says of the story (docs/pipeline.md, "Proposals"), read
  * sentence by sentence: whether it denies what the coverage reports, says it is over,
- * reveals worse, and the constraints the team works under. The context is private: what
+ * reveals worse, the constraints the team works under and the steps it has already
+ * taken. The context is private: what
  * is read here moves the judgement and the plan, and no word of it is written out.
  */
 export interface ContextReading {
@@ -15,9 +16,18 @@ export interface ContextReading {
   resolved: boolean;
   /** Constraints the team works under. */
   constraints: Constraint[];
+  /** Steps the team says it has already taken: the plan does not ask for them again. */
+  done: DoneStep[];
 }
 
 export type Constraint = 'legal' | 'embargo' | 'regulator';
+export type DoneStep =
+  | 'statement'
+  | 'notify-affected'
+  | 'notify-regulator'
+  | 'recall'
+  | 'counsel'
+  | 'staff';
 
 /**
  * Context that says the coverage overstates the harm: corrected facts, nobody hurt, a
@@ -89,6 +99,60 @@ const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   ],
 ];
 
+/** "We have already …", "we …", "the team …": the team speaking of what it did. */
+const WE = String.raw`\b(?:we|the team|the company)(?:['’]ve| have| has)?(?: already| now| just)?`;
+const PEOPLE =
+  '(?:all |every |the )?(?:affected |impacted )?(?:customers|users|owners|people|clients|members|passengers|patients|buyers|subscribers)';
+
+/** The steps a context says are done, each by the words that say it (English). */
+const DONE: readonly [DoneStep, RegExp][] = [
+  [
+    'statement',
+    new RegExp(
+      `${WE} (?:issued|published|released|put out|sent|gave|shared|posted) (?:a |an |our |the )?(?:public |official |written )?(?:statement|press release|response|comment)`,
+      'i',
+    ),
+  ],
+  [
+    'notify-affected',
+    new RegExp(
+      `${WE} (?:e-?mailed|notified|informed|contacted|told|written to|wrote to|called) ${PEOPLE}|\\b${PEOPLE} (?:were|have been|has been) (?:e-?mailed|notified|informed|contacted|told)`,
+      'i',
+    ),
+  ],
+  [
+    'notify-regulator',
+    new RegExp(
+      `${WE} (?:notified|informed|contacted|reported (?:it |this |the [\\w-]+ )?to|filed (?:a |the )?(?:report|notification) with) (?:the )?(?:[\\w-]+ )?${REGULATOR}`,
+      'i',
+    ),
+  ],
+  [
+    'recall',
+    new RegExp(
+      `${WE} (?:recalled|pulled|withdrawn|withdrew|stopped (?:selling|sales of|sales)|halted (?:sales|shipments))`,
+      'i',
+    ),
+  ],
+  [
+    'counsel',
+    new RegExp(
+      `${WE} (?:briefed|consulted|spoken (?:to|with)|spoke (?:to|with)|engaged|involved) (?:our |the )?(?:outside |external )?(?:counsel|lawyers|legal(?: team)?|solicitors|attorneys)`,
+      'i',
+    ),
+  ],
+  [
+    'staff',
+    new RegExp(
+      `${WE} (?:briefed|told|informed) (?:our |the |all )?(?:staff|employees|team|managers|leadership|support(?: team)?|front-?line)`,
+      'i',
+    ),
+  ],
+];
+
+const doneOf = (text: string): DoneStep[] =>
+  DONE.filter(([, pattern]) => pattern.test(text)).map(([step]) => step);
+
 /** One context read against the story's topics and severity from its sources. */
 export function readContext(
   context: string,
@@ -121,7 +185,13 @@ export function readContext(
       MORE_COMING.test(sentence) ||
       SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(story.severity)
     ) {
-      return { direction: 1, denies: false, resolved: false, constraints: constraintsOf(text) };
+      return {
+        direction: 1,
+        denies: false,
+        resolved: false,
+        constraints: constraintsOf(text),
+        done: doneOf(text),
+      };
     }
   }
   return {
@@ -129,6 +199,7 @@ export function readContext(
     denies,
     resolved: direction < 0 && OVER.test(text),
     constraints: constraintsOf(text),
+    done: doneOf(text),
   };
 }
 

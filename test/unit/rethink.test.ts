@@ -231,6 +231,35 @@ describe('proposals that rethink (built-in)', () => {
   });
 });
 
+describe('steps the team says it has taken (issue 42)', () => {
+  const steps = (g: { phases: { actions: string[] }[] }) => g.phases.flatMap((p) => p.actions);
+
+  it('leave the plan, and a statement already out is held rather than drafted again', () => {
+    const before = generateAdvisory(recall, acme);
+    expect(steps(before)).toContain('Brief retailers, distributors and customer-facing staff');
+    expect(steps(before).some((a) => /stop sales or recall/.test(a))).toBe(true);
+    expect(steps(before)).toContain('Draft a factual statement');
+    const p = propose(
+      recall,
+      'We have already recalled the kettles from every shop and we issued a statement on Monday. We notified the product-safety regulator on Tuesday.',
+    );
+    const after = steps(p);
+    expect(after.some((a) => /stop sales or recall/.test(a))).toBe(false);
+    expect(after).not.toContain('Notify the product-safety authority where the law requires it');
+    expect(after).not.toContain('Draft a factual statement');
+    expect(p.phases.map((ph) => baseTitle(ph.title))).toContain('Hold the position on record');
+    // What is not said done stays.
+    expect(after).toContain('Publish clear safety instructions for owners of the product');
+    // No word of the context.
+    expect(quotesContext(after, 'recalled the kettles from every shop')).toBe(false);
+  });
+
+  it('a context that reports nothing done leaves every step', () => {
+    const p = propose(recall, 'The supplier of the switch is Betacorp.');
+    expect(steps(p)).toContain('Draft a factual statement');
+  });
+});
+
 describe('a started phase under a new deadline', () => {
   it('is the same phase: kept verbatim, not planned a second time', () => {
     const g = generateAdvisory(recall, acme);
