@@ -7,6 +7,7 @@ import {
   DO_NOT,
   isPlanForResolved,
   type Phase,
+  PLAYBOOK,
   planOf,
   scheduled,
   withDoNotLast,
@@ -398,7 +399,8 @@ function withContexts(situation: Situation, readings: readonly ContextReading[])
 /**
  * The phase the latest context calls for, third: correcting the record when it eases the
  * story (once the review shows the coverage is wrong: a correction sent before it would
- * be the harm), briefing the team otherwise. The "Do not" list stays last, and a plan that
+ * be the harm), the first step worse news calls for (worseNews), briefing the team
+ * otherwise. The "Do not" list stays last, and a plan that
  * would run past six phases gives up its last ordinary one (monitoring) for it.
  */
 function withContextPhase(
@@ -428,17 +430,31 @@ function withContextPhase(
             'Once it is confirmed, publish the clarification on owned channels',
           ],
         }
-      : {
+      : (worseNews(plan, latest) ?? {
           title: 'Brief the team on the new context',
           owner: 'Communications',
           actions: [
             'Share the context with those answering questions who need it',
             'Check the plan’s open steps against it',
           ],
-        };
+        });
   const phases = [...plan];
   phases.splice(Math.min(2, plan.filter((p) => p.title !== DO_NOT).length), 0, extra);
   return withDoNotLast(phases);
+}
+
+/**
+ * The first step the worse news the team reports calls for, when the plan has no such
+ * step yet: a regulator's inquiry or a lawsuit coming brings counsel in ("Brief counsel"),
+ * whatever the coverage was about.
+ */
+function worseNews(plan: readonly Phase[], latest: ContextReading): Phase | undefined {
+  if (latest.direction <= 0) return undefined;
+  for (const topic of latest.worse) {
+    const first = PLAYBOOK[topic]?.[0];
+    if (first && !plan.some((p) => p.title === first.title)) return first;
+  }
+  return undefined;
 }
 
 /** Why the contexts moved the judgement, in words of the model, never of the context. */

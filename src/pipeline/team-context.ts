@@ -18,6 +18,8 @@ export interface ContextReading {
   constraints: Constraint[];
   /** Steps the team says it has already taken: the plan does not ask for them again. */
   done: DoneStep[];
+  /** The risks of worse news the team reports (a regulator's inquiry: legal-regulatory). */
+  worse: string[];
 }
 
 export type Constraint = 'legal' | 'embargo' | 'regulator';
@@ -191,6 +193,7 @@ export function readContext(
         resolved: false,
         constraints: constraintsOf(text),
         done: doneOf(text),
+        worse: scoreText(text, language).topics,
       };
     }
   }
@@ -200,6 +203,7 @@ export function readContext(
     resolved: direction < 0 && OVER.test(text),
     constraints: constraintsOf(text),
     done: doneOf(text),
+    worse: [],
   };
 }
 

@@ -90,8 +90,9 @@ describe('proposals that rethink (built-in)', () => {
     expect(['informational', 'watch', 'threat', 'crisis'].indexOf(p.assessment)).toBe(
       ['informational', 'watch', 'threat', 'crisis'].indexOf(before.assessment) + 1,
     );
-    expect(p.phases.map((ph) => baseTitle(ph.title))).toContain(
-      'Brief the team on the new context',
+    // The worse news's first step: a lawsuit over injuries calls for the facts or counsel.
+    expect(p.phases.map((ph) => baseTitle(ph.title))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(?:Establish the facts|Brief counsel)$/)]),
     );
   });
 
@@ -142,8 +143,8 @@ describe('proposals that rethink (built-in)', () => {
       brand: acme,
       live: liveOf(mild),
     });
-    expect(worse.phases.map((ph) => baseTitle(ph.title))).toContain(
-      'Brief the team on the new context',
+    expect(worse.phases.map((ph) => baseTitle(ph.title))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(?:Establish the facts|Brief counsel)$/)]),
     );
     expect(urgencies.indexOf(worse.urgency)).toBeGreaterThan(
       urgencies.indexOf(generateAdvisory(mild, acme).urgency),
@@ -257,6 +258,26 @@ describe('steps the team says it has taken (issue 42)', () => {
   it('a context that reports nothing done leaves every step', () => {
     const p = propose(recall, 'The supplier of the switch is Betacorp.');
     expect(steps(p)).toContain('Draft a factual statement');
+  });
+});
+
+describe('worse news the team reports (issue 42)', () => {
+  it('brings in the step it calls for: counsel for a regulator’s inquiry on a story of criticism', () => {
+    const review = [
+      source(
+        1,
+        'Acme kettle falls short of its claims',
+        'Reviewers criticised the Acme kettle, which falls short of the boiling times Acme advertised.',
+      ),
+    ];
+    const p = propose(
+      review,
+      'The regulator has opened an investigation into the advertising claims, and a class action is being prepared.',
+    );
+    expect(p.phases.map((ph) => baseTitle(ph.title))).toContain('Brief counsel');
+    expect(p.phases.map((ph) => baseTitle(ph.title))).not.toContain(
+      'Brief the team on the new context',
+    );
   });
 });
 
