@@ -184,7 +184,7 @@ function detectionScores({ classOf, truth, found }) {
 const WHOLE_SENTENCE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
 /** The summary's own lines: what the first source reports (or names in passing), who covers it. */
 const OWN_LINE =
-  / reports: | publishers report it: |^Among the sources read so far, only .+ reports it\.$| (?:names .+ in passing|cites .+ as a source) in “/;
+  / reports: | publishers report it: |^Among the sources read so far, only .+ reports it\.$| (?:names .+ in passing|cites .+ as a source) in “|^Only \d+ words of .+ could be read|’s article is in .+, which the built-in reader does not assess/;
 
 /** Counts what is wrong with one summary, and which parts it has. */
 function judgeSummary(tally, items, source) {

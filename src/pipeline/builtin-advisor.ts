@@ -22,6 +22,7 @@ import {
   type Reason,
   raise,
   SEVERITIES,
+  SIGNAL_LANGUAGES,
   scoreText,
   topicWeight,
 } from './taxonomy.js';
@@ -166,6 +167,40 @@ function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
     });
 }
 
+/** A page this short was likely cut (a paywall, a teaser): the advisory says so. */
+const PARTLY_READ_WORDS = 150;
+const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/**
+ * What the reader should know of how the sources were read, one line at most for the
+ * story: the first source read only in part (a paywall), or one in a language the
+ * built-in reader does not assess (its risks and tone are not read): a person reads it
+ * before acting. Said of the first source only: the others add to what it says.
+ */
+function readingNotes(sources: readonly Source[]): Item[] {
+  const first = sources[0]!;
+  const words = first.text.split(/\s+/).filter(Boolean).length;
+  const language = first.language;
+  if (language && !(SIGNAL_LANGUAGES as readonly string[]).includes(language)) {
+    const name = LANGUAGE_NAMES.of(language) ?? language;
+    return [
+      {
+        text: `${first.publisher}’s article is in ${name}, which the built-in reader does not assess: have it read before acting.`,
+        cites: [first.source_key],
+      },
+    ];
+  }
+  if (words < PARTLY_READ_WORDS) {
+    return [
+      {
+        text: `Only ${words} words of ${first.publisher}’s article could be read (it may be behind a paywall): read it in full before acting.`,
+        cites: [first.source_key],
+      },
+    ];
+  }
+  return [];
+}
+
 /** Summary items at least this similar say the same thing: one item, citing every source. */
 const SAME_THING = 0.5;
 /** A sentence this similar to the headline restates it. */
@@ -217,6 +252,7 @@ function summarize(
   const headline = terms({ title: '', text: first.title });
   const quotes = sources.map((s) => quotable(s, brand).slice(0, 8));
   const items: Item[] = [];
+  const notes = readingNotes(sources);
   /** Adds a quoted sentence unless it restates the headline or an item; true if it did. */
   const quote = (sentence: string, key: string): boolean => {
     const words = terms({ title: '', text: sentence });
@@ -226,8 +262,8 @@ function summarize(
       if (!same.cites.includes(key)) same.cites.push(key);
       return false;
     }
-    // The last place is the reach line's.
-    if (items.length >= SUMMARY_ITEMS - 1) return false;
+    // The last places are the reading notes' and the reach line's.
+    if (items.length >= SUMMARY_ITEMS - 1 - notes.length) return false;
     items.push({ text: sentence, cites: [key], words });
     // Quoted once from its source; another source saying it still cites it, further on.
     const own = quotes[sources.findIndex((s) => s.source_key === key)]!;
@@ -314,7 +350,7 @@ function summarize(
   // one else.
   const names = [...new Set(sources.map((s) => s.publisher))];
   const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
-  items.push({
+  items.push(...notes, {
     text:
       names.length === 1
         ? `Among the sources read so far, only ${names[0]} reports it.`

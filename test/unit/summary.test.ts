@@ -29,8 +29,30 @@ describe('the executive summary', () => {
       'Paper 1 reports: Acme recalls battery packs.',
       'Acme is recalling 40,000 PowerCell 9 battery packs after reports of overheating in several homes.',
       'Owners can return the packs to any Acme store for a full refund, the company said.',
+      // The page is short: the reader is told the assessment rests on part of it.
+      'Only 95 words of Paper 1’s article could be read (it may be behind a paywall): read it in full before acting.',
       'Among the sources read so far, only Paper 1 reports it.',
     ]);
+  });
+
+  it('says when a page was read only in part or in a language the reader does not assess', () => {
+    const long = source(
+      1,
+      'Acme recalls battery packs',
+      Array.from(
+        { length: 12 },
+        (_, i) =>
+          `Paragraph ${i + 1}: Acme is recalling PowerCell battery packs sold in Europe after reports of overheating in several homes.`,
+      ).join('\n\n'),
+    );
+    const texts = (g: ReturnType<typeof generateAdvisory>) => g.executiveSummary.map((i) => i.text);
+    expect(texts(generateAdvisory([long], acme)).some((t) => /^Only \d+ words/.test(t))).toBe(
+      false,
+    );
+    const ja = { ...long, language: 'ja' };
+    expect(texts(generateAdvisory([ja], acme))).toContain(
+      'Paper 1’s article is in Japanese, which the built-in reader does not assess: have it read before acting.',
+    );
   });
 
   it('quotes what the brand has already said, and strips a wire dateline from what happened', () => {
@@ -133,6 +155,8 @@ describe('the executive summary', () => {
 function generated(text: string) {
   return (
     / reports: /.test(text) ||
-    / publishers report it: |^Among the sources read so far, only .+ reports it\.$/.test(text)
+    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess/.test(
+      text,
+    )
   );
 }
