@@ -179,7 +179,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'financial',
     phrases: re(
-      String.raw`earnings|posts? (?:an? )?(?:surprise |quarterly |annual |record )?(?:loss|profit)|profit warning|quarterly (?:results|revenue|profit|loss)|(?:annual|full-year) results|revenue (?:rose|fell|grew|of)|profits? (?:rose|fell|grew|jumped|slumped)|shares (?:fell|rose|jumped|slumped|dropped|surged|climbed)|stock (?:fell|rose|jumped|dropped|surged)`,
+      String.raw`earnings|record (?:year|quarter|sales|revenue|profits?)|posts? (?:an? )?(?:surprise |quarterly |annual |record )?(?:loss|profit)|profit warning|quarterly (?:results|revenue|profit|loss)|(?:annual|full-year) results|revenue (?:rose|fell|grew|of)|profits? (?:rose|fell|grew|jumped|slumped)|shares (?:fell|rose|jumped|slumped|dropped|surged|climbed)|stock (?:fell|rose|jumped|dropped|surged)`,
     ),
   },
   {
@@ -214,7 +214,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'recognition',
     phrases: re(
-      String.raw`(?:won|wins|winning|receives?|received|earns?|earned|scoops?|scooped|picks? up|picked up|takes? home|took home|collects?|collected) (?:the |a |an |its |two |three |several )?(?:[\w'’-]+ ){0,4}(?:awards?|prizes?|honou?rs?|titles?|medals?)\b|award-winning|honou?red (?:with|as|by|for)|named (?:\w+ ){0,4}(?:of the year|best)|ranked (?:first|top|#1|no\. 1)|record (?:year|quarter|sales|revenue)`,
+      String.raw`(?:won|wins|winning|receives?|received|earns?|earned|scoops?|scooped|picks? up|picked up|takes? home|took home|collects?|collected) (?:the |a |an |its |two |three |several )?(?:[\w'’-]+ ){0,4}(?:awards?|prizes?|honou?rs?|titles?|medals?)\b|award-winning|honou?red (?:with|as|by|for)|named (?:\w+ ){0,4}(?:of the year|best)|ranked (?:first|top|#1|no\. 1)`,
     ),
   },
   {

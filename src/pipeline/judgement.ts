@@ -23,6 +23,22 @@ const RESULTS_DOWN =
 const RESULTS_UP =
   /\b(?:beat(?:s)?|record|surge[sd]?|soar(?:s|ed)?|jump(?:s|ed)?|r[oi]se|rises|climb(?:s|ed)?|raise[sd]? (?:its )?(?:forecast|outlook|guidance)|tops?|topped)\b/i;
 
+/**
+ * The tone of the brand's sentences, the headline weighing as much as all the others: a
+ * headline is the piece's verdict ("AT&T just declared war on an open internet"), which a
+ * long body of neutral sentences would otherwise drown.
+ */
+function toneOf(situation: Situation, language: string | null | undefined): number | null {
+  const [first, ...rest] = situation.named;
+  if (!situation.headlined || rest.length === 0) {
+    return sentimentOf(situation.named.join('\n'), language);
+  }
+  const headline = sentimentOf(first!, language);
+  const body = sentimentOf(rest.join('\n'), language);
+  if (headline === null || body === null) return headline ?? body;
+  return Math.round(((headline + body) / 2) * 100) / 100;
+}
+
 /** The least a favourable event reads (or the most an adverse one does), in −1 … 1. */
 const EVENT_TONE = 0.3;
 
@@ -36,7 +52,7 @@ const EVENT_TONE = 0.3;
  * English, as sentimentOf.
  */
 export function sentimentTowards(situation: Situation, language: string | null | undefined) {
-  const read = sentimentOf(situation.named.join('\n'), language);
+  const read = toneOf(situation, language);
   if (read === null) return null;
   // A result is the news whatever the words around it (a win read +0.3 at least).
   if (situation.outcome === 'won') return Math.max(read, EVENT_TONE);

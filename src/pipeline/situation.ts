@@ -43,6 +43,8 @@ export interface Situation {
   outcome: 'won' | 'lost' | null;
   /** The sentences naming the brand outside furniture, the headline first when it does. */
   named: string[];
+  /** The headline names the brand (it is then named[0]). */
+  headlined: boolean;
   /** Why: each fact and the sentence it was read from. */
   facts: Fact[];
 }
@@ -559,6 +561,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     onRecord: own.find((s) => s.speaks)?.text ?? null,
     outcome: outcomeOf(own),
     named: sentences.filter((s) => s.names).map((s) => s.text),
+    headlined: sentences[0]!.names,
     facts,
   };
 }
