@@ -183,6 +183,8 @@ function detectionScores({ classOf, truth, found }) {
 
 const WHOLE_SENTENCE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
 /** The summary's own lines: what the first source reports (or names in passing), who covers it. */
+const AFFECTED_WORDS =
+  /\b(?:customers?|users?|consumers?|employees?|staff|workers?|passengers?|patients?|residents?|people|owners?|subscribers?|investors?|shareholders?|children|families)\b|\b\d[\d,.]*\s*(?:million |billion |thousand )?(?:units|vehicles|cars|accounts|records|homes|jobs|devices)\b/i;
 const OWN_LINE =
   / reports: | publishers report it: |^Among the sources read so far, only .+ reports it\.$| (?:names .+ in passing|cites .+ as a source) in “|^Only \d+ words of .+ could be read|’s article is in .+, which the built-in reader does not assess/;
 
@@ -204,9 +206,8 @@ function judgeSummary(tally, items, source) {
       if (similarity(vectors[i], vectors[j]) >= 0.5) tally.near_duplicates++;
     }
   }
-  // An item between "what happened" and the spread line says who is affected.
-  const spreadAt = items.findIndex((i) => OWN_LINE.test(i.text) && !/ reports: /.test(i.text));
-  if (spreadAt > 1) tally.with_affected++;
+  // A quoted item names who is affected: people, or a count of them or of things.
+  if (quoted.some((i) => AFFECTED_WORDS.test(i.text))) tally.with_affected++;
 }
 
 /** Plain counts of content words, the title's three times: the clustering before issue 15. */

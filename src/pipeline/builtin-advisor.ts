@@ -235,11 +235,12 @@ interface Item {
 
 /**
  * The executive summary of a story, drawn from its sources only (docs/pipeline.md, "The
- * advisory"), in distinct sentences: what happened (the first source's headline, then the
- * sentence the situation's event was read from), who is affected (the harm read, or a
- * sentence naming the people or the count), what the brand has already said, what is at
- * stake (the sentence where its weightiest signal fired), then the leading sentences of
- * each source in turn, and last how it is spreading (who covers it). A sentence that says again what an
+ * advisory"), in distinct sentences: what happened (the sentence the situation's event was
+ * read from; the headline only when no sentence says it), who is affected (the harm read,
+ * or a sentence naming the people or the count), what the brand has already said, what is
+ * at stake (the sentence where its weightiest signal fired), then the leading sentences of
+ * each source in turn, and last how the sources were read and, with several publishers,
+ * who covers it. A sentence that says again what an
  * item says cites its source on that item instead: nothing is said twice.
  */
 function summarize(
@@ -263,7 +264,8 @@ function summarize(
       return false;
     }
     // The last places are the reading notes' and the reach line's.
-    if (items.length >= SUMMARY_ITEMS - 1 - notes.length) return false;
+    const tail = notes.length + (new Set(sources.map((s) => s.publisher)).size > 1 ? 1 : 0);
+    if (items.length >= SUMMARY_ITEMS - tail) return false;
     items.push({ text: sentence, cites: [key], words });
     // Quoted once from its source; another source saying it still cites it, further on.
     const own = quotes[sources.findIndex((s) => s.source_key === key)]!;
@@ -271,10 +273,17 @@ function summarize(
     return true;
   };
 
-  // What happened: the headline, when the story is the brand's; when the brand is only
-  // named in it, that it is, and the sentence naming it.
+  // Quotes a sentence of the situation where a source holds it as quotable.
+  const quoteFact = (said: string | null | undefined): boolean => {
+    const sentence = said?.replace(DATELINE, '');
+    if (!sentence) return false;
+    const i = quotes.findIndex((q) => q.includes(sentence));
+    return i >= 0 && quote(sentence, sources[i]!.source_key);
+  };
+  const adverse = eventType(situation.event).polarity === 'adverse';
   const aside = !ownsStory(situation.role);
   if (aside && brand) {
+    // The brand only named: that it is, where, and the sentence naming it.
     const how = situation.role === 'source' ? 'cites' : 'names';
     const as = situation.role === 'source' ? ' as a source' : ' in passing';
     items.push({
@@ -284,30 +293,23 @@ function summarize(
     const naming = quotes[0]!.find((q) => situation.named.includes(q));
     if (naming) quote(naming, first.source_key);
   } else {
-    items.push({
-      text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
-      cites: [first.source_key],
-    });
-  }
-  // Quotes a sentence of the situation where a source holds it as quotable.
-  const quoteFact = (said: string | null | undefined): boolean => {
-    const sentence = said?.replace(DATELINE, '');
-    if (!sentence) return false;
-    const i = quotes.findIndex((q) => q.includes(sentence));
-    return i >= 0 && quote(sentence, sources[i]!.source_key);
-  };
-  const adverse = eventType(situation.event).polarity === 'adverse';
-  if (!aside) {
     // What happened, in a whole sentence: the one the event was read from, or when that
-    // was the headline, the first of the brand's sentences reporting the same event.
+    // was the headline, the first of the brand's sentences reporting the same event. The
+    // headline is the story's title already: it stands here only when no sentence says it.
     const phrases = eventType(situation.event).phrases;
     const reporting = phrases
       ? situation.named
           .filter((n) => n !== situation.onRecord && phrases.test(n))
           .map((n) => n.replace(DATELINE, ''))
       : [];
-    if (!quoteFact(situation.facts.find((f) => f.fact === 'event')?.sentence)) {
+    const said =
+      quoteFact(situation.facts.find((f) => f.fact === 'event')?.sentence) ||
       reporting.some(quoteFact);
+    if (!said) {
+      items.unshift({
+        text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
+        cites: [first.source_key],
+      });
     }
     // Who is affected, by something adverse: the harm the situation reads, else the first
     // quotable sentence, source by source, that names the people or a count.
@@ -345,18 +347,17 @@ function summarize(
       }
     });
   }
-  // How it is spreading, as far as the sources read show (last: what happened comes
-  // first): the service cannot say that nobody else reports it, only that it has read no
-  // one else.
+  // How it is spreading, when more than one publisher reports it (last: what happened
+  // comes first; one source is the story's spread, "contained", already).
   const names = [...new Set(sources.map((s) => s.publisher))];
   const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
-  items.push(...notes, {
-    text:
-      names.length === 1
-        ? `Among the sources read so far, only ${names[0]} reports it.`
-        : `${names.length} publishers report it: ${list(shown)}.`,
-    cites: sources.map((s) => s.source_key),
-  });
+  items.push(...notes);
+  if (names.length > 1) {
+    items.push({
+      text: `${names.length} publishers report it: ${list(shown)}.`,
+      cites: sources.map((s) => s.source_key),
+    });
+  }
   const order = (key: string) => sources.findIndex((s) => s.source_key === key);
   return items.map(({ text, cites }) => ({
     text,
@@ -413,7 +414,7 @@ export function generateAdvisory(
     urgency,
     executiveSummary,
     summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
-    phases: scheduled(latest ? withContextPhase(plan, latest, situation) : plan, urgency),
+    phases: scheduled(latest ? withContextPhase(plan, latest, situation, topics) : plan, urgency),
     reasons,
     situation,
     // Said only when the latest context moved the judgement (a diff's other moves come
@@ -435,17 +436,22 @@ function withContexts(situation: Situation, readings: readonly ContextReading[])
 /**
  * The phase the latest context calls for, third: correcting the record when it eases the
  * story (once the review shows the coverage is wrong: a correction sent before it would
- * be the harm), the first step worse news calls for (worseNews), briefing the team
- * otherwise. The "Do not" list stays last, and a plan that
+ * be the harm) only when the context contradicts the coverage (adding mitigating facts
+ * is no correction), briefing the team otherwise (investor relations and legal first on a
+ * financial story). Worse news puts the first step it calls for (worseNews) first. The "Do not" list stays last, and a plan that
  * would run past six phases gives up its last ordinary one (monitoring) for it.
  */
 function withContextPhase(
   plan: readonly Phase[],
   latest: ContextReading,
   situation: Situation,
+  topics: readonly string[],
 ): Phase[] {
   // A problem the plan already treats as over needs no phase saying so again.
   if (latest.resolved && isPlanForResolved(situation)) return [...plan];
+  // Worse news comes first: counsel before any public word on a regulator's inquiry.
+  const worse = worseNews(plan, latest);
+  if (worse) return withDoNotLast([worse, ...plan]);
   const extra: Phase = latest.resolved
     ? {
         // The team knows the problem is over: say so to whoever asks, and no more (a
@@ -457,27 +463,57 @@ function withContextPhase(
           'Start no new coverage of a problem that is over',
         ],
       }
-    : latest.direction < 0
+    : latest.denies && latest.constraints.includes('other-party')
       ? {
-          title: 'Correct the record',
-          owner: 'Communications',
+          // "Not us: the decision was the partner's": a public correction would blame the
+          // partner; the brand settles it with them and speaks only for itself.
+          title: 'Settle it with the party concerned',
+          owner: 'Legal',
           actions: [
-            'If the review shows the coverage is wrong, send the publishers the correction with the evidence',
-            'Once it is confirmed, publish the clarification on owned channels',
+            'Agree privately with the party concerned who says what in public',
+            'If publishers ask, say only what the brand did and did not do',
           ],
         }
-      : (worseNews(plan, latest) ?? {
-          title: 'Brief the team on the new context',
-          owner: 'Communications',
-          actions: [
-            'Share the context with those answering questions who need it',
-            'Check the plan’s open steps against it',
-          ],
-        });
+      : latest.denies
+        ? {
+            title: 'Correct the record',
+            owner: 'Communications',
+            actions: [
+              'If the review shows the coverage is wrong, send the publishers the correction with the evidence',
+              'Once it is confirmed, publish the clarification on owned channels',
+            ],
+          }
+        : topics.includes('financial')
+          ? {
+              // What the team knows of results may be inside information.
+              title: 'Brief the team on the new context',
+              owner: 'Investor relations',
+              actions: [
+                'Share the context with investor relations and legal first: they decide what may be said, and to whom',
+                'Check the plan’s open steps against it',
+              ],
+            }
+          : {
+              title: 'Brief the team on the new context',
+              owner: 'Communications',
+              actions: [
+                'Share the context with those answering questions who need it',
+                'Check the plan’s open steps against it',
+              ],
+            };
   const phases = [...plan];
   phases.splice(Math.min(2, plan.filter((p) => p.title !== DO_NOT).length), 0, extra);
   return withDoNotLast(phases);
 }
+
+/** Risks whose worse news calls for its own first step (a complaint's does not). */
+const INCIDENT_TOPICS: ReadonlySet<string> = new Set([
+  'legal-regulatory',
+  'data-privacy',
+  'security',
+  'product-safety',
+  'environment',
+]);
 
 /**
  * The first step the worse news the team reports calls for, when the plan has no such
@@ -486,7 +522,7 @@ function withContextPhase(
  */
 function worseNews(plan: readonly Phase[], latest: ContextReading): Phase | undefined {
   if (latest.direction <= 0) return undefined;
-  for (const topic of latest.worse) {
+  for (const topic of latest.worse.filter((t) => INCIDENT_TOPICS.has(t))) {
     const first = PLAYBOOK[topic]?.[0];
     if (first && !plan.some((p) => p.title === first.title)) return first;
   }

@@ -276,6 +276,24 @@ const BRIEF_LEADERSHIP: Phase = {
   actions: ['Share the piece and the facts checked with leadership'],
 };
 
+/** People who depend on the service most are reached first, before anyone else. */
+const LOOK_AFTER: Phase = {
+  title: 'Reach those who depend on it most',
+  owner: 'Operations',
+  actions: [
+    'Contact the customers for whom it is a matter of health or safety (medical equipment, care homes) directly, first',
+    'If customers lost out, decide with legal on a remedy',
+  ],
+};
+const KEEP_INFORMED: Phase = {
+  title: 'Keep customers informed',
+  owner: 'Customer support',
+  actions: [
+    'Publish what is affected, where, and when service is expected back; update it on a fixed schedule until it is restored',
+    'Give customer-facing staff a script with the same facts',
+  ],
+};
+
 /**
  * What replaces a new statement once the brand has one on record ("we are cooperating
  * with the inquiry"): a second, different line would read as a change of course.
@@ -371,41 +389,50 @@ const SITUATION_PLANS = {
         'Preserve the relevant records',
       ],
     },
+    // Someone may already have answered for the brand (an executive, a minister for a
+    // party) in words the situation cannot tie to it: that answer is held, never
+    // contradicted by an "aware and reviewing" line.
     {
       title: 'Prepare a holding statement',
       owner: 'Communications',
       actions: [
-        'Say the brand is aware of the allegation and is reviewing it',
-        'Get legal and communications sign-off',
+        'Find whether anyone has already answered for the brand in public (spokespeople, executives, officials); if so, hold that line',
+        'If nobody has, say the brand is aware of the allegation and is looking into it, with legal sign-off',
       ],
     },
     BRIEF,
     MONITOR,
   ],
-  /** A service down (or switched off for safety): people need facts on a schedule. */
+  /**
+   * A service down: those who depend on it most first, then facts on a schedule, then
+   * the cause (no promise it cannot recur before the cause is known).
+   */
   outage: [
-    {
-      title: 'Keep customers informed',
-      owner: 'Customer support',
-      actions: [
-        'Publish what is affected, where, and when service is expected back; update it on a fixed schedule until it is restored',
-        'Give customer-facing staff a script with the same facts',
-      ],
-    },
-    {
-      title: 'Look after those hit hardest',
-      owner: 'Operations',
-      actions: [
-        'Find the customers who depend on the service most (health, safety, their business) and reach them directly',
-        'If customers lost out, decide with legal on a remedy',
-      ],
-    },
+    LOOK_AFTER,
+    KEEP_INFORMED,
     {
       title: 'Establish the cause',
       owner: 'Operations',
       actions: [
         'Find the root cause with the owning team',
-        'Once it is known, say what will stop it happening again',
+        'Once it is known, say what is being done about it, promising only what can be kept',
+      ],
+    },
+    MONITOR,
+  ],
+  /**
+   * A service switched off on purpose, for safety or works: there is no fault to find,
+   * only people to reach before it goes off and a reason to explain.
+   */
+  shutoff: [
+    LOOK_AFTER,
+    KEEP_INFORMED,
+    {
+      title: 'Explain the decision',
+      owner: 'Communications',
+      actions: [
+        'Say why the service is switched off and how the areas were chosen, in the same words everywhere',
+        'Coordinate the message with local authorities and emergency services',
       ],
     },
     MONITOR,
@@ -450,6 +477,29 @@ const SITUATION_PLANS = {
       owner: 'Press office',
       actions: ['Route interview requests through legal and investor relations first'],
     },
+  ],
+  /**
+   * The brand's own announcement, read on its own site: nothing to verify or wait for,
+   * only the pickup to follow and the people to tell.
+   */
+  ownAnnouncement: [
+    {
+      title: 'Track the pickup',
+      owner: 'Communications',
+      actions: [
+        'Watch which titles pick the announcement up and how they frame it',
+        'Answer journalists’ questions with the announcement’s own facts',
+      ],
+    },
+    {
+      title: 'Tell the people it concerns',
+      owner: 'Marketing',
+      actions: [
+        'Share it with partners, sales and customer-facing staff',
+        'Share it on owned channels where it is not yet',
+      ],
+    },
+    MONITOR,
   ],
   /** A problem the coverage reports as over: confirm it, answer when asked, no more. */
   resolved: [
@@ -516,6 +566,7 @@ function basePlan(situation: Situation, topics: readonly string[]): Phase[] {
 /** The plan for the situation's event, before the brand's position on record is kept. */
 function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   const type = eventType(situation.event);
+  if (situation.ownSite && type.polarity !== 'adverse') return SITUATION_PLANS.ownAnnouncement;
   if (situation.opinion && type.weight < 3) return SITUATION_PLANS.opinion;
   if (isPlanForResolved(situation)) return SITUATION_PLANS.resolved;
   switch (situation.event) {
@@ -524,7 +575,9 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
     case 'accusation':
       return SITUATION_PLANS.accusation;
     case 'outage':
-      return SITUATION_PLANS.outage;
+      return SHUTOFF.test(situation.facts.find((f) => f.fact === 'event')?.sentence ?? '')
+        ? SITUATION_PLANS.shutoff
+        : SITUATION_PLANS.outage;
     case 'criticism':
       return SITUATION_PLANS.criticism;
     case 'deal':
@@ -534,6 +587,10 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   if (type.polarity === 'adverse') return planFor(topics);
   return type.topic ? planFor([type.topic]) : PLAYBOOK.general!;
 }
+
+/** An outage by decision: a safety shutoff, planned works. */
+const SHUTOFF =
+  /\b(?:shut(?:s|ting)? off (?:the )?(?:power|gas|water|electricity)|(?:power|safety) shut-?offs?|planned (?:outage|maintenance|works)|scheduled (?:outage|maintenance)|precautionary (?:outage|shutdown))\b/i;
 
 /** Whether the situation gets the plan for a problem that is over. */
 export const isPlanForResolved = (situation: Situation) =>
@@ -589,7 +646,7 @@ export function scheduled(
 /** The plan's steps each step the team reports done stands for, by their words. */
 const DONE_ACTIONS: Record<DoneStep, RegExp> = {
   statement:
-    /^(?:Draft a (?:factual )?statement|Draft a statement counsel approves|Say the brand is aware)/,
+    /^(?:Draft a (?:factual )?statement|Draft a statement counsel approves|Find whether anyone has already answered|If nobody has, say the brand is aware)/,
   'notify-affected': /notice to the people affected|^Tell customers whether|reach them directly/,
   'notify-regulator':
     /^(?:Notify the product-safety authority|Inform the environmental authority)|notify the data-protection authority/,

@@ -45,6 +45,8 @@ export interface Situation {
   named: string[];
   /** The headline names the brand (it is then named[0]). */
   headlined: boolean;
+  /** The page is on the brand's own site (its host or a subdomain): its own announcement. */
+  ownSite: boolean;
   /** Why: each fact and the sentence it was read from. */
   facts: Fact[];
 }
@@ -485,6 +487,18 @@ function statusOf(
   };
 }
 
+/** Whether a URL is on the host or one of its subdomains ("www.acme.com" for acme.com). */
+function onHost(url: string | undefined, host: string): boolean {
+  if (!url) return false;
+  try {
+    const h = new URL(url).hostname.toLowerCase();
+    const own = host.toLowerCase();
+    return h === own || h.endsWith(`.${own}`);
+  } catch {
+    return false;
+  }
+}
+
 /** The situation one article puts the brand in (the whole article's subject without one). */
 export function situationOf(article: SituationArticle, brand?: BrandTerms): Situation {
   // The same source object is read for a story's scores, its advisory and a proposal's
@@ -562,6 +576,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     outcome: outcomeOf(own),
     named: sentences.filter((s) => s.names).map((s) => s.text),
     headlined: sentences[0]!.names,
+    ownSite: brand !== undefined && onHost(article.url, brand.host),
     facts,
   };
 }

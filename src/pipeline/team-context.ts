@@ -22,7 +22,7 @@ export interface ContextReading {
   worse: string[];
 }
 
-export type Constraint = 'legal' | 'embargo' | 'regulator';
+export type Constraint = 'legal' | 'embargo' | 'regulator' | 'other-party';
 export type DoneStep =
   | 'statement'
   | 'notify-affected'
@@ -49,6 +49,10 @@ const EASING = new RegExp(
   ].join('|'),
   'i',
 );
+
+/** Words that say the coverage is wrong, not only that it overstates. */
+const CONTRADICTS =
+  /\b(?:false|inaccurate|untrue|misleading|incorrect|wrong|denied|retracted|corrected|unconfirmed|unverified)\b/i;
 
 /** A problem said to be over. */
 const OVER =
@@ -87,6 +91,11 @@ const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   [
     'legal',
     /\b(?:legal|counsel|lawyers?|attorneys?|solicitors?)\b[^.]{0,60}\b(?:advis|recommend|warn|insist|ask)\w* (?:against|not|no\b|us not|that we (?:do not|don['’]t|should not|shouldn['’]t|must not))|\bno admission\b|\bwithout prejudice\b|\bprivileged\b|\blitigation hold\b/i,
+  ],
+  [
+    // The coverage has the wrong party: whoever it was is not named in public by the brand.
+    'other-party',
+    /(?:\bnot|n['’]t) (?:about )?(?:us|our)\b|\b(?:was|were) (?:made|decided|taken|caused|done) by\b|\b(?:their|the supplier['’]s|the partner['’]s|the contractor['’]s) (?:fault|decision|responsibility)\b/i,
   ],
   [
     'embargo',
@@ -179,7 +188,10 @@ export function readContext(
       continue;
     }
     if (EASING.test(sentence)) {
-      if (ofTheStory || said.topics.length === 0) direction = -1;
+      if (ofTheStory || said.topics.length === 0) {
+        direction = -1;
+        if (CONTRADICTS.test(sentence)) denies = true;
+      }
       continue;
     }
     // Worse news is not cancelled by a reassurance beside it.
@@ -187,13 +199,16 @@ export function readContext(
       MORE_COMING.test(sentence) ||
       SEVERITIES.indexOf(said.severity) > SEVERITIES.indexOf(story.severity)
     ) {
+      const worse = scoreText(text, language).topics;
+      // Legal trouble coming: nothing on the merits in public, whatever counsel says yet.
+      const legal: Constraint[] = worse.includes('legal-regulatory') ? ['legal'] : [];
       return {
         direction: 1,
         denies: false,
         resolved: false,
-        constraints: constraintsOf(text),
+        constraints: [...new Set([...legal, ...constraintsOf(text)])],
         done: doneOf(text),
-        worse: scoreText(text, language).topics,
+        worse,
       };
     }
   }
@@ -224,4 +239,5 @@ export const CONSTRAINT_DO_NOT: Record<Constraint, string> = {
   legal: 'Do not admit liability or discuss the merits in public',
   embargo: 'Do not announce anything beyond what is already public',
   regulator: 'Do not speculate in public about any official inquiry',
+  'other-party': 'Do not name anyone else as responsible in public: settle it with them directly',
 };

@@ -281,6 +281,58 @@ describe('worse news the team reports (issue 42)', () => {
   });
 });
 
+describe('contexts a consultant would read with care (issue 42, third review)', () => {
+  const titles = (g: { phases: { title: string }[] }) => g.phases.map((p) => baseTitle(p.title));
+  const review = [
+    source(
+      1,
+      'Acme kettle falls short of its claims',
+      'Reviewers criticised the Acme kettle, which falls short of the boiling times Acme advertised.',
+    ),
+  ];
+
+  it('puts counsel first on legal trouble coming, with nothing said on the merits', () => {
+    const p = propose(
+      review,
+      'The regulator has opened an investigation into the advertising claims, and a class action is being prepared.',
+    );
+    expect(titles(p)[0]).toBe('Brief counsel');
+    expect(p.phases.at(-1)!.actions).toContain(
+      'Do not admit liability or discuss the merits in public',
+    );
+  });
+
+  it('settles with the party the team says is responsible instead of correcting the record', () => {
+    const p = propose(recall, 'This is not about us: the recall decision was made by Betacorp.');
+    expect(titles(p)).toContain('Settle it with the party concerned');
+    expect(titles(p)).not.toContain('Correct the record');
+    expect(p.phases.at(-1)!.actions).toContain(
+      'Do not name anyone else as responsible in public: settle it with them directly',
+    );
+  });
+
+  it('corrects the record only when the context says the coverage is wrong, not when it adds mitigation', () => {
+    const eased = propose(recall, 'Every affected customer has been offered a voluntary refund.');
+    expect(titles(eased)).not.toContain('Correct the record');
+    const wrong = propose(recall, 'The reports of injuries are false: nobody was hurt.');
+    expect(titles(wrong)).toContain('Correct the record');
+  });
+
+  it('routes what the team knows of results to investor relations and legal first', () => {
+    const results = [
+      source(
+        1,
+        'Acme cuts its outlook',
+        'Acme shares fell after the company cut its full-year sales guidance.',
+      ),
+    ];
+    const p = propose(results, 'Guidance was cut because a systems migration ran late.');
+    expect(p.phases.flatMap((ph) => ph.actions)).toContain(
+      'Share the context with investor relations and legal first: they decide what may be said, and to whom',
+    );
+  });
+});
+
 describe('a started phase under a new deadline', () => {
   it('is the same phase: kept verbatim, not planned a second time', () => {
     const g = generateAdvisory(recall, acme);

@@ -222,13 +222,15 @@ describe('judgements from the situation', () => {
     const titles = answered.phases.map((p) => baseTitle(p.title));
     expect(titles).toContain('Hold the position on record');
     expect(steps(answered)).not.toContain(
-      'Say the brand is aware of the allegation and is reviewing it',
+      'If nobody has, say the brand is aware of the allegation and is looking into it, with legal sign-off',
     );
     const silent = generateAdvisory(
       [article('Acme accused of misleading voters', 'Acme was accused of misleading voters.')],
       acme,
     );
-    expect(steps(silent)).toContain('Say the brand is aware of the allegation and is reviewing it');
+    expect(steps(silent)).toContain(
+      'If nobody has, say the brand is aware of the allegation and is looking into it, with legal sign-off',
+    );
   });
 
   it('lowers a story the coverage reports denied', () => {
@@ -412,6 +414,65 @@ describe('read on held-out pages (issue 42, third session)', () => {
         'Send the approved statement to the publishers covering the story',
       );
     }
+  });
+});
+
+describe('plans a consultant would sign (issue 42, third review)', () => {
+  const titles = (g: ReturnType<typeof generateAdvisory>) =>
+    g.phases.map((p) => baseTitle(p.title));
+
+  it('answers the brand’s own announcement, read on its own site, with its pickup, not a check of it', () => {
+    const own = generateAdvisory(
+      [
+        article(
+          'Acme announces a partnership with Beta',
+          'Acme announced a strategic partnership with Beta to distribute its kettles in Europe.',
+          'https://www.acme.com/news/beta-partnership',
+        ),
+      ],
+      acme,
+    );
+    expect(titles(own)[0]).toBe('Track the pickup');
+    expect(titles(own)).not.toContain('Verify the coverage');
+  });
+
+  it('reaches those who depend on a service first, and plans a safety shutoff without a fault to find', () => {
+    const shutoff = generateAdvisory(
+      [
+        article(
+          'Acme begins power shutoff over fire danger',
+          'Acme began shutting off power to 375,000 people on Wednesday as winds raised the fire danger.',
+        ),
+      ],
+      acme,
+    );
+    expect(titles(shutoff)[0]).toBe('Reach those who depend on it most');
+    expect(titles(shutoff)).toContain('Explain the decision');
+    expect(steps(shutoff).join(' ')).not.toMatch(/root cause/);
+    const outage = generateAdvisory(
+      [
+        article(
+          'Acme outage hits users',
+          'An Acme outage left users offline for six hours on Monday.',
+        ),
+      ],
+      acme,
+    );
+    expect(titles(outage)).toContain('Establish the cause');
+  });
+
+  it('reads a column calling the brand "backwards" as criticism: nothing to amplify', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'The future of Acme innovation is backwards',
+          'Acme launched its new kettle this week.\n\nAcme has launched the same kettle for years.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.assessment).not.toBe('opportunity');
+    expect(titles(g)).not.toContain('Amplify');
   });
 });
 

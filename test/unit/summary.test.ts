@@ -24,15 +24,43 @@ describe('the executive summary', () => {
   );
   const g = generateAdvisory([first], acme);
 
-  it('says what happened (headline, then a whole sentence), who is affected, and last how it spreads', () => {
+  it('says what happened in a whole sentence (the headline is the title already), then who is affected', () => {
     expect(g.executiveSummary.map((i) => i.text)).toEqual([
-      'Paper 1 reports: Acme recalls battery packs.',
       'Acme is recalling 40,000 PowerCell 9 battery packs after reports of overheating in several homes.',
       'Owners can return the packs to any Acme store for a full refund, the company said.',
       // The page is short: the reader is told the assessment rests on part of it.
       'Only 95 words of Paper 1’s article could be read (it may be behind a paywall): read it in full before acting.',
-      'Among the sources read so far, only Paper 1 reports it.',
     ]);
+    // One publisher: no reach line (the story's spread says it); several: who covers it, last.
+    const second = source(2, 'Acme recall widens', 'Acme battery packs recalled across Europe.');
+    const two = generateAdvisory([first, { ...second, source_key: 's2' }], acme);
+    expect(two.executiveSummary.at(-1)!.text).toBe('2 publishers report it: Paper 1 and Paper 2.');
+  });
+
+  it('falls back to the headline when no sentence says what happened', () => {
+    const bare = source(1, 'Acme recalls battery packs', 'The weather in Leeds was mild.');
+    expect(generateAdvisory([bare], acme).executiveSummary[0]!.text).toBe(
+      'Paper 1 reports: Acme recalls battery packs.',
+    );
+  });
+
+  it('quotes what the brand has already said, and strips a wire dateline from what happened', () => {
+    const wire = source(
+      1,
+      'Regulator investigating Acme',
+      [
+        '(Reuters) — The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
+        'The inquiry follows complaints from customers in three states about kettles that overheat.',
+        '“We received an inquiry from the attorney general and are cooperating,” said an Acme spokesperson.',
+      ].join('\n\n'),
+    );
+    const texts = generateAdvisory([wire], acme).executiveSummary.map((i) => i.text);
+    expect(texts[0]).toBe(
+      'The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
+    );
+    expect(texts).toContain(
+      '“We received an inquiry from the attorney general and are cooperating,” said an Acme spokesperson.',
+    );
   });
 
   it('says when a page was read only in part or in a language the reader does not assess', () => {
@@ -53,26 +81,6 @@ describe('the executive summary', () => {
     expect(texts(generateAdvisory([ja], acme))).toContain(
       'Paper 1’s article is in Japanese, which the built-in reader does not assess: have it read before acting.',
     );
-  });
-
-  it('quotes what the brand has already said, and strips a wire dateline from what happened', () => {
-    const wire = source(
-      1,
-      'Regulator investigating Acme',
-      [
-        '(Reuters) — The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
-        'The inquiry follows complaints from customers in three states about kettles that overheat.',
-        '“We received an inquiry from the attorney general and are cooperating,” said an Acme spokesperson.',
-      ].join('\n\n'),
-    );
-    const texts = generateAdvisory([wire], acme).executiveSummary.map((i) => i.text);
-    expect(texts[1]).toBe(
-      'The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
-    );
-    expect(texts).toContain(
-      '“We received an inquiry from the attorney general and are cooperating,” said an Acme spokesperson.',
-    );
-    expect(texts.at(-1)).toBe('Among the sources read so far, only Paper 1 reports it.');
   });
 
   it('quotes whole sentences about the brand: no credits, prompts, fragments or headline again', () => {
