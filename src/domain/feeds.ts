@@ -288,7 +288,7 @@ export async function pollFeedJob(
   const counts = { created: 0, joined: 0, skipped: 0 };
   let retry = 0;
   for (const item of batch) {
-    const outcome = await ingestItem(app, feed, item, at);
+    const outcome = await ingestItem(app, feed, item);
     // A page that may work later (down, slow, 5xx) is not remembered: the next poll
     // reads it again.
     if (outcome.transient) {
@@ -351,7 +351,6 @@ async function ingestItem(
     match_policy: string;
   },
   item: FeedItem,
-  at: string,
 ): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
   const read = await readArticle(app.config, item.url, item.published_at ?? null, app.clock.now());
   if (!read.ok) return { outcome: `skipped: ${read.reason}`, transient: read.transient };
