@@ -75,7 +75,8 @@ export function buildStoryRows({
     language: languageOf(article),
     charset: article.charset ?? null,
     sentiment: article.sentiment ?? null,
-    undated: article.undated ? 1 : null,
+    // Only when set: rows built for a schema before migration 0022 still insert.
+    ...(article.undated && { undated: 1 }),
     created_at: now,
   };
   const advisories: Insertable<DB['advisories']> = {

@@ -169,7 +169,7 @@ async function joinStory(
         language: article.language ?? null,
         charset: article.charset ?? null,
         sentiment: article.sentiment ?? null,
-        undated: article.undated ? 1 : null,
+        ...(article.undated && { undated: 1 }),
         created_at: at,
       })
       .execute();

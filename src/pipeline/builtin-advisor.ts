@@ -404,8 +404,10 @@ export function generateAdvisory(
     readings.flatMap((r) => r.done),
   );
   const latest = readings.at(-1);
-  // A viral story cannot wait, whatever its severity.
-  const urgency = URGENCIES[Math.min(3, level + (spread === 'viral' ? 1 : 0))]!;
+  // A viral story cannot wait, whatever its severity; nor can a live problem with a date
+  // on it ("layoffs this week", "shutoff begins today").
+  const soon = spread === 'viral' || (level >= 1 && imminent(situation, sources[0]));
+  const urgency = URGENCIES[Math.min(3, level + (soon ? 1 : 0))]!;
   return {
     severity,
     topics,
@@ -422,6 +424,23 @@ export function generateAdvisory(
     contextEffect:
       latest && latest.direction !== 0 && shift !== 0 ? effectOf(readings, shift) : null,
   };
+}
+
+/** Words that put a problem's next turn within a day or two of the coverage. */
+const SOON =
+  /\b(?:begins|starts|under ?way|today|tonight|tomorrow|this (?:morning|afternoon|evening|week)|within (?:hours|the hour|a day|24 hours)|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the end of the (?:day|week))|deadline)\b/i;
+
+/**
+ * Whether an adverse event still live (not denied, not over) is dated within a day or two
+ * by the first source's headline or the sentence telling it: the response runs against
+ * that clock, so the urgency is a step higher. Read at detection, when "today" is today.
+ */
+function imminent(situation: Situation, first: Source | undefined): boolean {
+  if (!first || !ownsStory(situation.role)) return false;
+  if (eventType(situation.event).polarity !== 'adverse') return false;
+  if (situation.status === 'denied' || situation.status === 'resolved') return false;
+  const told = situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
+  return SOON.test(first.title) || SOON.test(told);
 }
 
 /** The situation as the team's contexts correct it: denied, or over, when they say so. */

@@ -36,7 +36,8 @@ const HOLDING: Phase = {
 };
 /**
  * A statement goes to publishers who ask; it is sent out unasked only when the story is
- * high or critical (planOf): sending one about a smaller story makes it bigger.
+ * critical (planOf): sending one about a smaller story, or during an inquiry, makes it
+ * bigger.
  */
 const ANSWER_WHEN_ASKED = 'When publishers ask, answer with the approved statement';
 const SEND_STATEMENT = 'Send the approved statement to the publishers covering the story';
@@ -49,7 +50,12 @@ const MONITOR: Phase = {
   title: 'Monitor and follow up',
   owner: 'Communications',
   ongoing: true,
-  actions: ['Track new coverage for 72 hours', 'Publish an update when facts change'],
+  // An update goes out through the same sign-off as the first word: on results or a legal
+  // matter, an update published on its own is a disclosure.
+  actions: [
+    'Track new coverage for 72 hours',
+    'When facts change, agree the updated line with the same sign-off before it goes out',
+  ],
 };
 
 export const PLAYBOOK: Record<string, Phase[]> = {
@@ -507,7 +513,7 @@ const SITUATION_PLANS = {
       title: 'Confirm it is over',
       owner: 'Operations',
       actions: [
-        'Check with the owning team that the problem is closed and will not recur',
+        'Check with the owning team that the problem is closed, and what is being done about its cause',
         'Note what customers were told, and when',
       ],
     },
@@ -538,7 +544,7 @@ export function planOf(
 ): Phase[] {
   const aside = !ownsStory(situation.role);
   const base = aside ? SITUATION_PLANS.aside : basePlan(situation, topics);
-  const serious = severity === 'high' || severity === 'critical';
+  const serious = severity === 'critical';
   const plan =
     serious && base.some((p) => p.actions.includes(ANSWER_WHEN_ASKED))
       ? base.map((p) => ({

@@ -236,8 +236,8 @@ const constraintsOf = (text: string): Constraint[] =>
  * or that a regulator is in touch, only the move to avoid, which is sound either way.
  */
 export const CONSTRAINT_DO_NOT: Record<Constraint, string> = {
-  legal: 'Do not admit liability or discuss the merits in public',
+  legal: 'Do not say anything in public on a legal matter without counsel',
   embargo: 'Do not announce anything beyond what is already public',
-  regulator: 'Do not speculate in public about any official inquiry',
+  regulator: 'Do not say anything in public about an official process without counsel',
   'other-party': 'Do not name anyone else as responsible in public: settle it with them directly',
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BrandMatcher, mentionsBrand } from '../../src/pipeline/brand-matcher.js';
-import { assessStory, generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
+import { assessStory, generateAdvisory, URGENCIES } from '../../src/pipeline/builtin-advisor.js';
 import {
   ALIKE_WITHOUT_HEADLINE,
   brandWords,
@@ -228,6 +228,28 @@ describe('clustering', () => {
 });
 
 describe('built-in advisory', () => {
+  it('is a step more urgent for a live problem dated today or this week, not for one that is over', () => {
+    const later = generateAdvisory([
+      source(1, 'Acme to cut jobs', 'Acme will lay off 300 employees, the company said.'),
+    ]);
+    const soon = generateAdvisory([
+      source(
+        1,
+        'Acme to cut jobs this week',
+        'Acme will lay off 300 employees this week, the company said.',
+      ),
+    ]);
+    expect(URGENCIES.indexOf(soon.urgency)).toBe(URGENCIES.indexOf(later.urgency) + 1);
+    const over = generateAdvisory([
+      source(
+        1,
+        'Acme outage fixed today',
+        'The Acme outage has been fixed and service was restored today.',
+      ),
+    ]);
+    expect(URGENCIES.indexOf(over.urgency)).toBeLessThanOrEqual(1);
+  });
+
   it('grades the story, cites only its sources and plans by its riskiest topic', () => {
     const crisis = generateAdvisory([
       source(

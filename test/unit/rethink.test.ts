@@ -298,7 +298,7 @@ describe('contexts a consultant would read with care (issue 42, third review)', 
     );
     expect(titles(p)[0]).toBe('Brief counsel');
     expect(p.phases.at(-1)!.actions).toContain(
-      'Do not admit liability or discuss the merits in public',
+      'Do not say anything in public on a legal matter without counsel',
     );
   });
 
@@ -397,8 +397,8 @@ describe('what a context says, read into the situation (issue 42)', () => {
     expect(avoid.title).toBe('Do not');
     expect(avoid.actions).toEqual(
       expect.arrayContaining([
-        'Do not admit liability or discuss the merits in public',
-        'Do not speculate in public about any official inquiry',
+        'Do not say anything in public on a legal matter without counsel',
+        'Do not say anything in public about an official process without counsel',
       ]),
     );
     expect(p.phases.length).toBeLessThanOrEqual(6);
@@ -476,7 +476,7 @@ describe('reading a context (review of issue 42)', () => {
       'Do not announce anything beyond what is already public',
     );
     expect(lifted.phases.flatMap((p) => p.actions)).not.toContain(
-      'Do not admit liability or discuss the merits in public',
+      'Do not say anything in public on a legal matter without counsel',
     );
   });
 
