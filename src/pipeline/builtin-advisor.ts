@@ -136,8 +136,19 @@ const PROMPT =
  */
 const CUT_AT_ABBREVIATION =
   /\b(?:Co|Inc|Corp|Ltd|Bros|Mr|Mrs|Ms|Dr|Prof|St|Sen|Rep|Gov|Gen|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|No|vs|U\.S|U\.K)\.$/;
-/** A wire dateline opening a sentence, "LONDON (AP) — ", "(Reuters) - ": not the sentence's. */
-const DATELINE = /^[\p{Lu}\p{P}\s]{0,40}\([^()]{2,30}\)\s*[-–—]\s*/u;
+/**
+ * A wire dateline opening a sentence, "LONDON (AP) — ", "(Reuters) - ", "DUBAI, United
+ * Arab Emirates — ": not the sentence's.
+ */
+const DATELINE =
+  /^(?:[\p{Lu}\p{P}\s]{0,40}\([^()]{2,30}\)\s*[-–—]\s*|\p{Lu}{2,}[\p{Lu}\s.'’-]{0,30}(?:,\s[\p{L}\s.'’-]{2,30})?\s[–—]\s)/u;
+/**
+ * A sentence that leans on the one before it: a connective ("Then, last week …",
+ * "However, the group …") or a pronoun for someone named earlier ("His …", "That, Audi
+ * says …"). Quoted alone it reads as a fragment of an argument the summary does not show.
+ */
+const LEANS_ON_BEFORE =
+  /^["“]?(?:(?:then|however|but|so|and|also|still|yet|meanwhile|instead|moreover|furthermore|besides|indeed|thus|therefore|still),?\s|(?:he|she|they|his|her|their|that|those)\b)/i;
 /** A whole sentence: starts as one, ends as one. */
 const WHOLE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
 
@@ -162,6 +173,7 @@ function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
         WHOLE.test(s) &&
         !CUT_AT_ABBREVIATION.test(s) &&
         !PROMPT.test(s) &&
+        !LEANS_ON_BEFORE.test(s) &&
         !boilerplateOf(s)
       );
     });
@@ -302,9 +314,11 @@ function summarize(
           .filter((n) => n !== situation.onRecord && phrases.test(n))
           .map((n) => n.replace(DATELINE, ''))
       : [];
+    // Failing those, the first sentence of the article that names the brand (its lede).
     const said =
       quoteFact(situation.facts.find((f) => f.fact === 'event')?.sentence) ||
-      reporting.some(quoteFact);
+      reporting.some(quoteFact) ||
+      situation.named.slice(situation.headlined ? 1 : 0).some(quoteFact);
     if (!said) {
       items.unshift({
         text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),

@@ -37,6 +37,24 @@ describe('the executive summary', () => {
     expect(two.executiveSummary.at(-1)!.text).toBe('2 publishers report it: Paper 1 and Paper 2.');
   });
 
+  it('quotes no sentence that leans on the one before it, and takes a dateline off', () => {
+    const wire = source(
+      1,
+      'Emirates orders Acme jets',
+      [
+        'DUBAI, United Arab Emirates — Emirates finalized a deal to buy 30 Acme jets, both companies announced on Wednesday.',
+        'Then, last week, Acme said it would deliver the first jets next year to the airline.',
+        'However, the group raised alarm at the terms of the deal offered by Acme to suppliers.',
+        'His comments on Acme came after the airline show closed in the evening.',
+      ].join('\n\n'),
+    );
+    const texts = generateAdvisory([wire], acme).executiveSummary.map((i) => i.text);
+    expect(texts[0]).toBe(
+      'Emirates finalized a deal to buy 30 Acme jets, both companies announced on Wednesday.',
+    );
+    expect(texts.some((t) => /^(?:Then|However|His)\b/.test(t))).toBe(false);
+  });
+
   it('falls back to the headline when no sentence says what happened', () => {
     const bare = source(1, 'Acme recalls battery packs', 'The weather in Leeds was mild.');
     expect(generateAdvisory([bare], acme).executiveSummary[0]!.text).toBe(
