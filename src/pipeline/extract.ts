@@ -50,9 +50,12 @@ function tidyByline(byline: string): string {
 
 /** "Acme recalls toasters | Daily Planet" → "Acme recalls toasters". */
 function withoutSiteName(title: string, publisher: string): string {
+  // "… | TheHill" for "The Hill": the same name whatever its spacing and case.
+  const bare = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  const name = bare(publisher);
   for (const sep of [' | ', ' - ', ' – ', ' — ', ' · ']) {
-    if (title.endsWith(`${sep}${publisher}`))
-      return title.slice(0, -(sep.length + publisher.length));
+    const at = title.lastIndexOf(sep);
+    if (at > 0 && name && bare(title.slice(at + sep.length)) === name) return title.slice(0, at);
   }
   return title;
 }

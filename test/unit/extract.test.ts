@@ -323,6 +323,16 @@ ${ld({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'Acme
     );
   });
 
+  it('loses a site-name tail spelled differently from the publisher ("| TheHill" for The Hill)', () => {
+    const html = page(
+      `<title>Governor doubles down on campaign | TheHill</title><meta property="og:site_name" content="The Hill">`,
+      body4,
+    );
+    expect(extractArticle(html, 'https://planet.example/a')!.title).toBe(
+      'Governor doubles down on campaign',
+    );
+  });
+
   it('is Readability’s title when the page has no headline of its own', () => {
     const html = page(
       `<title>Acme recalls toasters | Daily Planet</title><meta property="og:site_name" content="Daily Planet">`,
