@@ -89,7 +89,7 @@ Answer with one JSON object only, with the fields:
   sentence states only what the cited sources say, and cites only ids given below; the
   first says what happened to or by the brand;
 - "phases": 3 to 6 items {"title", "actions": [short imperative actions]}: the response plan;
-  each title ends with who leads the phase and by when, as the service's own plan does
+  each title ends with the function that leads the phase and by when, counted from now
   ("Brief counsel (Legal, within 2 hours)"; no deadline when the urgency is low).
 You are told the brand, the situation the coverage puts it in ("situation": its role,
 the event, whether that is alleged, confirmed, denied or resolved, the harm reported),
