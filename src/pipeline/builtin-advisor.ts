@@ -467,12 +467,10 @@ function withContexts(situation: Situation, readings: readonly ContextReading[])
 }
 
 /**
- * The phase the latest context calls for, third: correcting the record when it eases the
- * story (once the review shows the coverage is wrong: a correction sent before it would
- * be the harm) only when the context contradicts the coverage (adding mitigating facts
- * is no correction), briefing the team otherwise (investor relations and legal first on a
- * financial story). Worse news puts the first step it calls for (worseNews) first. The "Do not" list stays last, and a plan that
- * would run past six phases gives up its last ordinary one (monitoring) for it.
+ * The plan with the phase the latest context calls for (contextPhase), third; worse news
+ * puts the first step it calls for (worseNews) first: counsel before any public word on a
+ * regulator's inquiry. The "Do not" list stays last, and a plan that would run past six
+ * phases gives up its last ordinary one (monitoring) for it.
  */
 function withContextPhase(
   plan: readonly Phase[],
@@ -482,61 +480,68 @@ function withContextPhase(
 ): Phase[] {
   // A problem the plan already treats as over needs no phase saying so again.
   if (latest.resolved && isPlanForResolved(situation)) return [...plan];
-  // Worse news comes first: counsel before any public word on a regulator's inquiry.
   const worse = worseNews(plan, latest);
   if (worse) return withDoNotLast([worse, ...plan]);
-  const extra: Phase = latest.resolved
-    ? {
-        // The team knows the problem is over: say so to whoever asks, and no more (a
-        // release about a closed problem puts it back in the news).
-        title: 'Say it is fixed',
-        owner: 'Press office',
-        actions: [
-          'If customers or publishers ask, say what was fixed and when, once the owning team confirms it',
-          'Start no new coverage of a problem that is over',
-        ],
-      }
-    : latest.denies && latest.constraints.includes('other-party')
-      ? {
-          // "Not us: the decision was the partner's": a public correction would blame the
-          // partner; the brand settles it with them and speaks only for itself.
-          title: 'Settle it with the party concerned',
-          owner: 'Legal',
-          actions: [
-            'Agree privately with the party concerned who says what in public',
-            'If publishers ask, say only what the brand did and did not do',
-          ],
-        }
-      : latest.denies
-        ? {
-            title: 'Correct the record',
-            owner: 'Communications',
-            actions: [
-              'If the review shows the coverage is wrong, send the publishers the correction with the evidence',
-              'Once it is confirmed, publish the clarification on owned channels',
-            ],
-          }
-        : topics.includes('financial')
-          ? {
-              // What the team knows of results may be inside information.
-              title: 'Brief the team on the new context',
-              owner: 'Investor relations',
-              actions: [
-                'Share the context with investor relations and legal first: they decide what may be said, and to whom',
-                'Check the plan’s open steps against it',
-              ],
-            }
-          : {
-              title: 'Brief the team on the new context',
-              owner: 'Communications',
-              actions: [
-                'Share the context with those answering questions who need it',
-                'Check the plan’s open steps against it',
-              ],
-            };
   const phases = [...plan];
-  phases.splice(Math.min(2, plan.filter((p) => p.title !== DO_NOT).length), 0, extra);
+  phases.splice(
+    Math.min(2, plan.filter((p) => p.title !== DO_NOT).length),
+    0,
+    contextPhase(latest, topics),
+  );
   return withDoNotLast(phases);
+}
+
+/**
+ * What the team's latest context calls for: saying it is fixed when it reports a fix (to
+ * whoever asks: a release about a closed problem puts it back in the news); settling with
+ * the party it says is responsible (a public correction would blame a partner); correcting
+ * the record only when it says the coverage is wrong (mitigating facts are no correction,
+ * and the correction waits for the review: sent before it, it would be the harm);
+ * otherwise briefing the team, investor relations and legal first on a financial story.
+ */
+function contextPhase(latest: ContextReading, topics: readonly string[]): Phase {
+  if (latest.resolved) {
+    return {
+      title: 'Say it is fixed',
+      owner: 'Press office',
+      actions: [
+        'If customers or publishers ask, say what was fixed and when, once the owning team confirms it',
+        'Start no new coverage of a problem that is over',
+      ],
+    };
+  }
+  if (latest.denies && latest.constraints.includes('other-party')) {
+    return {
+      title: 'Settle it with the party concerned',
+      owner: 'Legal',
+      actions: [
+        'Agree privately with the party concerned who says what in public',
+        'If publishers ask, say only what the brand did and did not do',
+      ],
+    };
+  }
+  if (latest.denies) {
+    return {
+      title: 'Correct the record',
+      owner: 'Communications',
+      actions: [
+        'If the review shows the coverage is wrong, send the publishers the correction with the evidence',
+        'Once it is confirmed, publish the clarification on owned channels',
+      ],
+    };
+  }
+  // What the team knows of results may be inside information.
+  const financial = topics.includes('financial');
+  return {
+    title: 'Brief the team on the new context',
+    owner: financial ? 'Investor relations' : 'Communications',
+    actions: [
+      financial
+        ? 'Share the context with investor relations and legal first: they decide what may be said, and to whom'
+        : 'Share the context with those answering questions who need it',
+      'Check the plan’s open steps against it',
+    ],
+  };
 }
 
 /** Risks whose worse news calls for its own first step (a complaint's does not). */
