@@ -533,8 +533,10 @@ const SITUATION_PLANS = {
  * The plan for a brand's situation (docs/pipeline.md, "Playbook"): a mention in passing
  * gets no crisis plan, an opinion piece an answer to its argument, a review the review's,
  * an accusation a review before any statement, a problem reported over a check that it
- * is; otherwise the plan of its riskiest topic.
- * A short "Do not" phase follows when the facts make an obvious move wrong.
+ * is, an outage those who depend on the service first, the brand's own announcement its
+ * pickup; otherwise the plan of its riskiest topic. A position already on record is held.
+ * A short "Do not" phase follows when the facts make an obvious move wrong. Owners and
+ * deadlines are added once the urgency is known (scheduled).
  */
 export function planOf(
   situation: Situation,
@@ -544,9 +546,9 @@ export function planOf(
 ): Phase[] {
   const aside = !ownsStory(situation.role);
   const base = aside ? SITUATION_PLANS.aside : basePlan(situation, topics);
-  const serious = severity === 'critical';
+  // A statement goes out unasked only for a critical story (ANSWER_WHEN_ASKED).
   const plan =
-    serious && base.some((p) => p.actions.includes(ANSWER_WHEN_ASKED))
+    severity === 'critical' && base.some((p) => p.actions.includes(ANSWER_WHEN_ASKED))
       ? base.map((p) => ({
           ...p,
           actions: p.actions.map((a) => (a === ANSWER_WHEN_ASKED ? SEND_STATEMENT : a)),
