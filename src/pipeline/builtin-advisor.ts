@@ -148,7 +148,7 @@ const DATELINE =
  * says …"). Quoted alone it reads as a fragment of an argument the summary does not show.
  */
 const LEANS_ON_BEFORE =
-  /^["“]?(?:(?:then|however|but|so|and|also|still|yet|meanwhile|instead|moreover|furthermore|besides|indeed|thus|therefore|still),?\s|(?:he|she|they|his|her|their|that|those)\b)/i;
+  /^["“]?(?:(?:then|however|but|so|and|also|still|yet|meanwhile|instead|moreover|furthermore|besides|indeed|thus|therefore),?\s|(?:he|she|they|his|her|their|that|those)\b)/i;
 /** A whole sentence: starts as one, ends as one. */
 const WHOLE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
 
