@@ -21,7 +21,8 @@ import {
  *   people or things touched, 1 for a public authority acting; one less when the brand
  *   is involved rather than the subject, when the event is over (resolved), two less when
  *   the coverage reports it did not happen (denied); an opinion piece or criticism
- *   argues, it reports no wrongdoing: medium at most unless people were hurt.
+ *   argues, it reports no wrongdoing: medium at most unless people were hurt; an allegation
+ *   with nobody hurt is high at most.
  */
 export function judgeSeverity(
   situation: Situation,
@@ -66,6 +67,9 @@ export function judgeSeverity(
   // Opinion and criticism argue; they report no wrongdoing: medium at most.
   const hurt = situation.harm.deaths || situation.harm.injuries;
   if ((situation.opinion || situation.event === 'criticism') && !hurt) score = Math.min(score, 2);
+  // An allegation nobody has confirmed, with nobody hurt, is high at most: a crisis is
+  // what happened, not what one piece says happened.
+  if (situation.status === 'alleged' && !hurt) score = Math.min(score, 4);
   const signals = scored.reasons.filter(
     (r) => r.topic === 'intensifier' || topicWeight(r.topic) > 0,
   );

@@ -461,6 +461,20 @@ describe('plans a consultant would sign (issue 42, third review)', () => {
     expect(titles(outage)).toContain('Establish the cause');
   });
 
+  it('rates an allegation with nobody hurt high at most, however loud its words', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme accused of massive fraud and harassment',
+          'Acme was accused of massive fraud and harassment by millions of customers, a lawsuit says.\n\nThe court will hear the case; regulators are watching Acme.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.situation.status).toBe('alleged');
+    expect(g.severity).toBe('high');
+  });
+
   it('reads a column calling the brand "backwards" as criticism: nothing to amplify', () => {
     const g = generateAdvisory(
       [
