@@ -154,6 +154,8 @@ export const PLAYBOOK: Record<string, Phase[]> = {
       actions: [
         'Brief managers and staff before any public statement',
         'Open a channel for employee questions',
+        // "Sign by Monday or be treated as resigning": the flashpoint has a date.
+        'If staff were given a deadline or terms, decide on them with legal before they fall due',
       ],
     },
     HOLDING,
@@ -702,6 +704,11 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
     return out;
   }
   if (type.polarity !== 'adverse') {
+    // A listing or a share sale in progress: what is said of it may be a disclosure.
+    const said = situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
+    if (situation.event === 'deal' && OFFERING.test(said)) {
+      out.push('Do not comment on the offer or its pricing before the formal announcement');
+    }
     if (topics.some((t) => TOPICS_OF_INCIDENT.has(t))) {
       out.push(
         'Do not treat it as an incident: the coverage reports no adverse event for the brand',
@@ -736,6 +743,10 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
 }
 
 const MERITS = 'Do not comment on the merits or the other party before counsel agrees the words';
+
+/** A securities offering: a listing, a share sale, a bond issue. */
+const OFFERING =
+  /\b(?:listing|ipo|initial public offering|share (?:sale|offering)|offering of shares|bond (?:issue|sale)|raise (?:up to )?\$?[\d.,]+\s?(?:bn|billion|m|million))\b/i;
 
 /** Topics whose plans would treat the story as an incident. */
 const TOPICS_OF_INCIDENT: ReadonlySet<string> = new Set([

@@ -461,6 +461,28 @@ describe('plans a consultant would sign (issue 42, third review)', () => {
     expect(titles(outage)).toContain('Establish the cause');
   });
 
+  it('keeps quiet on a listing’s pricing, and asks for a decision on terms put to staff', () => {
+    const listing = generateAdvisory(
+      [
+        article(
+          'Acme to raise up to $12.9bn in landmark listing',
+          'Acme is set to raise up to $12.9bn from its listing in Hong Kong, pricing its shares at a discount.',
+        ),
+      ],
+      acme,
+    );
+    expect(avoid(listing)).toContain(
+      'Do not comment on the offer or its pricing before the formal announcement',
+    );
+    const layoffs = generateAdvisory(
+      [article('Acme to lay off staff', 'Acme will lay off 300 employees, the company said.')],
+      acme,
+    );
+    expect(steps(layoffs)).toContain(
+      'If staff were given a deadline or terms, decide on them with legal before they fall due',
+    );
+  });
+
   it('rates an allegation with nobody hurt high at most, however loud its words', () => {
     const g = generateAdvisory(
       [
