@@ -458,7 +458,9 @@ const SITUATION_PLANS = {
       title: 'Respond where it is fair',
       owner: 'Communications',
       actions: [
-        'If the criticism points to a real problem, say what the brand will do about it',
+        // A promise made to answer criticism is the next one to break (or evidence in a
+        // claim over what was advertised): only what the owners have decided is said.
+        'If the criticism points to a real problem, agree with the product owner and legal what the brand can commit to, and say only what is decided',
         'If it rests on a factual error, send the publisher the correction with the evidence',
       ],
     },

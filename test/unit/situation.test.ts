@@ -497,6 +497,21 @@ describe('plans a consultant would sign (issue 42, third review)', () => {
     expect(g.severity).toBe('high');
   });
 
+  it('answers fair criticism only with what the product owner and legal have decided', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme kettle falls short of its claims',
+          'Reviewers criticised the Acme kettle, which falls short of the boiling times Acme advertised.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(g)).toContain(
+      'If the criticism points to a real problem, agree with the product owner and legal what the brand can commit to, and say only what is decided',
+    );
+  });
+
   it('reads a column calling the brand "backwards" as criticism: nothing to amplify', () => {
     const g = generateAdvisory(
       [
