@@ -14,7 +14,7 @@ import {
   withoutDone,
 } from './playbook.js';
 import { sentencesOf } from './sentences.js';
-import { ownsStory, type Situation, situationOf } from './situation.js';
+import { eventSentence, ownsStory, type Situation, situationOf } from './situation.js';
 import { spreadOf } from './spread.js';
 import {
   maxSeverity,
@@ -266,6 +266,7 @@ function summarize(
   const quotes = sources.map((s) => quotable(s, brand).slice(0, 8));
   const items: Item[] = [];
   const notes = readingNotes(sources);
+  const names = [...new Set(sources.map((s) => s.publisher))];
   /** Adds a quoted sentence unless it restates the headline or an item; true if it did. */
   const quote = (sentence: string, key: string): boolean => {
     const words = terms({ title: '', text: sentence });
@@ -276,7 +277,7 @@ function summarize(
       return false;
     }
     // The last places are the reading notes' and the reach line's.
-    const tail = notes.length + (new Set(sources.map((s) => s.publisher)).size > 1 ? 1 : 0);
+    const tail = notes.length + (names.length > 1 ? 1 : 0);
     if (items.length >= SUMMARY_ITEMS - tail) return false;
     items.push({ text: sentence, cites: [key], words });
     // Quoted once from its source; another source saying it still cites it, further on.
@@ -310,13 +311,11 @@ function summarize(
     // headline is the story's title already: it stands here only when no sentence says it.
     const phrases = eventType(situation.event).phrases;
     const reporting = phrases
-      ? situation.named
-          .filter((n) => n !== situation.onRecord && phrases.test(n))
-          .map((n) => n.replace(DATELINE, ''))
+      ? situation.named.filter((n) => n !== situation.onRecord && phrases.test(n))
       : [];
     // Failing those, the first sentence of the article that names the brand (its lede).
     const said =
-      quoteFact(situation.facts.find((f) => f.fact === 'event')?.sentence) ||
+      quoteFact(eventSentence(situation)) ||
       reporting.some(quoteFact) ||
       situation.named.slice(situation.headlined ? 1 : 0).some(quoteFact);
     if (!said) {
@@ -363,7 +362,6 @@ function summarize(
   }
   // How it is spreading, when more than one publisher reports it (last: what happened
   // comes first; one source is the story's spread, "contained", already).
-  const names = [...new Set(sources.map((s) => s.publisher))];
   const shown = names.length > 4 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
   items.push(...notes);
   if (names.length > 1) {
@@ -453,8 +451,7 @@ function imminent(situation: Situation, first: Source | undefined): boolean {
   if (!first || !ownsStory(situation.role)) return false;
   if (eventType(situation.event).polarity !== 'adverse') return false;
   if (situation.status === 'denied' || situation.status === 'resolved') return false;
-  const told = situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
-  return SOON.test(first.title) || SOON.test(told);
+  return SOON.test(first.title) || SOON.test(eventSentence(situation));
 }
 
 /** The situation as the team's contexts correct it: denied, or over, when they say so. */

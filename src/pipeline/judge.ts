@@ -1,5 +1,5 @@
 import { eventType } from './events.js';
-import { ownsStory, type Situation } from './situation.js';
+import { eventSentence, ownsStory, type Situation } from './situation.js';
 import {
   type Reason,
   type Scored,
@@ -54,10 +54,9 @@ export function judgeSeverity(
   if (atScale(situation.harm.scale)) score += 1;
   // A public authority acting (an attorney general, a regulator, prosecutors) weighs more
   // than a league's or an association's sanction.
-  const eventSentence = situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
   if (
     (situation.event === 'regulator-action' || situation.event === 'lawsuit') &&
-    PUBLIC_AUTHORITY.test(eventSentence)
+    PUBLIC_AUTHORITY.test(eventSentence(situation))
   ) {
     score += 1;
   }

@@ -3,7 +3,7 @@ import type { ArticleInput } from './builtin-advisor.js';
 import { eventType } from './events.js';
 import { languageOf } from './language.js';
 import { sentimentOf } from './sentiment.js';
-import { ownsStory, type Situation, situationOf } from './situation.js';
+import { eventSentence, ownsStory, type Situation, situationOf } from './situation.js';
 
 /**
  * What the pipeline tells of an article for a brand's story, once, before it is stored:
@@ -65,7 +65,7 @@ export function sentimentTowards(situation: Situation, language: string | null |
   if (situation.event === 'earnings') {
     // Results read by their direction: "sales miss, shares plunge" is bad news however
     // calmly told.
-    const said = situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
+    const said = eventSentence(situation);
     if (RESULTS_DOWN.test(said)) return Math.min(read, -EVENT_TONE);
     if (RESULTS_UP.test(said)) return Math.max(read, EVENT_TONE);
   }

@@ -6,7 +6,7 @@
  */
 
 import { eventType } from './events.js';
-import { ownsStory, type Situation } from './situation.js';
+import { eventSentence, ownsStory, type Situation } from './situation.js';
 import { CONSTRAINT_DO_NOT, type Constraint, type DoneStep } from './team-context.js';
 
 /** Phases a plan holds at most. */
@@ -587,7 +587,7 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
     case 'accusation':
       return SITUATION_PLANS.accusation;
     case 'outage':
-      return SHUTOFF.test(situation.facts.find((f) => f.fact === 'event')?.sentence ?? '')
+      return SHUTOFF.test(eventSentence(situation))
         ? SITUATION_PLANS.shutoff
         : SITUATION_PLANS.outage;
     case 'criticism':
@@ -707,8 +707,7 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   }
   if (type.polarity !== 'adverse') {
     // A listing or a share sale in progress: what is said of it may be a disclosure.
-    const said = situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
-    if (situation.event === 'deal' && OFFERING.test(said)) {
+    if (situation.event === 'deal' && OFFERING.test(eventSentence(situation))) {
       out.push('Do not comment on the offer or its pricing before the formal announcement');
     }
     if (topics.some((t) => TOPICS_OF_INCIDENT.has(t))) {

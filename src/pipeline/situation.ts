@@ -54,6 +54,10 @@ export interface Situation {
 /** Whether the role makes the story the brand's own (subject or involved), not an aside. */
 export const ownsStory = (role: Role) => role === 'subject' || role === 'involved';
 
+/** The sentence the situation's event was read from; empty when it was read from none. */
+export const eventSentence = (situation: Situation) =>
+  situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
+
 export interface Fact {
   fact: 'role' | 'event' | 'status' | 'harm' | 'opinion';
   value: string;

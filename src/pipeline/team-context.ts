@@ -95,7 +95,10 @@ const CONSTRAINTS: readonly [Constraint, RegExp][] = [
   [
     // The coverage has the wrong party: whoever it was is not named in public by the brand.
     'other-party',
-    /(?:\bnot|n['’]t) (?:about )?(?:us|our)\b|\b(?:was|were) (?:made|decided|taken|caused|done) by\b|\b(?:their|the supplier['’]s|the partner['’]s|the contractor['’]s) (?:fault|decision|responsibility)\b/i,
+    new RegExp(
+      `${NOT_US.source}|\\b(?:was|were) (?:made|decided|taken|caused|done) by\\b|\\b(?:their|the supplier['’]s|the partner['’]s|the contractor['’]s) (?:fault|decision|responsibility)\\b`,
+      'i',
+    ),
   ],
   [
     'embargo',

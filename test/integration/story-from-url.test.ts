@@ -86,16 +86,15 @@ const fromUrl = (url: string, brand = BRAND) =>
 const jobOf = (job: string, brand = BRAND) =>
   svc.request('GET', '/v1/stories/from-url', { key: w.keys.owner, query: { brand, job } });
 
+/** A Northwind brand of its own under another host: other tests file these pages too. */
+const northwindAs = (host: string) =>
+  addBrand(svc.app, { accountId: w.accounts.agency, host, name: 'Northwind', verified: true });
+
 describe('story from URL', () => {
   it('queued → done → in the list; the same URL again → exists, nothing regenerated', async () => {
     // A Northwind brand of its own: another test files this article under northwind.example.
     const BRAND = 'fresh.northwind.example';
-    await addBrand(svc.app, {
-      accountId: w.accounts.agency,
-      host: BRAND,
-      name: 'Northwind',
-      verified: true,
-    });
+    await northwindAs(BRAND);
     const url = `${base}/business/northwind-dispute`;
     const queued = await fromUrl(url, BRAND);
     expect(queued.status).toBe(202);
@@ -145,12 +144,7 @@ describe('story from URL', () => {
 
   it('a page with no date is undated: stored with the day it was read, and shown as such', async () => {
     const BRAND = 'undated.northwind.example';
-    await addBrand(svc.app, {
-      accountId: w.accounts.agency,
-      host: BRAND,
-      name: 'Northwind',
-      verified: true,
-    });
+    await northwindAs(BRAND);
     const queued = await fromUrl(`${base}/undated/northwind`, BRAND);
     await svc.app.jobs.drain();
     const { event_uri } = (await jobOf(queued.body.job, BRAND)).body;
@@ -264,12 +258,7 @@ describe('story from URL', () => {
     expect((await c.signIn('owner@northwind.example', 'correct horse battery')).status).toBe(303);
     await c.get('/app/stories');
     const BRAND = 'live.northwind.example';
-    await addBrand(svc.app, {
-      accountId: w.accounts.agency,
-      host: BRAND,
-      name: 'Northwind',
-      verified: true,
-    });
+    await northwindAs(BRAND);
     const add = (url: string) => c.post('/app/stories/from-url', { brand: BRAND, url });
 
     // A page that fails: the job's page says it is waiting, its status says the same.
