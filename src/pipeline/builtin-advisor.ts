@@ -2,6 +2,7 @@ import type { BrandTerms } from './brand-matcher.js';
 import { similarity, type Terms, terms } from './cluster.js';
 import { eventType } from './events.js';
 import { judgeSeverity, judgeTopics } from './judge.js';
+import { languageName } from './language-name.js';
 import { boilerplateOf, focusOf } from './mentions.js';
 import {
   DO_NOT,
@@ -181,7 +182,6 @@ function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
 
 /** A page this short was likely cut (a paywall, a teaser): the advisory says so. */
 const PARTLY_READ_WORDS = 150;
-const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
 
 /**
  * What the reader should know of how the sources were read, one line at most for the
@@ -194,7 +194,7 @@ function readingNotes(sources: readonly Source[]): Item[] {
   const words = first.text.split(/\s+/).filter(Boolean).length;
   const language = first.language;
   if (language && !(SIGNAL_LANGUAGES as readonly string[]).includes(language)) {
-    const name = LANGUAGE_NAMES.of(language) ?? language;
+    const name = languageName(language);
     return [
       {
         text: `${first.publisher}’s article is in ${name}, which the built-in reader does not assess: have it read before acting.`,

@@ -1,3 +1,5 @@
+import { languageName } from '../pipeline/language-name.js';
+
 /**
  * Server-rendered HTML with escaping by default: every interpolated value is escaped
  * unless it is itself an `Html` fragment built by this tag.
@@ -20,13 +22,9 @@ const ESCAPES: Record<string, string> = {
 /** A link target from stored data: only http(s) URLs, anything else goes nowhere. */
 export const safeHref = (url: string) => (/^https?:\/\//i.test(url) ? url : '#');
 
-const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
-
 /** ", French" after a source, for readers who will open it; nothing when unknown. */
 export const languageTag = (language: string | null | undefined): Html | null =>
-  language
-    ? html`, <span title="language">${LANGUAGE_NAMES.of(language) ?? language}</span>`
-    : null;
+  language ? html`, <span title="language">${languageName(language)}</span>` : null;
 
 /**
  * A source's date as a reader should take it: its publication date, or "undated (read
