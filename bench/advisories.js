@@ -15,6 +15,7 @@ import { withJudgement } from '../dist/pipeline/judgement.js';
 import { readPage } from '../dist/pipeline/read-article.js';
 import { rethinkAdvisory } from '../dist/pipeline/rethink.js';
 import { situationOf } from '../dist/pipeline/situation.js';
+import { OWN_LINE } from './summary-lines.js';
 
 const args = process.argv.slice(2);
 const dir = args.find((a) => !a.startsWith('--'));
@@ -40,9 +41,6 @@ function articleOf(id) {
   return read.article;
 }
 
-/** The summary's own lines (what happened, who covers it); the rest are the article's. */
-const OWN_LINE =
-  / reports: | publishers report it: |^Among the sources read so far, only .+ reports it\.$| (?:names .+ in passing|cites .+ as a source) in “/;
 const item = (text) =>
   quotes || OWN_LINE.test(text)
     ? text

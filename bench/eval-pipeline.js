@@ -55,6 +55,7 @@ import { findMentions } from '../dist/pipeline/mentions.js';
 import { readPage } from '../dist/pipeline/read-article.js';
 import { situationOf } from '../dist/pipeline/situation.js';
 import { situationScores } from './situation-eval.js';
+import { OWN_LINE } from './summary-lines.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -185,8 +186,6 @@ const WHOLE_SENTENCE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
 /** The summary's own lines: what the first source reports (or names in passing), who covers it. */
 const AFFECTED_WORDS =
   /\b(?:customers?|users?|consumers?|employees?|staff|workers?|passengers?|patients?|residents?|people|owners?|subscribers?|investors?|shareholders?|children|families)\b|\b\d[\d,.]*\s*(?:million |billion |thousand )?(?:units|vehicles|cars|accounts|records|homes|jobs|devices)\b/i;
-const OWN_LINE =
-  / reports: | publishers report it: |^Among the sources read so far, only .+ reports it\.$| (?:names .+ in passing|cites .+ as a source) in “|^Only \d+ words of .+ could be read|’s article is in .+, which the built-in reader does not assess/;
 
 /** Counts what is wrong with one summary, and which parts it has. */
 function judgeSummary(tally, items, source) {
