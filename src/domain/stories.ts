@@ -266,6 +266,7 @@ export async function storySources(db: Db, storyId: string) {
       'text',
       'type',
       'language',
+      'charset',
       'undated',
     ])
     .where('story_id', '=', storyId)

@@ -185,7 +185,7 @@ const PARTLY_READ_WORDS = 150;
 
 /**
  * What the reader should know of how the sources were read, one line at most for the
- * story: the first source read only in part (a paywall), or one in a language the
+ * story: the first source's page read only in part (a paywall), or one in a language the
  * built-in reader does not assess (its risks and tone are not read): a person reads it
  * before acting. Said of the first source only: the others add to what it says.
  */
@@ -202,7 +202,9 @@ function readingNotes(sources: readonly Source[]): Item[] {
       },
     ];
   }
-  if (words < PARTLY_READ_WORDS) {
+  // Only a page the service fetched can have been cut short: a text given to it (an
+  // import, the partner API, the demo) is the article as its sender has it.
+  if (first.charset && words < PARTLY_READ_WORDS) {
     return [
       {
         text: `Only ${words} words of ${first.publisher}’s article could be read (it may be behind a paywall): read it in full before acting.`,
