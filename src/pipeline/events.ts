@@ -54,7 +54,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 3,
     topic: 'product-safety',
     phrases: re(
-      String.raw`(?:was|were|been) (?:killed|injured|hurt|hospitali[sz]ed)|died (?:after|when|in)|fatal (?:crash|accident|fire)|explosion (?:at|in|on|inside|near)|exploded (?:at|in|on|inside|near|while|when)|derail|caught fire`,
+      String.raw`(?:was|were|been) (?:killed|injured|hurt|hospitali[sz]ed)|died (?:after|when|in)|fatal (?:crash|accident|fire)|explosion (?:at|in|on|inside|near)|(?:rocket|engine|battery|plant|factory|refinery|pipeline|gas) (?:explosion|blast)|explosions? (?:damaged|destroyed|killed|injured)|exploded (?:at|in|on|inside|near|while|when)|derail|caught fire`,
     ),
   },
   {
@@ -91,7 +91,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 2,
     topic: 'security',
     phrases: re(
-      String.raw`vulnerabilit|zero-day|security (?:flaw|hole|bug|issue)|exploit(?:s|ed)? (?:a|the)|malware|phishing|backdoor|cyber ?attack|ddos`,
+      String.raw`vulnerabilit|zero-day|security (?:flaw|hole|bug|issue|risk)s?|exploit(?:s|ed)? (?:a|the)|malware|phishing|backdoor|cyber ?attack|ddos`,
     ),
   },
   {
@@ -223,7 +223,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'product-launch',
     phrases: re(
-      String.raw`launch(?:es|ed|ing)?\b(?! ?(?:pad|site|vehicle|tower|complex|window|control))|unveil|introduc(?:es|ed|ing)|rolls? out|rolled out|releas(?:es|ed) (?:a|an|its|the) new|announc(?:es|ed) (?:a|an|its|the) new|new (?:product|model|feature|version)|now available`,
+      String.raw`launch(?:es|ed|ing)?\b(?! ?(?:pad|site|vehicle|tower|complex|window|control))|unveil|debut(?:s|ed)? (?:a |an |its |the |new )|introduc(?:es|ed|ing)|rolls? out|rolled out|releas(?:es|ed) (?:a|an|its|the) new|announc(?:es|ed) (?:a|an|its|the) new|new (?:product|model|feature|version)|now available|pledg(?:es|ed|ing)? to|commit(?:s|ted)? to (?:becoming|cutting|reducing|removing|reaching|ending)|(?:carbon|climate)[- ](?:negative|neutral|positive)\b|net[- ]zero|(?:aims?|plans?|moves?|vows?|promises?) to (?:become|remove|cut|reduce|erase|eliminate|end|reach|halve) (?:[\w'’]+ ){0,3}(?:carbon|emissions|footprint|waste|plastics?)\b`,
     ),
   },
   {

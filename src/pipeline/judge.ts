@@ -1,4 +1,4 @@
-import { eventType } from './events.js';
+import { EVENT_TYPES, eventType } from './events.js';
 import { eventSentence, ownsStory, type Situation } from './situation.js';
 import {
   type Reason,
@@ -37,8 +37,19 @@ export function judgeSeverity(
   }
   const type = eventType(situation.event);
   if (type.polarity !== 'adverse') return { severity: 'low', reasons: facts };
+  // Another risk counts where the sentence naming the brand that tells it reports an
+  // adverse event of a kind (a fine, a flaw, a recall), not where its word merely stands
+  // ("a review of its regulatory filings"; a critic's conviction "in a Dutch court").
+  const reported = (topic: string) =>
+    scored.reasons.some(
+      (r) =>
+        r.topic === topic &&
+        EVENT_TYPES.some(
+          (e) => e.polarity === 'adverse' && e.topic !== undefined && e.phrases?.test(r.sentence),
+        ),
+    );
   const others = scored.topics
-    .filter((t) => t !== type.topic && topicWeight(t) > 0)
+    .filter((t) => t !== type.topic && topicWeight(t) > 0 && reported(t))
     .reduce((sum, t) => sum + topicWeight(t), 0);
   // An intensifier ("millions of", "massive") counts where it tells the event itself, not
   // anywhere near the brand ("a handful of harassers among his millions of supporters").

@@ -112,6 +112,16 @@ const VENUE_AFTER =
   /^(?:\.\w+\/|\/|\s+(?:trends?|reactions?|feeds?|followers?|handles?|threads?|hashtags?|ransomware|malware|trojans?|spyware|adware|botnets?)\b)/iu;
 
 /**
+ * A threat run on the brand's platform against its users ("ransomware spread to Android
+ * users", "a phishing scam aimed at PayPal customers' phones"): the brand is where it
+ * happens, not who was breached. Its own systems named ("Acme's servers") stay its story.
+ */
+const THREAT =
+  /\b(?:malware|ransomware|trojans?|spyware|adware|phishing|scams?|scammers|botnets?|malicious (?:apps?|links?))\b/i;
+const TARGETED_AFTER =
+  /^\s+(?:users?|devices?|phones?|handsets?|smartphones?|owners?|victims?|developers?|tablets?)\b/iu;
+
+/**
  * The URL or the page saying it is opinion: a column, an op-ed, an editorial (not a blog:
  * a company's blog is its own news).
  */
@@ -246,6 +256,7 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
     const venue = (o: { start: number; end: number }) =>
       VENUE_BEFORE.test(text.slice(0, o.start)) ||
       VENUE_AFTER.test(text.slice(o.end)) ||
+      (THREAT.test(text) && TARGETED_AFTER.test(text.slice(o.end))) ||
       (OWNER_BEFORE.test(text.slice(0, o.start)) && OWNED_AFTER.test(text.slice(o.end)));
     return {
       text,
@@ -256,7 +267,9 @@ function readSentences(article: SituationArticle, brand: BrandTerms | undefined)
       position: found.length > 0 ? found[0]!.start / Math.max(1, text.length) : 1,
       speaks: found.some(
         (o) =>
-          SPOKE.test(text.slice(o.end)) ||
+          (SPOKE.test(text.slice(o.end)) &&
+            !SOMEONE_ELSE_AFTER.test(text.slice(o.end)) &&
+            !SOMEONE_ELSE_BEFORE.test(text.slice(0, o.start))) ||
           SPOKE_FOR.test(text.slice(0, o.start)) ||
           (SAID_BY.test(text.slice(0, o.start)) && SPOKESPERSON_AFTER.test(text.slice(o.end))),
       ),
@@ -325,6 +338,15 @@ const RECALL_SIGNAL = /^(?:recall|rappel|rückruf|zurückgerufen|retirada|retira
 /** Verbs of the brand speaking for itself, right after its name or its spokesperson's. */
 const SPOKE =
   /^(?:['’]s)?(?:\s+(?:spokes(?:person|man|woman)|chief executive|ceo|chairman|chairwoman|president|representative|statement))?\s*,?\s*(?:\w+\s+){0,2}?(?:said|says|told|stated|defended|denied|responded|replied|insisted|maintained|argued|rejected|disputed)\b/iu;
+/**
+ * The one saying it is someone else where the name stands in a clause about them ("Kisha
+ * Rivera, who works as a cabin cleaner at O'Hare, said") or names the brand's people who
+ * are not its voice ("an Acme employee said", "Acme drivers told").
+ */
+const SOMEONE_ELSE_BEFORE =
+  /(?:,\s*(?:who|whose|which)\b|\b(?:works?|worked|working|employed|jobs?|shifts?) (?:as \w+(?: \w+)? )?(?:at|for|by)\s)[^,;]*$/iu;
+const SOMEONE_ELSE_AFTER =
+  /^(?:['’]s)?\s+(?:\w+\s+)?(?:employees?|workers?|staff(?:ers)?|customers?|users?|drivers?|engineers?|insiders?|sources?|critics?|analysts?|fans?|owners?|investors?|shareholders?)\b/iu;
 /** "a spokesperson for Acme said", "in a statement, Acme …" */
 const SPOKE_FOR = /\b(?:spokes(?:person|man|woman)|representative) (?:for|of)\s*$/iu;
 /** "…,” said a WeWork spokesperson" */
@@ -351,6 +373,10 @@ const WON_AFTER =
 const LOST_AFTER =
   /^(?:['’]s?)?\s+(?:\p{L}+\s+){0,2}?(?:lost|lose|loses|fell to|fall to|falls to|(?:were|was) (?:beaten|defeated|routed|eliminated|knocked out)|(?:(?:\d+-\d+ )?(?:loss|defeat)) (?:to|against)|having lost)\b/iu;
 
+/** A result told later in the brand's clause: "the Chargers' hopes … after Monday's loss to the Chiefs". */
+const LOST_LATER = /^[^.;:]{0,120}?\b(?:loss|defeat) (?:to|against) (?:the )?\p{Lu}/u;
+const WON_LATER = /^[^.;:]{0,120}?\b(?:win|victory|triumph) (?:over|against) (?:the )?\p{Lu}/u;
+
 function outcomeAt(
   text: string,
   found: readonly { start: number; end: number }[],
@@ -361,6 +387,10 @@ function outcomeAt(
     if (LOST_BEFORE.test(before) || LOST_AFTER.test(after)) return 'lost';
     if (WON_BEFORE.test(before) || WON_AFTER.test(after)) return 'won';
   }
+  // Told after the name, the result is the named side's when nothing before it tells one.
+  const after = text.slice(found[0]?.end ?? text.length);
+  if (found.length > 0 && LOST_LATER.test(after)) return 'lost';
+  if (found.length > 0 && WON_LATER.test(after)) return 'won';
   return null;
 }
 

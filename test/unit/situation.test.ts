@@ -627,3 +627,79 @@ describe('ordinary grammar is not an aside (review of issue 42)', () => {
     expect(project.harm).toMatchObject({ deaths: false, injuries: false });
   });
 });
+
+describe('read on held-out pages (issue 42, fourth session)', () => {
+  it('reads malware aimed at the platform’s users as an aside, the brand’s own systems as its story', () => {
+    const platform = situationOf(
+      article(
+        'Ransomware spreads via links on forums',
+        'A new strain of ransomware is being distributed to Acme users via online forums and SMS messages.\n\nResearchers urged Acme device owners to keep phones updated.\n\nThe malware encrypts files on Acme phones and demands a ransom.',
+      ),
+      acme,
+    );
+    expect(platform.role).not.toBe('subject');
+    expect(platform.event).not.toBe('breach');
+    const own = situationOf(
+      article(
+        'Hackers breach Acme servers',
+        'Hackers breached Acme servers and stole customer records, Acme said.\n\nThe ransomware attack hit Acme on Monday.',
+      ),
+      acme,
+    );
+    expect(own).toMatchObject({ role: 'subject', event: 'breach' });
+  });
+
+  it('counts another risk only where the brand’s sentence reports it, not where its word stands', () => {
+    const words = generateAdvisory(
+      [
+        article(
+          'Acme accused of sheltering profits',
+          'Acme has been accused of sheltering overseas profits.\n\nA review of Acme regulatory filings shows the interest it earned.\n\nAcme hosts a critic who was convicted in a Dutch court, and Acme profits rose.',
+        ),
+      ],
+      acme,
+    );
+    expect(words.severity).toBe('medium');
+    const fined = generateAdvisory(
+      [
+        article(
+          'Acme accused of sheltering profits',
+          'Acme has been accused of sheltering overseas profits.\n\nRegulators fined Acme over the scheme last year.',
+        ),
+      ],
+      acme,
+    );
+    expect(fined.severity).toBe('high');
+  });
+
+  it('tells a pledge from criticism, and the brand’s voice from a worker’s', () => {
+    const pledge = situationOf(
+      article(
+        'Acme moves to erase its carbon footprint',
+        'Acme said on Thursday it aims to remove more carbon than it emits by 2030.\n\nAcme will fund new capture technology.\n\nThe fund starts with $1 billion.\n\nIts chief executive spoke in Redmond.\n\nAcme has come under fire from activist workers over its oil contracts.',
+      ),
+      acme,
+    );
+    expect(pledge.event).toBe('launch');
+    const strike = situationOf(
+      article(
+        'Hundreds of Acme Airport workers go on strike',
+        'Hundreds of workers are striking at Acme Airport on Tuesday.\n\nKisha Rivera, who works as a cabin cleaner at Acme Airport, said coworkers sleep in the terminal.\n\nAn Acme Airport employee said the queues were long.',
+      ),
+      { host: 'acme.com', name: 'Acme Airport' },
+    );
+    expect(strike.onRecord).toBeNull();
+  });
+
+  it('reads a loss told after the team’s name as the team’s', () => {
+    const lost = situationOf(
+      article(
+        'Acme coach: we needed that game',
+        'Acme coach Jo Lynn says his team’s playoff hopes are slim after Monday night’s loss to the Chiefs.\n\nThe Acme defence struggled.',
+      ),
+      acme,
+    );
+    expect(lost.outcome).toBe('lost');
+    expect(sentimentTowards(lost, 'en')).toBeLessThan(0);
+  });
+});
