@@ -558,12 +558,57 @@ export function planOf(
           actions: p.actions.map((a) => (a === ANSWER_WHEN_ASKED ? SEND_STATEMENT : a)),
         }))
       : base;
+  const specific = aside ? plan : withParticulars(plan, situation);
   // Counsel's advice, when the team reports it, says what the merits line would.
   const own = doNot(situation, topics, aside).filter(
     (line) => !(constraints.includes('legal') && line === MERITS),
   );
   const avoid = [...new Set([...constraints.map((c) => CONSTRAINT_DO_NOT[c]), ...own])].slice(0, 4);
-  return avoid.length > 0 ? [...plan, { title: DO_NOT, actions: avoid }] : plan;
+  return avoid.length > 0 ? [...specific, { title: DO_NOT, actions: avoid }] : specific;
+}
+
+/**
+ * The plan naming the article's own particulars where the situation read them: the party
+ * acting against the brand ("Establish with counsel what the New York State Attorney
+ * General is asking of the brand") and the date the coverage gives for the next turn
+ * ("Brief managers and staff … before this week's date"). A step is rewritten or one is
+ * added to the phase it belongs to; nothing is guessed when the situation has neither.
+ */
+function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] {
+  const { by, ahead } = situation;
+  if (!by && !ahead) return [...plan];
+  const rewrite = (action: string): string[] => {
+    if (by && action === 'Share the coverage with legal counsel') {
+      if (situation.event === 'regulator-action')
+        return [action, `Establish with counsel what ${by} is asking of the brand, and by when`];
+      if (situation.event === 'lawsuit')
+        return [action, `Obtain what ${by} has filed, and put its deadlines in counsel's diary`];
+    }
+    if (
+      by &&
+      action.startsWith('Establish internally, with the owning team and counsel, what is alleged')
+    )
+      return [
+        `Establish internally, with the owning team and counsel, what ${by} alleges and what is true`,
+      ];
+    if (by && action === 'List the complaints made and who makes them')
+      return [`List the complaints ${by} make${/s$/.test(by) ? '' : 's'} and where`];
+    if (
+      by &&
+      situation.event === 'labor-dispute' &&
+      action === 'Brief managers and staff before any public statement'
+    )
+      return [
+        action,
+        `Find out what ${by} ask${/s$/.test(by) ? '' : 's'} for and where talks stand`,
+      ];
+    if (ahead && action === 'Brief managers and staff before any public statement')
+      return [
+        `Brief managers and staff before any public statement, and before the date the coverage gives (${ahead})`,
+      ];
+    return [action];
+  };
+  return plan.map((p) => ({ ...p, actions: p.actions.flatMap(rewrite) }));
 }
 
 /** The plan of a situation that is the brand's own story (planOf), before its "Do not". */

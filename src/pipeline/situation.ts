@@ -1,6 +1,7 @@
 import { BrandMatcher, type BrandTerms } from './brand-matcher.js';
 import { EVENT_OF_TOPIC, EVENT_TYPES, type EventKind, eventType } from './events.js';
 import { boilerplateOf } from './mentions.js';
+import { actingParty, dateAhead } from './particulars.js';
 import { splitSentences } from './sentences.js';
 import { scoreText } from './taxonomy.js';
 
@@ -47,6 +48,14 @@ export interface Situation {
   headlined: boolean;
   /** The page is on the brand's own site (its host or a subdomain): its own announcement. */
   ownSite: boolean;
+  /**
+   * Who acts against the brand in the sentence telling an adverse event of its own story
+   * ("the New York State Attorney General", "three former employees"); null when the
+   * sentence does not plainly say.
+   */
+  by: string | null;
+  /** When the coverage says that event's next turn comes ("this week", "on Tuesday"). */
+  ahead: string | null;
   /** Why: each fact and the sentence it was read from. */
   facts: Fact[];
 }
@@ -486,6 +495,27 @@ function eventOf(
 const THE_BRAND_SAYS =
   /^(?:["“][^"”]*["”],?\s*)?(?:the (?:company|firm|group|business|bank|airline|carrier|retailer|carmaker|automaker|maker|manufacturer|platform|network|channel|club|party|agency|utility|operator|brand)|it|its (?:spokes\w+|statement|lawyers?)|an? (?:company )?spokes\w+|in a statement)\b/i;
 
+/**
+ * What the brand has said in the coverage: a sentence where it speaks by name, or else one
+ * of the two after a sentence naming it where "the company", "the party" or its
+ * spokesperson speaks ("The party defended the move."). Not "it" or "the group": in
+ * "… demanded staff. The group said" the group is often someone else.
+ */
+const THE_BRAND_SPEAKS =
+  /^(?:["“][^"”]*["”],?\s*)?(?:the (?:company|firm|bank|airline|carrier|retailer|carmaker|automaker|manufacturer|utility|operator|brand|party)|(?:a|the) (?:company )?spokes(?:person|man|woman))\b/i;
+
+function onRecordOf(sentences: readonly Sentence[], own: readonly Sentence[]): string | null {
+  const named = own.find((s) => s.speaks);
+  if (named) return named.text;
+  for (const s of own) {
+    for (const next of sentences.slice(s.at + 1, s.at + 3)) {
+      const m = THE_BRAND_SPEAKS.exec(next.text);
+      if (m && SPOKE.test(next.text.slice(m.index + m[0].length))) return next.text;
+    }
+  }
+  return null;
+}
+
 /** The headline and the body's first sentences: where a report tells its news. */
 const LEDE = 3;
 
@@ -594,6 +624,9 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   ] as const) {
     if (sentence) facts.push({ fact: 'harm', value, sentence });
   }
+  const live =
+    adverse && ownsStory(role) && status.status !== 'denied' && status.status !== 'resolved';
+  const matcher = brand && live ? new BrandMatcher([{ brand: true, terms: brand }]) : null;
   return {
     role,
     event: found.event,
@@ -606,11 +639,13 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
       scale: scaleSentence ? (SCALE.exec(scaleSentence)?.[0] ?? null) : null,
     },
     stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
-    onRecord: own.find((s) => s.speaks)?.text ?? null,
+    onRecord: onRecordOf(sentences, own),
     outcome: outcomeOf(own),
     named: sentences.filter((s) => s.names).map((s) => s.text),
     headlined: sentences[0]!.names,
     ownSite: brand !== undefined && onHost(article.url, brand.host),
+    by: matcher ? actingParty(found.sentence, (t) => matcher.occurrences(t).length > 0) : null,
+    ahead: live ? dateAhead([sentences[0]!.text, found.sentence]) : null,
     facts,
   };
 }

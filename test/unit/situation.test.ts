@@ -691,6 +691,25 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     expect(strike.onRecord).toBeNull();
   });
 
+  it('hears the brand as "the party" or "the company" right after its name, never "the group"', () => {
+    const party = situationOf(
+      article(
+        'Acme accused of misleading voters',
+        'Acme was accused of trying to mislead voters with a renamed account.\n\nThe party defended the move as fair campaigning.',
+      ),
+      acme,
+    );
+    expect(party.onRecord).toBe('The party defended the move as fair campaigning.');
+    const group = situationOf(
+      article(
+        'Acme staff to be laid off',
+        'Acme staff are to be laid off this week.\n\nThe group said on Twitter that the contract confused employees.',
+      ),
+      acme,
+    );
+    expect(group.onRecord).toBeNull();
+  });
+
   it('reads a loss told after the team’s name as the team’s', () => {
     const lost = situationOf(
       article(

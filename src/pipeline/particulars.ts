@@ -1,0 +1,97 @@
+/**
+ * The particulars of the brand's story that a plan's steps name (issue 42: a consultant's
+ * plan names the article's parties and dates): who acts against the brand, and when the
+ * coverage says the next turn comes.
+ *
+ * Who acts against the brand in the sentence telling its event ("New York State Attorney
+ * General investigating WeWork", "sued by three former employees"), read only
+ * where the grammar is plain: a name or a known role right before a verb of acting, or
+ * after "by". A sentence in title case (a headline with every word capitalised) or a
+ * party that is the brand itself yields nothing: no name is better than a wrong one.
+ */
+
+/** A proper name of up to seven words, joined by "of", "for", "and", "&". */
+const NAME = String.raw`(?:[\p{Lu}][\p{L}\p{N}.&'’-]*)(?:\s+(?:(?:of|for|and|&|on)\s+)?[\p{Lu}][\p{L}\p{N}.&'’-]*){0,6}`;
+/** A party named by its role: "regulators", "the state attorney general", "a union". */
+const ROLE = String.raw`(?:(?:the|a|an|its|some|several|two|three|four|five|\d+|dozens of|hundreds of|thousands of)\s+)?(?:(?:former|state|federal|city|county|european|british|american|french|german|local|rival|angry|unhappy)\s+)*(?:attorneys? general|regulators?|prosecutors?|watchdogs?|unions?|shareholders?|investors?|customers?|employees?|workers?|staff|drivers?|activists?|campaigners?|critics?|lawmakers?|senators?|officials?|competitors?|rivals?|users?|parents?|residents?|plaintiffs?)`;
+const ING = String.raw`investigating|suing|accusing|charging|fining|criticising|criticizing|demanding|calling on|urging|striking|alleging|claiming|condemning|banning|ordering`;
+const PAST = String.raw`sued|fined|accused|filed|opened|launched|ordered|banned|charged|criticised|criticized|slammed|condemned|called on|urged|alleged|claimed|demanded|struck|walked out`;
+const PRESENT = String.raw`sues|fines|accuses|files|opens|launches|orders|bans|charges|criticises|criticizes|slams|condemns|urges|alleges|claims|demands|strikes`;
+/**
+ * The party's verb, active only: "was accused", "accused of" and "fined for" make the one
+ * before them the target, not the actor.
+ */
+const ACTING_VERBS = String.raw`(?:(?:is|are|was|were)\s+(?:now\s+)?(?:${ING})|(?:has|have|had)\s+(?:now\s+)?(?:${PAST})|(?:${ING})|(?:${PAST}|${PRESENT})(?!\s+(?:of|by|for|with|in|over)\b))\b`;
+const PASSIVE_VERBS = String.raw`(?:sued|accused|fined|investigated|criticised|criticized|condemned|slammed|charged|targeted|probed|banned|ordered|blasted|attacked|challenged|censured|reprimanded)`;
+
+const AGENT = new RegExp(
+  String.raw`(?:^|[\s,;:(“"‘—–-])((?:[Tt]he\s+)?(?:(?:${NAME}\s+)?${ROLE}|${NAME}))\s+${ACTING_VERBS}`,
+  'gu',
+);
+/** An institution's name reads with "the": "the New York State Attorney General". */
+const INSTITUTION =
+  /^(?!the\s)(?:\p{Lu}[\p{L}.&'’-]*\s+)*(?:Attorney General|Commission|Department|Ministry|Office|Authority|Agency|Board|Court|Council|Bureau|Administration|Committee|Inspectorate|Regulator|Union|Federation|Association)$/u;
+const ROLE_ONLY = new RegExp(String.raw`^(?:the\s+)?${ROLE}$`, 'iu');
+/** A name after a preposition is a place or a medium ("posted on Twitter accusing"). */
+const AFTER_PREPOSITION = /\b(?:on|in|at|from|to|with|via|for|of|into|onto|about)\s*$/i;
+const BY = new RegExp(
+  String.raw`\b${PASSIVE_VERBS}\s+(?:\p{Ll}+\s+){0,2}?by\s+((?:the\s+)?(?:${ROLE}|${NAME}))`,
+  'u',
+);
+
+/** Words that start a sentence or stand for someone already named: no party. */
+const NOT_A_PARTY =
+  /^(?:the\s+)?(?:it|he|she|they|we|you|this|that|these|those|there|who|which|company|firm|group|report|reports|article|story|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|but|and|so|then|also|now|meanwhile|however|last|next|earlier|later)\b/i;
+
+/** A headline in title case: every longer word capitalised, so names cannot be told apart. */
+function titleCase(sentence: string): boolean {
+  const long = (sentence.match(/\p{L}[\p{L}'’-]*/gu) ?? []).filter((w) => w.length > 3);
+  return long.length >= 3 && long.every((w) => /^\p{Lu}/u.test(w));
+}
+
+/**
+ * The party acting against the brand in the sentence, as the sentence names it ("the New
+ * York State Attorney General", "three former employees"), or null. `isBrand` says whether
+ * a piece of text names the brand.
+ */
+export function actingParty(sentence: string, isBrand: (text: string) => boolean): string | null {
+  if (!sentence || titleCase(sentence)) return null;
+  const by = BY.exec(sentence)?.[1];
+  const agents = [...sentence.matchAll(AGENT)]
+    .filter((m) => !AFTER_PREPOSITION.test(sentence.slice(0, m.index + m[0].indexOf(m[1]!))))
+    .map((m) => m[1]);
+  for (const found of [by, ...agents]) {
+    // A role keeps the sentence's case out of the step ("Regulators fined …": regulators).
+    const party = found
+      ?.trim()
+      .replace(/^The\s/, 'the ')
+      .replace(ROLE_ONLY, (r) => r.toLowerCase())
+      .replace(INSTITUTION, 'the $&');
+    if (!party || NOT_A_PARTY.test(party) || isBrand(party) || party.length > 60) continue;
+    return party;
+  }
+  return null;
+}
+
+const WEEKDAY = String.raw`(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`;
+const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?`;
+/** A date ahead: "this week", "on Tuesday", "by Friday", "on Dec. 5", "in mid-August". */
+const DATE_AHEAD = new RegExp(
+  String.raw`\b(?:today|tonight|tomorrow|(?:this|next) (?:week|weekend|month)|(?:on|by|for|from|starting|until|through) (?:${WEEKDAY}|${MONTH} \d{1,2}(?:st|nd|rd|th)?|the end of (?:the )?(?:day|week|month))|(?:in|by|until|through) (?:early |mid-|late )?${MONTH}(?! \d))\b`,
+  'i',
+);
+/** Words that put the sentence's event ahead of it: "to be laid off", "will strike", "begins". */
+const AHEAD =
+  /\b(?:will|to be|is to|are to|set to|plans? to|planned|expected to|due to|scheduled|begins?|starts?|starting|is going to|are going to|threaten(?:s|ed)? to|from)\b/i;
+
+/**
+ * When the coverage says the event's next turn comes ("employees to be laid off this
+ * week": "this week"), as it says it; null when it gives no date ahead.
+ */
+export function dateAhead(sentences: readonly string[]): string | null {
+  for (const sentence of sentences) {
+    const m = DATE_AHEAD.exec(sentence);
+    if (m && AHEAD.test(sentence)) return m[0];
+  }
+  return null;
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
+import { actingParty, dateAhead } from '../../src/pipeline/particulars.js';
+import { situationOf } from '../../src/pipeline/situation.js';
+import { source } from '../support/source.js';
+
+/** Issue 42: a consultant's plan names the article's own parties and dates. */
+const isAcme = (text: string) => /\bAcme\b/.test(text);
+const acme = { host: 'acme.com', name: 'Acme' };
+const article = (title: string, text: string) => ({
+  ...source(1, title, text),
+  url: 'https://news.example/a',
+});
+
+describe('the party acting against the brand', () => {
+  it('is read where the grammar is plain: a name or a role before a verb of acting, or after "by"', () => {
+    expect(actingParty('Acme was sued by three former employees over overtime.', isAcme)).toBe(
+      'three former employees',
+    );
+    expect(actingParty('The Federal Trade Commission has sued Acme.', isAcme)).toBe(
+      'the Federal Trade Commission',
+    );
+    expect(
+      actingParty('New York State Attorney General investigating Acme and former CEO', isAcme),
+    ).toBe('the New York State Attorney General');
+    expect(actingParty('Regulators fined Acme $2 million for the leak.', isAcme)).toBe(
+      'regulators',
+    );
+    expect(
+      actingParty('Amnesty International accuses Acme of enabling surveillance.', isAcme),
+    ).toBe('Amnesty International');
+  });
+
+  it('is nobody when the sentence does not plainly say: no name beats a wrong one', () => {
+    for (const sentence of [
+      // the brand is the target of a passive verb, or the actor itself
+      "Britain's Conservative Party was accused Wednesday of trying to deceive voters.",
+      'Acme fined Globex for late delivery.',
+      // a medium, not a party; a headline in title case; a pronoun
+      'Taylor Swift posted on Twitter accusing Acme of stopping her.',
+      'Workers Sue Acme Over Unpaid Wages',
+      'They accused Acme of lying.',
+    ]) {
+      expect(actingParty(sentence, isAcme), sentence).toBeNull();
+    }
+  });
+
+  it('names a date only when it lies ahead', () => {
+    expect(dateAhead(['Acme employees to be laid off this week'])).toBe('this week');
+    expect(dateAhead(['Drivers will strike on Tuesday'])).toBe('on Tuesday');
+    expect(dateAhead(['Acme laid off 200 people on Monday'])).toBeNull();
+  });
+});
+
+describe('plans that name them', () => {
+  it('asks counsel what the named authority wants, and briefs staff before the reported date', () => {
+    const inquiry = generateAdvisory(
+      [
+        article(
+          'New York State Attorney General investigating Acme and former CEO',
+          'The New York State Attorney General is investigating Acme over its former chief executive’s deals, according to people familiar with the matter.\n\nAcme declined to comment.',
+        ),
+      ],
+      acme,
+    );
+    expect(inquiry.phases.flatMap((p) => p.actions)).toContain(
+      'Establish with counsel what the New York State Attorney General is asking of the brand, and by when',
+    );
+    const cuts = generateAdvisory(
+      [
+        article(
+          'Acme employees to be laid off this week',
+          'Acme employees are to be laid off this week as the company cuts costs.\n\nAcme has 12,000 staff.',
+        ),
+      ],
+      acme,
+    );
+    expect(cuts.phases.flatMap((p) => p.actions)).toContain(
+      'Brief managers and staff before any public statement, and before the date the coverage gives (this week)',
+    );
+  });
+
+  it('leaves the plan as it was when nothing plain is read, and names nobody for a denied story', () => {
+    const plain = situationOf(
+      article('Acme accused of misleading customers', 'Acme was accused of misleading customers.'),
+      acme,
+    );
+    expect(plain).toMatchObject({ by: null, ahead: null });
+    const denied = situationOf(
+      article(
+        'Regulators fine Acme',
+        'Regulators fined Acme $2 million over the leak, a report said.\n\nAcme denied the report and said no data was accessed.',
+      ),
+      acme,
+    );
+    expect(denied.status).toBe('denied');
+    expect(denied.by).toBeNull();
+  });
+});
