@@ -14,15 +14,19 @@
 const NAME = String.raw`(?:[\p{Lu}][\p{L}\p{N}.&'’-]*)(?:\s+(?:(?:of|for|and|&|on)\s+)?[\p{Lu}][\p{L}\p{N}.&'’-]*){0,6}`;
 /** A party named by its role: "regulators", "the state attorney general", "a union". */
 const ROLE = String.raw`(?:(?:the|a|an|its|some|several|two|three|four|five|\d+|dozens of|hundreds of|thousands of)\s+)?(?:(?:former|state|federal|city|county|european|british|american|french|german|local|rival|angry|unhappy)\s+)*(?:attorneys? general|regulators?|prosecutors?|watchdogs?|unions?|shareholders?|investors?|customers?|employees?|workers?|staff|drivers?|activists?|campaigners?|critics?|lawmakers?|senators?|officials?|competitors?|rivals?|users?|parents?|residents?|plaintiffs?)`;
-const ING = String.raw`investigating|suing|accusing|charging|fining|criticising|criticizing|demanding|calling on|urging|striking|alleging|claiming|condemning|banning|ordering`;
-const PAST = String.raw`sued|fined|accused|filed|opened|launched|ordered|banned|charged|criticised|criticized|slammed|condemned|called on|urged|alleged|claimed|demanded|struck|walked out`;
-const PRESENT = String.raw`sues|fines|accuses|files|opens|launches|orders|bans|charges|criticises|criticizes|slams|condemns|urges|alleges|claims|demands|strikes`;
+const ING =
+  'investigating|suing|accusing|charging|fining|criticising|criticizing|demanding|calling on|urging|striking|alleging|claiming|condemning|banning|ordering';
+const PAST =
+  'sued|fined|accused|filed|opened|launched|ordered|banned|charged|criticised|criticized|slammed|condemned|called on|urged|alleged|claimed|demanded|struck|walked out';
+const PRESENT =
+  'sues|fines|accuses|files|opens|launches|orders|bans|charges|criticises|criticizes|slams|condemns|urges|alleges|claims|demands|strikes';
 /**
  * The party's verb, active only: "was accused", "accused of" and "fined for" make the one
  * before them the target, not the actor.
  */
 const ACTING_VERBS = String.raw`(?:(?:is|are|was|were)\s+(?:now\s+)?(?:${ING})|(?:has|have|had)\s+(?:now\s+)?(?:${PAST})|(?:${ING})|(?:${PAST}|${PRESENT})(?!\s+(?:of|by|for|with|in|over)\b))\b`;
-const PASSIVE_VERBS = String.raw`(?:sued|accused|fined|investigated|criticised|criticized|condemned|slammed|charged|targeted|probed|banned|ordered|blasted|attacked|challenged|censured|reprimanded)`;
+const PASSIVE_VERBS =
+  '(?:sued|accused|fined|investigated|criticised|criticized|condemned|slammed|charged|targeted|probed|banned|ordered|blasted|attacked|challenged|censured|reprimanded)';
 
 const AGENT = new RegExp(
   String.raw`(?:^|[\s,;:(“"‘—–-])((?:[Tt]he\s+)?(?:(?:${NAME}\s+)?${ROLE}|${NAME}))\s+${ACTING_VERBS}`,
@@ -73,7 +77,7 @@ export function actingParty(sentence: string, isBrand: (text: string) => boolean
   return null;
 }
 
-const WEEKDAY = String.raw`(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)`;
+const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?`;
 /** A date ahead: "this week", "on Tuesday", "by Friday", "on Dec. 5", "in mid-August". */
 const DATE_AHEAD = new RegExp(
