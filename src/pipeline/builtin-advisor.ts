@@ -405,7 +405,10 @@ export function generateAdvisory(
     ),
   );
   const situation = withContexts(story.situation, readings);
-  const level = Math.max(0, Math.min(3, SEVERITIES.indexOf(severity) + shift));
+  // The team's word eases a story; it does not unpublish the coverage: a high or critical
+  // story stays under watch, whatever the team says of it.
+  const floor = shift < 0 && SEVERITIES.indexOf(severity) >= 2 ? 1 : 0;
+  const level = Math.max(floor, Math.min(3, SEVERITIES.indexOf(severity) + shift));
   const executiveSummary = summarize(sources, brand, reasons, story.situation);
   // Steps the team says it has taken are not asked for again.
   const plan = withoutDone(

@@ -5,7 +5,7 @@
  * leaves room for the phase a proposal adds (six at most).
  */
 
-import { eventType } from './events.js';
+import { EVENT_TYPES, eventType } from './events.js';
 import { eventSentence, ownsStory, type Situation } from './situation.js';
 import { CONSTRAINT_DO_NOT, type Constraint, type DoneStep } from './team-context.js';
 
@@ -636,7 +636,11 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
         ? SITUATION_PLANS.shutoff
         : SITUATION_PLANS.outage;
     case 'criticism':
-      return SITUATION_PLANS.criticism;
+      // Criticism that talks of a lawsuit or a regulator ("could breach consumer law",
+      // "regulators are looking at it") may become one: counsel and the records first.
+      return situation.named.some((s) => LEGAL_EVENTS.some((e) => e.phrases?.test(s)))
+        ? [COUNSEL_AND_RECORDS, ...SITUATION_PLANS.criticism]
+        : SITUATION_PLANS.criticism;
     case 'deal':
     case 'partnership':
       return SITUATION_PLANS.deal;
@@ -644,6 +648,15 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   if (type.polarity === 'adverse') return planFor(topics);
   return type.topic ? planFor([type.topic]) : PLAYBOOK.general!;
 }
+
+const LEGAL_EVENTS = EVENT_TYPES.filter(
+  (e) => e.kind === 'lawsuit' || e.kind === 'regulator-action',
+);
+const COUNSEL_AND_RECORDS: Phase = {
+  title: 'Brief counsel',
+  owner: 'Legal',
+  actions: ['Share the coverage with legal counsel', 'Preserve the relevant records'],
+};
 
 /** An outage by decision: a safety shutoff, planned works. */
 const SHUTOFF =

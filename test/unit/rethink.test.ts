@@ -489,3 +489,21 @@ describe('reading a context (review of issue 42)', () => {
     expect(p.phases.at(-1)!.title).toBe('Do not');
   });
 });
+
+describe('the team’s word and the coverage (issue 42, fourth session)', () => {
+  it('eases a high story at most to watch: the coverage is still out there', () => {
+    const sued = [
+      source(
+        1,
+        'Attorney general sues Acme over hidden fees',
+        'The state attorney general sued Acme on Monday, alleging the company misled customers over hidden fees.',
+      ),
+    ];
+    expect(generateAdvisory(sued, acme)).toMatchObject({ severity: 'high', assessment: 'threat' });
+    const eased = generateAdvisory(sued, acme, [
+      'The reports are false: we charge no hidden fees.',
+      'The fees were disclosed; the claims are wrong.',
+    ]);
+    expect(eased).toMatchObject({ assessment: 'watch', urgency: 'medium' });
+  });
+});

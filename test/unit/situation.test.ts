@@ -710,6 +710,21 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     expect(group.onRecord).toBeNull();
   });
 
+  it('puts counsel and the records first when criticism talks of a lawsuit or a regulator', () => {
+    const plan = (text: string) =>
+      generateAdvisory([article('Acme slammed over hidden fees', text)], acme).phases.map((p) =>
+        baseTitle(p.title),
+      );
+    expect(
+      plan(
+        'Acme was slammed by customers over hidden fees.\n\nCritics say regulators should investigate Acme over the fees.',
+      )[0],
+    ).toBe('Brief counsel');
+    expect(
+      plan('Acme was slammed by customers over hidden fees.\n\nAcme fans were angry too.')[0],
+    ).toBe('Understand the criticism');
+  });
+
   it('reads a loss told after the team’s name as the team’s', () => {
     const lost = situationOf(
       article(
