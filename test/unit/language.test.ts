@@ -96,6 +96,17 @@ describe('signal lists by language', () => {
     ]);
   });
 
+  it('reads a tax scheme before a court as a legal matter in French, German and Spanish', () => {
+    expect(
+      scoreText("Un juge de la Cour de l'impôt se récuse d'un dossier sur un paradis fiscal", 'fr')
+        .topics,
+    ).toEqual(['legal-regulatory']);
+    expect(scoreText('Der Verdacht auf Steuerhinterziehung wächst', 'de').topics).toEqual([
+      'legal-regulatory',
+    ]);
+    expect(scoreText('Acusan a Acme de evasión fiscal', 'es').topics).toEqual(['legal-regulatory']);
+  });
+
   it('reads a language without lists, or an unknown one, with the English lists', () => {
     expect(scoreText('Acme recall', 'pl').topics).toEqual(['product-safety']);
     expect(scoreText('Acme recall', null).topics).toEqual(['product-safety']);
