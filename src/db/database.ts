@@ -33,6 +33,7 @@ import * as coverage from './migrations/0019-coverage.js';
 import * as alerts from './migrations/0020-alerts.js';
 import * as emailSenderName from './migrations/0021-email-sender-name.js';
 import * as undatedSources from './migrations/0022-undated-sources.js';
+import * as opinionSources from './migrations/0023-opinion-sources.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -236,6 +237,7 @@ export function migrator(db: Db): Migrator {
         '0020-alerts': alerts,
         '0021-email-sender-name': emailSenderName,
         '0022-undated-sources': undatedSources,
+        '0023-opinion-sources': opinionSources,
       }),
     },
   });

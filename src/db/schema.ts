@@ -145,6 +145,8 @@ export interface ArticlesTable {
   sentiment: number | null;
   /** 1 when no publication date was found: published_at is the day it was read. */
   undated: number | null;
+  /** 1 when the page declares itself opinion (a column, an op-ed, an editorial). */
+  opinion: number | null;
   created_at: string;
 }
 

@@ -77,6 +77,7 @@ export function buildStoryRows({
     sentiment: article.sentiment ?? null,
     // Only when set: rows built for a schema before migration 0022 still insert.
     ...(article.undated && { undated: 1 }),
+    ...(article.opinion && { opinion: 1 }),
     created_at: now,
   };
   const advisories: Insertable<DB['advisories']> = {

@@ -170,6 +170,7 @@ async function joinStory(
         charset: article.charset ?? null,
         sentiment: article.sentiment ?? null,
         ...(article.undated && { undated: 1 }),
+        ...(article.opinion && { opinion: 1 }),
         created_at: at,
       })
       .execute();

@@ -268,10 +268,15 @@ export async function storySources(db: Db, storyId: string) {
       'language',
       'charset',
       'undated',
+      'opinion',
     ])
     .where('story_id', '=', storyId)
     .execute();
   return rows
-    .map(({ undated, ...r }) => (undated ? { ...r, undated: true } : r))
+    .map(({ undated, opinion, ...r }) => ({
+      ...r,
+      ...(undated && { undated: true }),
+      ...(opinion && { opinion: true }),
+    }))
     .sort((a, b) => Number(a.source_key.slice(1)) - Number(b.source_key.slice(1)));
 }

@@ -53,6 +53,11 @@ export interface ArticleInput {
    * the day it was read (an article with no date is undated, never "today").
    */
   undated?: boolean;
+  /**
+   * The page declares itself opinion in its metadata (`article:opinion`, an Opinion
+   * section, an OpinionNewsArticle): a column argues, it does not report.
+   */
+  opinion?: boolean;
 }
 
 export interface GeneratedAdvisory {
@@ -406,8 +411,13 @@ export function generateAdvisory(
   );
   const situation = withContexts(story.situation, readings);
   // The team's word eases a story; it does not unpublish the coverage: a high or critical
-  // story stays under watch, whatever the team says of it.
-  const floor = shift < 0 && SEVERITIES.indexOf(severity) >= 2 ? 1 : 0;
+  // story stays under watch, whatever the team says of it, and so does a medium one the
+  // team neither denies nor reports over ("severance was agreed" leaves the layoffs news)
+  // or one a wire or several titles carry ("not about us" does not quiet the BBC).
+  const rank = SEVERITIES.indexOf(severity);
+  const settled = readings.some((r) => r.denies || r.resolved);
+  const public_ = spread !== 'contained';
+  const floor = shift < 0 && (rank >= 2 || (rank === 1 && (!settled || public_))) ? 1 : 0;
   const level = Math.max(floor, Math.min(3, SEVERITIES.indexOf(severity) + shift));
   const executiveSummary = summarize(sources, brand, reasons, story.situation);
   // Steps the team says it has taken are not asked for again.
@@ -439,7 +449,11 @@ export function generateAdvisory(
     // Said only when the latest context moved the judgement (a diff's other moves come
     // from the coverage).
     contextEffect:
-      latest && latest.direction !== 0 && shift !== 0 ? effectOf(readings, shift) : null,
+      latest && latest.direction !== 0 && shift !== 0
+        ? floor > 0 && rank + shift < floor
+          ? 'the team’s context eases the story, but the coverage still reports it: it stays under watch'
+          : effectOf(readings, shift)
+        : null,
   };
 }
 
@@ -469,7 +483,7 @@ function withContexts(situation: Situation, readings: readonly ContextReading[])
 }
 
 /**
- * The plan with the phase the latest context calls for (contextPhase), third; worse news
+ * The plan with the phase the latest context calls for (contextPhase), second; worse news
  * puts the first step it calls for (worseNews) first: counsel before any public word on a
  * regulator's inquiry. The "Do not" list stays last, and a plan that would run past six
  * phases gives up its last ordinary one (monitoring) for it.
@@ -484,9 +498,11 @@ function withContextPhase(
   if (latest.resolved && isPlanForResolved(situation)) return [...plan];
   const worse = worseNews(plan, latest);
   if (worse) return withDoNotLast([worse, ...plan]);
+  // Second: the team works from its context before anyone answers in public (a consultant's
+  // read found the team briefed only after the public response).
   const phases = [...plan];
   phases.splice(
-    Math.min(2, plan.filter((p) => p.title !== DO_NOT).length),
+    Math.min(1, plan.filter((p) => p.title !== DO_NOT).length),
     0,
     contextPhase(latest, topics),
   );

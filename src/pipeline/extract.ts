@@ -3,7 +3,14 @@ import { parseHTML } from 'linkedom';
 import { ASIDE, metaValues, publishedDate } from './article-date.js';
 import { blockText, cleanText, dropFurniture, MAX_TEXT, MAX_TITLE } from './article-text.js';
 import type { Doc } from './dom.js';
-import { articles, authorNames, firstString, type JsonLd, readJsonLd } from './json-ld.js';
+import {
+  articles,
+  authorNames,
+  firstString,
+  isOpinion,
+  type JsonLd,
+  readJsonLd,
+} from './json-ld.js';
 
 /** The readable article of a page, as plain text: nothing of the page's markup is kept. */
 export interface ExtractedArticle {
@@ -18,7 +25,17 @@ export interface ExtractedArticle {
   /** The page's canonical URL when it names an http(s) one, else the URL it was read from. */
   canonical_url: string;
   lang: string | null;
+  /**
+   * The page declares itself opinion (a column, an op-ed, an editorial): its
+   * `article:opinion` is true, its `article:section` is Opinion, Commentary or Editorial(s),
+   * or its JSON-LD article is an OpinionNewsArticle.
+   */
+  opinion: boolean;
 }
+
+/** Sections that are opinion, as pages name them in `article:section`. */
+const OPINION_SECTION =
+  /^(?:opinions?|commentary|comment|editorials?|op-?eds?|columns?|columnists?)\b/i;
 
 /**
  * The page's own headline: the <h1> of its <article>, else an element marked
@@ -100,6 +117,10 @@ export function extractArticle(
         .filter(Boolean),
     )
     .find((names) => names.length > 0);
+  const opinion =
+    metas.get('article:opinion')?.toLowerCase() === 'true' ||
+    OPINION_SECTION.test(metas.get('article:section') ?? '') ||
+    articles(ld).some(isOpinion);
   const docTitle = doc.querySelector('title')?.textContent ?? '';
   const lang = doc.documentElement?.getAttribute('lang') || null;
   if (doc.body) dropFurniture(doc.body, true);
@@ -125,5 +146,6 @@ export function extractArticle(
     text,
     canonical_url: canonical,
     lang: article.lang || lang,
+    opinion,
   };
 }

@@ -73,6 +73,8 @@ export function readJsonLd(doc: Doc): JsonLd {
 }
 
 export const articles = (ld: JsonLd) => ld.nodes.filter(isArticle);
+/** The page's article says it is opinion: schema.org's OpinionNewsArticle. */
+export const isOpinion = (node: Json) => typesOf(node).includes('OpinionNewsArticle');
 /**
  * "x", ["x", …] or {"@value": "x"}: the string, else undefined. Publishers often write
  * HTML entities into JSON-LD ("Via &#8216;Sex Game&#8217;"): they are decoded, as a

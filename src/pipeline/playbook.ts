@@ -19,6 +19,8 @@ export interface Phase {
   owner?: string;
   /** It runs for the life of the story (monitoring) rather than by a deadline. */
   ongoing?: boolean;
+  /** It is due with the phase before it (briefing on a statement is due with the statement). */
+  together?: boolean;
 }
 
 const FACTS: Phase = {
@@ -41,9 +43,12 @@ const HOLDING: Phase = {
  */
 const ANSWER_WHEN_ASKED = 'When publishers ask, answer with the approved statement';
 const SEND_STATEMENT = 'Send the approved statement to the publishers covering the story';
+// Those who may be asked hear the line the day it is agreed, not two days later (a
+// consultant's read: spokespeople facing the morning rounds unbriefed improvise).
 const BRIEF: Phase = {
   title: 'Brief stakeholders',
   owner: 'Communications',
+  together: true,
   actions: ['Brief leadership and customer-facing staff', ANSWER_WHEN_ASKED],
 };
 const MONITOR: Phase = {
@@ -136,7 +141,12 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     {
       title: 'Brief counsel',
       owner: 'Legal',
-      actions: ['Share the coverage with legal counsel', 'Agree what may be said in public'],
+      // A lawsuit or an inquiry asks for the records: keeping them is the first duty.
+      actions: [
+        'Share the coverage with legal counsel',
+        'Preserve the relevant records',
+        'Agree what may be said in public',
+      ],
     },
     {
       title: 'Prepare a holding statement',
@@ -316,6 +326,17 @@ const HOLD_POSITION: Phase = {
 };
 
 /** Plans the situation calls for before any topic's (planOf). */
+/** Criticism's public answer, and the same answer when legal trouble is coming. */
+const RESPOND_FAIR = 'Respond where it is fair';
+const THROUGH_COUNSEL: Phase = {
+  title: 'Respond only through counsel',
+  owner: 'Legal',
+  actions: [
+    'Put any public commitment or correction to counsel before it is made',
+    'Review with counsel what the brand itself claims on the matter (adverts, product pages)',
+  ],
+};
+
 const SITUATION_PLANS = {
   /** The brand is named in passing, as a source, or in the page's furniture. */
   aside: [
@@ -455,7 +476,7 @@ const SITUATION_PLANS = {
       ],
     },
     {
-      title: 'Respond where it is fair',
+      title: RESPOND_FAIR,
       owner: 'Communications',
       actions: [
         // A promise made to answer criticism is the next one to break (or evidence in a
@@ -559,12 +580,17 @@ export function planOf(
         }))
       : base;
   const specific = aside ? plan : withParticulars(plan, situation);
+  // With legal trouble coming, a public answer to criticism goes through counsel: a
+  // commitment or a correction made now is evidence later.
+  const gated = constraints.includes('legal')
+    ? specific.map((p) => (p.title === RESPOND_FAIR ? THROUGH_COUNSEL : p))
+    : specific;
   // Counsel's advice, when the team reports it, says what the merits line would.
   const own = doNot(situation, topics, aside).filter(
     (line) => !(constraints.includes('legal') && line === MERITS),
   );
   const avoid = [...new Set([...constraints.map((c) => CONSTRAINT_DO_NOT[c]), ...own])].slice(0, 4);
-  return avoid.length > 0 ? [...specific, { title: DO_NOT, actions: avoid }] : specific;
+  return avoid.length > 0 ? [...gated, { title: DO_NOT, actions: avoid }] : gated;
 }
 
 /**
@@ -708,7 +734,7 @@ export function scheduled(
         ? null
         : p.ongoing
           ? 'ongoing'
-          : ladder[Math.min(next++, ladder.length - 1)];
+          : ladder[Math.min(p.together && next > 0 ? next - 1 : next++, ladder.length - 1)];
     return { title: `${p.title} (${p.owner}${when ? `, ${when}` : ''})`, actions: [...p.actions] };
   });
 }
@@ -787,7 +813,10 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
     out.push(
       'Do not apologise, offer compensation or admit fault before the review establishes the facts',
     );
-    out.push('Do not rebut the coverage in public before the internal review is done');
+    // Holding a line already given is no rebuttal: silence would contradict it.
+    out.push(
+      'Do not go beyond what is already on record, or rebut the coverage, before the internal review is done',
+    );
   }
   if (situation.event === 'breach' && situation.status !== 'confirmed') {
     out.push('Do not say whether data was exposed until security has established it');

@@ -91,6 +91,7 @@ export function readPage(page: Page, now: Date): { ok: true; article: PageArticl
       publisher: article.publisher,
       published_at: article.published_at?.slice(0, 10) ?? null,
       text: article.text,
+      ...(article.opinion && { opinion: true }),
       language:
         detectLanguage(`${article.title}\n${article.text}`) ?? declaredLanguage(article.lang),
       charset,

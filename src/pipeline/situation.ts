@@ -78,6 +78,8 @@ export interface SituationArticle {
   text: string;
   url?: string;
   language?: string | null;
+  /** The page declares itself opinion in its metadata (extract.ts). */
+  opinion?: boolean;
 }
 
 /**
@@ -135,7 +137,7 @@ const TARGETED_AFTER =
  * a company's blog is its own news).
  */
 const OPINION_URL =
-  /\/(?:opinions?|columns?|columnists?|commentary|comment|op-?eds?|editorials?|views?|perspectives?)\//i;
+  /\/(?:opinions?|columns?|columnists?|commentary|comment|commentisfree|op-?eds?|editorials?|views?|perspectives?)\//i;
 const OPINION_TEXT =
   /\b(?:is a (?:columnist|contributing (?:writer|columnist|editor)|contributor)|the views expressed|this (?:column|op-ed|essay) |opinion columnist|an opinion piece)\b/i;
 
@@ -585,6 +587,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   const { role, sentence: roleSentence } = roleOf(sentences);
   const own = sentences.filter((s) => s.names && !s.aside);
   const opinion =
+    article.opinion === true ||
     OPINION_URL.test(article.url ?? '') ||
     /^(?:opinion|comment|column|editorial)\s*[:|]/i.test(article.title) ||
     OPINION_TEXT.test(bylineParts(article.text));

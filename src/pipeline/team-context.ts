@@ -22,7 +22,11 @@ export interface ContextReading {
   worse: string[];
 }
 
-export type Constraint = 'legal' | 'embargo' | 'regulator' | 'other-party';
+/**
+ * What the team works under; 'off-point': it denies something the coverage does not say
+ * ("no account was breached" of a story on how a feature exposes teenagers' details).
+ */
+export type Constraint = 'legal' | 'embargo' | 'regulator' | 'other-party' | 'off-point';
 export type DoneStep =
   | 'statement'
   | 'notify-affected'
@@ -176,6 +180,7 @@ export function readContext(
   const text = context.replace(/\s+/g, ' ').trim();
   let direction: -1 | 0 | 1 = 0;
   let denies = false;
+  let offPoint = false;
   for (const sentence of text.split(/(?<=[.!?;:])\s+/)) {
     const said = scoreText(sentence, language);
     const ofTheStory = said.topics.some((t) => story.topics.includes(t));
@@ -187,6 +192,8 @@ export function readContext(
       if (ofTheStory || NOT_US.test(sentence)) {
         direction = -1;
         denies = true;
+      } else {
+        offPoint = true;
       }
       continue;
     }
@@ -219,7 +226,7 @@ export function readContext(
     direction,
     denies,
     resolved: direction < 0 && OVER.test(text),
-    constraints: constraintsOf(text),
+    constraints: [...constraintsOf(text), ...(offPoint && !denies ? (['off-point'] as const) : [])],
     done: doneOf(text),
     worse: [],
   };
@@ -243,4 +250,6 @@ export const CONSTRAINT_DO_NOT: Record<Constraint, string> = {
   embargo: 'Do not announce anything beyond what is already public',
   regulator: 'Do not say anything in public about an official process without counsel',
   'other-party': 'Do not name anyone else as responsible in public: settle it with them directly',
+  'off-point':
+    'Do not answer a charge the coverage does not make: denying it in public puts it in the news',
 };

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBrand } from '../../src/domain/brands.js';
+import { storySources } from '../../src/domain/stories.js';
+import { situationOf } from '../../src/pipeline/situation.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
 import { seedWorld, type World } from '../support/world.js';
@@ -50,6 +52,11 @@ beforeAll(async () => {
       /<meta property="article:published_time"[^>]*>/,
       '',
     );
+    // A column, by its own metadata only (its URL says nothing).
+    pages['/business/northwind-view'] = article(
+      'Northwind’s contracts are a disgrace',
+      'Northwind',
+    ).replace('<head>', '<head><meta property="article:section" content="Opinion">');
     const page = pages[req.url ?? ''];
     if (req.url === '/legacy/northwind') {
       // An older CMS: windows-1252 bytes, declared only in the page's <meta>.
@@ -177,6 +184,33 @@ describe('story from URL', () => {
     const shown = await c.get(`/app/stories/${BRAND}/${other}`);
     expect(shown.html).toContain('2026-11-18');
     expect(shown.html).not.toContain('undated (read');
+  });
+
+  it('a page that declares itself opinion is stored so, and judged as a column on every reading', async () => {
+    const BRAND = 'column.northwind.example';
+    await northwindAs(BRAND);
+    const queued = await fromUrl(`${base}/business/northwind-view`, BRAND);
+    await svc.app.jobs.drain();
+    const { event_uri } = (await jobOf(queued.body.job, BRAND)).body;
+    const story = await svc.app.db
+      .selectFrom('stories as s')
+      .innerJoin('articles as a', 'a.story_id', 's.id')
+      .innerJoin('advisories as v', 'v.story_id', 's.id')
+      .select(['s.id', 'a.opinion', 'v.id as advisory_id'])
+      .where('s.event_uri', '=', event_uri)
+      .executeTakeFirstOrThrow();
+    expect(story.opinion).toBe(1);
+    const first = await svc.app.db
+      .selectFrom('phases')
+      .select('title')
+      .where('advisory_id', '=', story.advisory_id)
+      .where('number', '=', 1)
+      .executeTakeFirstOrThrow();
+    expect(first.title).toMatch(/^Read the argument/);
+    // Read back for a rescore or a proposal, the stored sources still say so.
+    const sources = await storySources(svc.app.db, story.id);
+    expect(sources[0]).toMatchObject({ opinion: true });
+    expect(situationOf(sources[0]!, { host: BRAND, name: 'Northwind' }).opinion).toBe(true);
   });
 
   it('another URL of the same article (its canonical) joins the story it is already in', async () => {

@@ -40,6 +40,19 @@ describe('extractArticle', () => {
     expect(a.published_at).toBe('2026-10-01T10:00:00.000Z');
   });
 
+  it('reads a page’s own word that it is opinion: article:opinion, an Opinion section, an OpinionNewsArticle', () => {
+    const body = [1, 2, 3].map(paragraph).join('');
+    const opinion = (head: string) =>
+      extractArticle(page(head, body), 'https://news.example/a')!.opinion;
+    expect(opinion('<meta property="article:opinion" content="true">')).toBe(true);
+    expect(opinion('<meta property="article:section" content="Opinion">')).toBe(true);
+    expect(
+      opinion('<script type="application/ld+json">{"@type":"OpinionNewsArticle"}</script>'),
+    ).toBe(true);
+    expect(opinion('<meta property="article:opinion" content="false">')).toBe(false);
+    expect(opinion('<meta property="article:section" content="Business">')).toBe(false);
+  });
+
   it('answers null for a page without an article', () => {
     expect(extractArticle('<html><body><p>Hi</p></body></html>', 'https://x.example/')).toBeNull();
   });

@@ -506,4 +506,82 @@ describe('the team’s word and the coverage (issue 42, fourth session)', () => 
     ]);
     expect(eased).toMatchObject({ assessment: 'watch', urgency: 'medium' });
   });
+
+  it('keeps a medium story under watch when the team eases it without denying it or calling it over', () => {
+    const cuts = [
+      source(
+        1,
+        'Acme to cut 400 jobs',
+        'Acme will cut 400 jobs at its Leeds plant, the company told staff on Monday.',
+      ),
+    ];
+    const before = generateAdvisory(cuts, acme);
+    expect(before).toMatchObject({ severity: 'medium', assessment: 'watch' });
+    const eased = propose(
+      cuts,
+      'Severance terms were agreed with every employee affected; the first 200 departures are voluntary.',
+    );
+    expect(eased.assessment).toBe('watch');
+    expect(eased.contextEffect).toBe(
+      'the team’s context eases the story, but the coverage still reports it: it stays under watch',
+    );
+  });
+
+  it('briefs the team on its context second, before anyone answers in public', () => {
+    const p = propose(recall, 'We are cooperating with the product-safety authority.');
+    const titles = p.phases.map((ph) => baseTitle(ph.title));
+    expect(titles[1]).toBe('Brief the team on the new context');
+  });
+
+  it('warns off answering a charge the coverage does not make', () => {
+    const column = [
+      source(
+        1,
+        'Acme’s business accounts push teenagers into the open',
+        'Critics slammed Acme for nudging teenagers into business accounts that show their contact details.',
+      ),
+    ];
+    const p = propose(column, 'Not a security incident: no account was breached.');
+    expect(p.phases.at(-1)!.actions).toContain(
+      'Do not answer a charge the coverage does not make: denying it in public puts it in the news',
+    );
+  });
+
+  it('sends criticism’s public answer through counsel, records kept, when legal trouble is coming', () => {
+    const stadia = [
+      source(
+        1,
+        'Acme’s console falls short of 4K at launch',
+        'Acme’s console falls short of the 4K it promised, and early reviews are somewhat mixed.',
+      ),
+    ];
+    const p = propose(
+      stadia,
+      'The regulator has opened an investigation into the 4K advertising claims, and a class action is being prepared.',
+    );
+    const titles = p.phases.map((ph) => baseTitle(ph.title));
+    expect(titles).toContain('Respond only through counsel');
+    expect(titles).not.toContain('Respond where it is fair');
+    expect(p.phases.flatMap((ph) => ph.actions)).toContain('Preserve the relevant records');
+  });
+});
+
+describe('deadlines a spokesperson can live with (issue 42, sixth read)', () => {
+  it('briefs those who may be asked the day the line is agreed, not a rung later', () => {
+    const g = generateAdvisory(
+      [
+        source(
+          1,
+          'Acme accused of misleading voters',
+          'Acme was accused of trying to mislead voters by renaming its press account during a debate.',
+        ),
+      ],
+      acme,
+    );
+    const due = (title: string) => g.phases.find((ph) => baseTitle(ph.title) === title)?.title;
+    const holding = due('Prepare a holding statement') ?? due('Hold the position on record');
+    expect(holding).toBeDefined();
+    const when = (title: string) => /\(([^()]*)\)$/.exec(title)?.[1];
+    expect(when(due('Brief stakeholders')!)).toBe(when(holding!));
+  });
 });
