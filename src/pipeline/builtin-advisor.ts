@@ -196,28 +196,49 @@ const PARTLY_READ_WORDS = 150;
  */
 function readingNotes(sources: readonly Source[]): Item[] {
   const first = sources[0]!;
-  const words = first.text.split(/\s+/).filter(Boolean).length;
-  const language = first.language;
-  if (language && !(SIGNAL_LANGUAGES as readonly string[]).includes(language)) {
-    const name = languageName(language);
+  const limit = readingLimit(first);
+  if (limit?.language) {
     return [
       {
-        text: `${first.publisher}’s article is in ${name}, which the built-in reader does not assess: have it read before acting.`,
+        text: `${first.publisher}’s article is in ${limit.language}, which the built-in reader does not assess: have it read before acting.`,
         cites: [first.source_key],
       },
     ];
   }
-  // Only a page the service fetched can have been cut short: a text given to it (an
-  // import, the partner API, the demo) is the article as its sender has it.
-  if (first.charset && words < PARTLY_READ_WORDS) {
+  if (limit?.words) {
     return [
       {
-        text: `Only ${words} words of ${first.publisher}’s article could be read (it may be behind a paywall): read it in full before acting.`,
+        text: `Only ${limit.words} words of ${first.publisher}’s article could be read (it may be behind a paywall): read it in full before acting.`,
         cites: [first.source_key],
       },
     ];
   }
   return [];
+}
+
+/**
+ * How far the built-in reader could read a source: in a language it does not assess (its
+ * English name), or only part of a page it fetched (the words read); null when in full.
+ * Only a fetched page can have been cut short: a text given to the service (an import, the
+ * partner API, the demo) is the article as its sender has it.
+ */
+function readingLimit(source: Source): { language?: string; words?: number } | null {
+  const language = source.language;
+  if (language && !(SIGNAL_LANGUAGES as readonly string[]).includes(language)) {
+    return { language: languageName(language) };
+  }
+  const words = source.text.split(/\s+/).filter(Boolean).length;
+  return source.charset && words < PARTLY_READ_WORDS ? { words } : null;
+}
+
+/** The plan with reading the article in full as its first step, when it could not be. */
+function readFirst(plan: readonly Phase[], source: Source | undefined): Phase[] {
+  const limit = source ? readingLimit(source) : null;
+  if (!limit || plan.length === 0 || plan[0]!.title === DO_NOT) return [...plan];
+  const step = limit.language
+    ? `Have someone who reads ${limit.language} read the article in full before anything else`
+    : 'Get the full article (the service could read only part of it) and read it before anything else';
+  return [{ ...plan[0]!, actions: [step, ...plan[0]!.actions] }, ...plan.slice(1)];
 }
 
 /** Summary items at least this similar say the same thing: one item, citing every source. */
@@ -331,6 +352,13 @@ function summarize(
         cites: [first.source_key],
       });
     }
+    // The brand's own page is its own word, said first: the team follows its pickup.
+    if (situation.ownSite && brand) {
+      items.unshift({
+        text: `This is ${brand.name}’s own announcement, published on its site (${first.publisher}).`,
+        cites: [first.source_key],
+      });
+    }
     // Who is affected, by something adverse: the harm the situation reads, else the first
     // quotable sentence, source by source, that names the people or a count.
     const harmed = situation.facts.filter((f) => f.fact === 'harm').map((f) => f.sentence);
@@ -421,14 +449,17 @@ export function generateAdvisory(
   const level = Math.max(floor, Math.min(3, SEVERITIES.indexOf(severity) + shift));
   const executiveSummary = summarize(sources, brand, reasons, story.situation);
   // Steps the team says it has taken are not asked for again.
-  const plan = withoutDone(
-    planOf(
-      situation,
-      topics,
-      readings.flatMap((r) => r.constraints),
-      severity,
+  const plan = readFirst(
+    withoutDone(
+      planOf(
+        situation,
+        topics,
+        readings.flatMap((r) => r.constraints),
+        severity,
+      ),
+      readings.flatMap((r) => r.done),
     ),
-    readings.flatMap((r) => r.done),
+    sources[0],
   );
   const latest = readings.at(-1);
   // A viral story cannot wait, whatever its severity; nor can a live problem with a date

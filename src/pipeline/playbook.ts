@@ -214,15 +214,23 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     MONITOR,
   ],
   financial: [
+    // Coverage of results reads the brand's own release: the work is checking it was read
+    // right, and answering what it stresses, within what has been disclosed.
     {
       title: 'Check the numbers',
       owner: 'Finance',
-      actions: ['Verify the reported figures with finance', 'Note any disclosure obligations'],
+      actions: [
+        'Check the figures and guidance reported against what the company released',
+        'If a figure is misreported, have investor relations ask the publisher to correct it',
+      ],
     },
     {
       title: 'Brief investor relations',
       owner: 'Investor relations',
-      actions: ['Align investor relations and communications on the message'],
+      actions: [
+        'Prepare answers for analysts and investors on what the coverage stresses (a guidance change, a share move)',
+        'Say nothing beyond what has been disclosed: anything new said to some is a disclosure owed to all',
+      ],
     },
     MONITOR,
   ],

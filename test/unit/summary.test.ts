@@ -38,6 +38,33 @@ describe('the executive summary', () => {
     expect(two.executiveSummary.at(-1)!.text).toBe('2 publishers report it: Paper 1 and Paper 2.');
   });
 
+  it('makes reading the whole article the plan’s first step when only part of it could be read', () => {
+    expect(g.phases[0]!.actions[0]).toBe(
+      'Get the full article (the service could read only part of it) and read it before anything else',
+    );
+    // A text the service was given is the article as its sender has it: no such step.
+    expect(generateAdvisory([first], acme).phases[0]!.actions[0]).not.toMatch(/full article/);
+    const japanese = generateAdvisory([{ ...first, language: 'ja' }], acme);
+    expect(japanese.phases[0]!.actions[0]).toBe(
+      'Have someone who reads Japanese read the article in full before anything else',
+    );
+  });
+
+  it('says a page on the brand’s own site is its own announcement', () => {
+    const own = {
+      ...source(
+        1,
+        'Acme announces a partnership with Globex',
+        'Acme announces a distribution partnership with Globex across Europe, starting in January.\n\nThe partnership covers hospitals in six countries.',
+      ),
+      url: 'https://www.acme.com/news/globex',
+      publisher: 'www.acme.com',
+    };
+    expect(generateAdvisory([own], acme).executiveSummary[0]!.text).toBe(
+      'This is Acme’s own announcement, published on its site (www.acme.com).',
+    );
+  });
+
   it('quotes no sentence that leans on the one before it, and takes a dateline off', () => {
     const wire = source(
       1,
@@ -188,7 +215,7 @@ describe('the executive summary', () => {
 function generated(text: string) {
   return (
     / reports: /.test(text) ||
-    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess/.test(
+    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess|’s own announcement, published on its site/.test(
       text,
     )
   );
