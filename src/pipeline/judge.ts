@@ -71,6 +71,13 @@ export function judgeSeverity(
   ) {
     score += 1;
   }
+  // Those the event touches who cannot protect themselves, or a vote, in a sentence telling
+  // it: the public holds a brand to more there ("accused of trying to deceive voters").
+  const telling = [
+    eventSentence(situation),
+    ...situation.named.filter((n) => type.phrases?.test(n)),
+  ];
+  if (telling.some((t) => VULNERABLE.test(t))) score += 1;
   if (situation.role === 'involved') score -= 1;
   if (situation.status === 'resolved') score -= 1;
   if (situation.status === 'denied') score -= 2;
@@ -85,6 +92,9 @@ export function judgeSeverity(
   );
   return { severity: severityOfScore(Math.max(0, score)), reasons: [...facts, ...signals] };
 }
+
+const VULNERABLE =
+  /\b(?:voters?|elections?|electoral|ballots?|children|minors|teenagers|teens|kids|pupils|babies|patients)\b/i;
 
 const PUBLIC_AUTHORITY =
   /\b(?:attorneys? general|regulators?|(?:competition|data[- ]protection|financial conduct|consumer protection) (?:authority|commission|agency)|ftc|sec\b|european commission|department of justice|justice department|prosecutors?|ministry|police)\b/i;

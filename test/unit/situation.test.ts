@@ -725,6 +725,20 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     ).toBe('Understand the criticism');
   });
 
+  it('weighs an event touching voters or children a step more, not a "poster child"', () => {
+    const severity = (text: string) =>
+      generateAdvisory([article('Acme accused of deception', text)], acme).severity;
+    expect(
+      severity('Acme was accused of trying to deceive customers with a renamed account.'),
+    ).toBe('medium');
+    expect(severity('Acme was accused of trying to deceive voters with a renamed account.')).toBe(
+      'high',
+    );
+    expect(
+      severity('Acme has become the poster child for companies accused of deceiving customers.'),
+    ).toBe('medium');
+  });
+
   it('reads a loss told after the team’s name as the team’s', () => {
     const lost = situationOf(
       article(
