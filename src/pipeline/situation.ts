@@ -578,20 +578,43 @@ export function situationOf(article: SituationArticle, brand?: BrandTerms): Situ
   return situation;
 }
 
+const STAFF_EVENTS: ReadonlySet<EventKind> = new Set(['labor-dispute', 'layoffs']);
+const EMPLOYED_BY =
+  /\b(?:contracted|employed|hired|paid|subcontracted) by ([\p{Lu}][^,.;:]{1,60})/u;
+
+/** The article says the staff concerned work for someone other than the brand. */
+function otherEmployer(sentences: readonly Sentence[], brand: BrandTerms): boolean {
+  const matcher = new BrandMatcher([{ brand: true, terms: brand }]);
+  return sentences.some((s) => {
+    const employer = EMPLOYED_BY.exec(s.text)?.[1];
+    return employer !== undefined && matcher.occurrences(employer).length === 0;
+  });
+}
+
 /** Situations read, by article and brand object (sources are not changed once read). */
 const READ = new WeakMap<object, WeakMap<object, Situation>>();
 const NO_BRAND = {};
 
 function readSituation(article: SituationArticle, brand?: BrandTerms): Situation {
   const sentences = readSentences(article, brand);
-  const { role, sentence: roleSentence } = roleOf(sentences);
+  const read = roleOf(sentences);
   const own = sentences.filter((s) => s.names && !s.aside);
   const opinion =
     article.opinion === true ||
     OPINION_URL.test(article.url ?? '') ||
     /^(?:opinion|comment|column|editorial)\s*[:|]/i.test(article.title) ||
     OPINION_TEXT.test(bylineParts(article.text));
-  const found = eventOf(article, own, role);
+  const found = eventOf(article, own, read.role);
+  // A strike or cuts by another employer's staff at the brand's site ("those striking are
+  // contracted by Prospect Airport Services") is news at the brand, not its own dispute.
+  const role =
+    read.role === 'subject' &&
+    brand &&
+    STAFF_EVENTS.has(found.event) &&
+    otherEmployer(sentences, brand)
+      ? 'involved'
+      : read.role;
+  const roleSentence = read.sentence;
   // What reports the event: the brand's sentences and those either side of them.
   const near = new Set<number>();
   for (const s of own) for (const j of [s.at - 1, s.at, s.at + 1]) near.add(j);

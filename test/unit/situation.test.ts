@@ -739,6 +739,23 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     ).toBe('medium');
   });
 
+  it('reads a strike by another employer’s staff at the brand’s site as news at the brand', () => {
+    const text = (employer: string) =>
+      `Hundreds of workers are striking at Acme Airport on Tuesday over pay.\n\nAcme Airport said operations ran smoothly.\n\nThose striking are contracted by ${employer} and earn $10.50 an hour.\n\nThe strike at Acme Airport is part of a national day of action.`;
+    const airport = { host: 'acme.com', name: 'Acme Airport' };
+    const contractors = generateAdvisory(
+      [article('Acme Airport workers go on strike', text('Prospect Services'))],
+      airport,
+    );
+    expect(contractors.situation).toMatchObject({ role: 'involved', event: 'labor-dispute' });
+    expect(contractors.severity).toBe('low');
+    const own = situationOf(
+      article('Acme Airport workers go on strike', text('Acme Airport')),
+      airport,
+    );
+    expect(own.role).toBe('subject');
+  });
+
   it('reads a loss told after the team’s name as the team’s', () => {
     const lost = situationOf(
       article(
