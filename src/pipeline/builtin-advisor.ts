@@ -14,6 +14,7 @@ import {
   withDoNotLast,
   withoutDone,
 } from './playbook.js';
+import { readAs } from './read-as.js';
 import { sentencesOf } from './sentences.js';
 import { eventSentence, ownsStory, type Situation, situationOf } from './situation.js';
 import { spreadOf } from './spread.js';
@@ -352,6 +353,10 @@ function summarize(
         cites: [first.source_key],
       });
     }
+    // What the situation reads, when it says more than the quoted sentence: who acts, and
+    // how far the coverage stands behind it.
+    const read = brand ? readAs(situation, brand.name) : null;
+    if (read) items.unshift({ text: read, cites: [first.source_key] });
     // The brand's own page is its own word, said first: the team follows its pickup.
     if (situation.ownSite && brand) {
       items.unshift({

@@ -69,7 +69,15 @@ export function actingParty(sentence: string, isBrand: (text: string) => boolean
     const party = found
       ?.trim()
       .replace(/^The\s/, 'the ')
-      .replace(ROLE_ONLY, (r) => r.toLowerCase())
+      .replace(ROLE_ONLY, (r) => {
+        // "Regulator investigating Acme" (a headline's shorthand): the regulator.
+        const role = r.toLowerCase();
+        return /^(?:the|a|an|its|some|several|\d|two|three|four|five|dozens|hundreds|thousands)\b/.test(
+          role,
+        ) || role.endsWith('s')
+          ? role
+          : `the ${role}`;
+      })
       .replace(INSTITUTION, 'the $&');
     if (!party || NOT_A_PARTY.test(party) || isBrand(party) || party.length > 60) continue;
     return party;
@@ -99,3 +107,11 @@ export function dateAhead(sentences: readonly string[]): string | null {
   }
   return null;
 }
+
+/** Names that read with "the" in a sentence: a party, a foundation, a ministry. */
+const TAKES_THE =
+  /^(?!the\s)(?:[\p{Lu}\d][\p{L}\d.&'’-]*\s+)*(?:Party|Foundation|Commission|Department|Ministry|Office|Authority|Agency|Board|Council|Bureau|Administration|Committee|Union|Federation|Association|University|Museum|Trust|Society|Institute|Service|Group)$/u;
+
+/** A brand's name as it reads in a sentence: "the Conservative Party", "Acme". */
+export const inProse = (name: string) =>
+  TAKES_THE.test(name.trim()) ? `the ${name.trim()}` : name;

@@ -170,12 +170,13 @@ describe('context and proposals', () => {
     // after it, which the API's diff lists by index, are not shown as changed.
     expect(ready.html).not.toContain('<ins>The brand says');
     expect(ready.html).toMatch(
-      /<li>New phase 3, “Brief the team on the new context \(Communications[^”]*\)”/,
+      /<li>New phase 2, “Brief the team on the new context \(Communications[^”]*\)”/,
     );
     expect(ready.html).not.toContain('renamed');
     // A phase due at another time as the urgency moved says so, not that it was renamed.
     expect(ready.html).toMatch(
-      /Phase 4, “Prepare a holding statement”: <del>\(Communications, [a-z0-9 ]+\)<\/del> → <ins>\(Communications, [a-z0-9 ]+\)<\/ins>/,
+      // (“The company said more details will follow”: a position on record, held.)
+      /Phase 4, “Hold the position on record”: <del>\(Communications, [a-z0-9 ]+\)<\/del> → <ins>\(Communications, [a-z0-9 ]+\)<\/ins>/,
     );
     expect(ready.html).not.toMatch(/phases\[|null|\["/);
     expect(await onList()).toBe('proposal to review');

@@ -101,7 +101,11 @@ describe('the executive summary', () => {
       ].join('\n\n'),
     );
     const texts = generateAdvisory([wire], acme).executiveSummary.map((i) => i.text);
+    // The service's own reading first: who acts, and that nobody has confirmed it.
     expect(texts[0]).toBe(
+      'The coverage reports action by the regulator against Acme, not confirmed.',
+    );
+    expect(texts[1]).toBe(
       'The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
     );
     expect(texts).toContain(
@@ -215,7 +219,7 @@ describe('the executive summary', () => {
 function generated(text: string) {
   return (
     / reports: /.test(text) ||
-    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess|’s own announcement, published on its site/.test(
+    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess|’s own announcement, published on its site|^The coverage reports |^An opinion piece (?:levels|discusses) /.test(
       text,
     )
   );
