@@ -6,6 +6,7 @@ import { languageName } from './language-name.js';
 import { boilerplateOf, focusOf } from './mentions.js';
 import {
   DO_NOT,
+  forOrganisation,
   isPlanForResolved,
   type Phase,
   PLAYBOOK,
@@ -455,14 +456,17 @@ export function generateAdvisory(
   const executiveSummary = summarize(sources, brand, reasons, story.situation);
   // Steps the team says it has taken are not asked for again.
   const plan = readFirst(
-    withoutDone(
-      planOf(
-        situation,
-        topics,
-        readings.flatMap((r) => r.constraints),
-        severity,
+    forOrganisation(
+      withoutDone(
+        planOf(
+          situation,
+          topics,
+          readings.flatMap((r) => r.constraints),
+          severity,
+        ),
+        readings.flatMap((r) => r.done),
       ),
-      readings.flatMap((r) => r.done),
+      brand?.name ?? '',
     ),
     sources[0],
   );
@@ -589,10 +593,15 @@ function contextPhase(latest: ContextReading, topics: readonly string[]): Phase 
   return {
     title: 'Brief the team on the new context',
     owner: financial ? 'Investor relations' : 'Communications',
+    // The context is the team's own account: it is checked against the coverage before it
+    // is relied on, and spokespeople get an approved line, never the context itself (a
+    // consultant's read: "voluntary" in a spokesperson's mouth, against coverage calling the
+    // terms coercive, reads as spin).
     actions: [
       financial
         ? 'Share the context with investor relations and legal first: they decide what may be said, and to whom'
-        : 'Share the context with those answering questions who need it',
+        : 'Share the context, marked internal, with those who need it; spokespeople get only the approved line',
+      'Check it against what the coverage reports, and settle any difference before relying on it',
       'Check the plan’s open steps against it',
     ],
   };

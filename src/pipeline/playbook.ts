@@ -490,7 +490,10 @@ const SITUATION_PLANS = {
         // A promise made to answer criticism is the next one to break (or evidence in a
         // claim over what was advertised): only what the owners have decided is said.
         'If the criticism points to a real problem, agree with the product owner and legal what the brand can commit to, and say only what is decided',
-        'If it rests on a factual error, send the publisher the correction with the evidence',
+        // A correction disputes the publisher: only a fact the brand can prove wrong, with
+        // legal's sign-off, and never one about what the brand itself claimed (disputing its
+        // own advertising on launch day is the second story).
+        'If it misstates a fact the brand can prove wrong, ask the publisher to correct that fact, once legal agrees; never dispute what the brand itself claimed',
       ],
     },
     MONITOR,
@@ -547,6 +550,7 @@ const SITUATION_PLANS = {
       owner: 'Operations',
       actions: [
         'Check with the owning team that the problem is closed, and what is being done about its cause',
+        'Tell those who were affected, directly, that it is over and what was done',
         'Note what customers were told, and when',
       ],
     },
@@ -756,7 +760,8 @@ const DONE_ACTIONS: Record<DoneStep, RegExp> = {
     /^(?:Notify the product-safety authority|Inform the environmental authority)|notify the data-protection authority/,
   recall: /stop sales or recall/,
   counsel: /^Share the coverage with legal counsel/,
-  staff: /^Brief (?:leadership and customer-facing staff|managers and staff)/,
+  staff:
+    /^Brief (?:leadership and customer-facing staff|managers and staff|the leadership, candidates)/,
 };
 
 /**
@@ -774,6 +779,25 @@ export function withoutDone(phases: readonly Phase[], done: readonly DoneStep[])
         : { ...p, actions: p.actions.filter((a) => !taken(a)) },
     )
     .filter((p) => p.actions.length > 0);
+}
+
+/** A brand that is a political party, by its name. */
+const PARTY = /\b(?:party|parti|partei|partido|democrats|republicans|tories|labour)\b/i;
+
+/**
+ * The plan in the words of the organisation it is for: a political party briefs its
+ * candidates and spokespeople, not "customer-facing staff" it does not have.
+ */
+export function forOrganisation(phases: readonly Phase[], brandName: string): Phase[] {
+  if (!PARTY.test(brandName)) return [...phases];
+  return phases.map((p) => ({
+    ...p,
+    actions: p.actions.map((a) =>
+      a === 'Brief leadership and customer-facing staff'
+        ? 'Brief the leadership, candidates and spokespeople before their next public appearance'
+        : a,
+    ),
+  }));
 }
 
 /** A phase's title without its owner and deadline: the same phase whenever it is due. */

@@ -437,6 +437,9 @@ describe('a context saying the problem is over', () => {
     // An outage the team reports fixed gets the plan for a problem that is over, once.
     const titles = p.phases.map((ph) => baseTitle(ph.title));
     expect(titles).toContain('Confirm it is over');
+    expect(p.phases.flatMap((ph) => ph.actions)).toContain(
+      'Tell those who were affected, directly, that it is over and what was done',
+    );
     expect(titles).not.toContain('Say it is fixed');
     expect(p.phases.flatMap((ph) => ph.actions)).not.toContain(
       'Do not apologise or offer remedies for what the facts do not show',
@@ -527,10 +530,15 @@ describe('the team’s word and the coverage (issue 42, fourth session)', () => 
     );
   });
 
-  it('briefs the team on its context second, before anyone answers in public', () => {
+  it('briefs the team on its context second, before anyone answers in public, and keeps it internal', () => {
     const p = propose(recall, 'We are cooperating with the product-safety authority.');
     const titles = p.phases.map((ph) => baseTitle(ph.title));
     expect(titles[1]).toBe('Brief the team on the new context');
+    expect(p.phases[1]!.actions).toEqual([
+      'Share the context, marked internal, with those who need it; spokespeople get only the approved line',
+      'Check it against what the coverage reports, and settle any difference before relying on it',
+      'Check the plan’s open steps against it',
+    ]);
   });
 
   it('warns off answering a charge the coverage does not make', () => {

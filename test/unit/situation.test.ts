@@ -756,6 +756,41 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     expect(own.role).toBe('subject');
   });
 
+  it('speaks to a party’s candidates, never its "customer-facing staff"', () => {
+    const party = { host: 'acmeparty.example', name: 'Acme Party' };
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme Party accused of misleading voters',
+          'The Acme Party was accused of trying to mislead voters by renaming its press account during a debate.',
+        ),
+      ],
+      party,
+    );
+    const all = g.phases.flatMap((p) => p.actions);
+    expect(all).toContain(
+      'Brief the leadership, candidates and spokespeople before their next public appearance',
+    );
+    expect(all.join(' ')).not.toContain('customer-facing');
+  });
+
+  it('asks for a correction of criticism only with legal’s agreement, never of the brand’s own claims', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme console falls short of 4K',
+          'Acme’s console falls short of the 4K it promised, and early reviews are somewhat mixed.',
+        ),
+      ],
+      acme,
+    );
+    const all = g.phases.flatMap((p) => p.actions);
+    expect(all).toContain(
+      'If it misstates a fact the brand can prove wrong, ask the publisher to correct that fact, once legal agrees; never dispute what the brand itself claimed',
+    );
+    expect(all.join(' ')).not.toMatch(/send the publisher the correction/);
+  });
+
   it('reads a loss told after the team’s name as the team’s', () => {
     const lost = situationOf(
       article(
