@@ -1,6 +1,6 @@
 import type { BrandTerms } from './brand-matcher.js';
 import { similarity, type Terms, terms } from './cluster.js';
-import { eventType } from './events.js';
+import { EVENT_TYPES, eventType } from './events.js';
 import { judgeSeverity, judgeTopics } from './judge.js';
 import { languageName } from './language-name.js';
 import { boilerplateOf, focusOf } from './mentions.js';
@@ -156,7 +156,7 @@ const DATELINE =
  * says …"). Quoted alone it reads as a fragment of an argument the summary does not show.
  */
 const LEANS_ON_BEFORE =
-  /^["“]?(?:(?:then|however|but|so|and|also|still|yet|meanwhile|instead|moreover|furthermore|besides|indeed|thus|therefore),?\s|(?:he|she|they|his|her|their|that|those)\b)/i;
+  /^["“]?(?:(?:then|however|but|so|and|also|still|yet|meanwhile|instead|moreover|furthermore|besides|indeed|thus|therefore|yes|no|well|i mean),?\s|(?:he|she|they|his|her|their|that|those)\b)/i;
 /** A whole sentence: starts as one, ends as one. */
 const WHOLE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
 
@@ -185,6 +185,15 @@ function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
         !boilerplateOf(s)
       );
     });
+}
+
+/** How much a sentence tells: an event of any kind, a figure, the people it touches. */
+function substance(sentence: string): number {
+  return (
+    (EVENT_TYPES.some((e) => e.phrases?.test(sentence)) ? 2 : 0) +
+    (/\d/.test(sentence) ? 1 : 0) +
+    (AFFECTED.test(sentence) ? 1 : 0)
+  );
 }
 
 /** A page this short was likely cut (a paywall, a teaser): the advisory says so. */
@@ -387,7 +396,10 @@ function summarize(
     const i = sources.findIndex((s) => s.source_key === r.source);
     if (i >= 0 && quotes[i]!.includes(r.sentence) && quote(r.sentence, r.source)) break;
   }
-  // Then the leading sentences: two of the first source, one of each other.
+  // Then the leading sentences: two of the first source, one of each other, those that
+  // tell something first (an event, a figure, who is touched) over a narrator's aside
+  // ("Respawn just has a thing for creating cordial robots").
+  for (const q of quotes) q.sort((a, b) => substance(b) - substance(a));
   const taken = sources.map(
     (_, i) => items.filter((it) => it.words && it.cites[0] === sources[i]!.source_key).length,
   );

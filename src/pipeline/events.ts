@@ -179,7 +179,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'financial',
     phrases: re(
-      String.raw`earnings|record (?:year|quarter|sales|revenue|profits?)|posts? (?:an? )?(?:surprise |quarterly |annual |record )?(?:loss|profit)|profit warning|quarterly (?:results|revenue|profit|loss)|(?:annual|full-year) results|revenue (?:rose|fell|grew|of)|profits? (?:rose|fell|grew|jumped|slumped)|shares (?:fell|rose|jumped|slumped|dropped|surged|climbed)|stock (?:fell|rose|jumped|dropped|surged)`,
+      String.raw`earnings|record (?:year|quarter|sales|revenue|profits?)|posts? (?:an? )?(?:surprise |quarterly |annual |record )?(?:loss|profit)|profit warning|quarterly (?:results|revenue|profit|loss)|(?:annual|full-year) results|revenue (?:rose|fell|grew|of)|profits? (?:rose|fell|grew|jumped|slumped)|shares (?:are |were )?(?:fell|rose|jumped|slumped|dropped|surged|climbed|falling|rising|dropping|sliding|jumping|tumbling|plunging|soaring)|stock (?:is |was )?(?:fell|rose|jumped|dropped|surged|falling|rising|dropping|sliding)|(?:cut|cuts|raised|raises|lowered|lowers) (?:its )?(?:[\w-]+ ){0,3}(?:guidance|forecast|outlook)`,
     ),
   },
   {

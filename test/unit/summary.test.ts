@@ -65,6 +65,26 @@ describe('the executive summary', () => {
     );
   });
 
+  it('fills with the sentences that tell something before a narrator’s aside', () => {
+    const review = source(
+      1,
+      'Acme’s new game reviewed',
+      [
+        'Acme just has a thing for creating cordial robots.',
+        'Yes, I mean robots as in the friendly kind that follow you about the map.',
+        'Acme fans will find the robots charming, as they wave whenever you pass them by.',
+        'Its latest title sold 2 million copies in its first week, a studio record.',
+      ].join('\n\n'),
+    );
+    const texts = generateAdvisory([review], acme).executiveSummary.map((i) => i.text);
+    // The lede says what the piece is; the one more sentence of the source is the one that
+    // tells something (a figure), not the asides after the lede.
+    expect(texts).toEqual([
+      'Acme just has a thing for creating cordial robots.',
+      'Its latest title sold 2 million copies in its first week, a studio record.',
+    ]);
+  });
+
   it('quotes no sentence that leans on the one before it, and takes a dateline off', () => {
     const wire = source(
       1,
