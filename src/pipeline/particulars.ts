@@ -96,6 +96,8 @@ const DATE_AHEAD = new RegExp(
 const AHEAD =
   /\b(?:will|to be|is to|are to|set to|plans? to|planned|expected to|due to|scheduled|begins?|starts?|starting|is going to|are going to|threaten(?:s|ed)? to|from)\b/i;
 
+const ALWAYS_AHEAD = /^(?:tomorrow|tonight|next (?:week|weekend|month))$/i;
+
 /**
  * When the coverage says the event's next turn comes ("employees to be laid off this
  * week": "this week"), as it says it; null when it gives no date ahead.
@@ -103,7 +105,11 @@ const AHEAD =
 export function dateAhead(sentences: readonly string[]): string | null {
   for (const sentence of sentences) {
     const m = DATE_AHEAD.exec(sentence);
-    if (m && AHEAD.test(sentence)) return m[0];
+    // "Tomorrow" and "next week" lie ahead whatever the verb; "on Tuesday" only with one.
+    if (m && (ALWAYS_AHEAD.test(m[0]) || AHEAD.test(sentence))) {
+      // As a step writes it: "Tonight" opening a headline is "tonight"; "on Tuesday" stays.
+      return m[0].replace(/^\p{Lu}(?=\p{Ll}+(?:\s|$))/u, (c) => c.toLowerCase());
+    }
   }
   return null;
 }

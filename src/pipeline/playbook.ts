@@ -646,7 +646,16 @@ function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] 
       ];
     return [action];
   };
-  return plan.map((p) => ({ ...p, actions: p.actions.flatMap(rewrite) }));
+  const out = plan.map((p) => ({ ...p, actions: p.actions.flatMap(rewrite) }));
+  // A date no step has taken up still sets the pace: the first phase is done before it.
+  const used = out.some((p) => p.actions.some((a) => ahead !== null && a.includes(`(${ahead})`)));
+  if (ahead && !used && out[0]) {
+    out[0] = {
+      ...out[0],
+      actions: [...out[0].actions, `Have this done before the date the coverage gives (${ahead})`],
+    };
+  }
+  return out;
 }
 
 /** The plan of a situation that is the brand's own story (planOf), before its "Do not". */

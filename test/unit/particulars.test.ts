@@ -49,6 +49,10 @@ describe('the party acting against the brand', () => {
     expect(dateAhead(['Acme employees to be laid off this week'])).toBe('this week');
     expect(dateAhead(['Drivers will strike on Tuesday'])).toBe('on Tuesday');
     expect(dateAhead(['Acme laid off 200 people on Monday'])).toBeNull();
+    // "Tomorrow" lies ahead whatever the verb, and reads in lower case in a step.
+    expect(dateAhead(['Tomorrow the Acme console launches, and reviews are mixed'])).toBe(
+      'tomorrow',
+    );
   });
 });
 
@@ -77,6 +81,21 @@ describe('plans that name them', () => {
     );
     expect(cuts.phases.flatMap((p) => p.actions)).toContain(
       'Brief managers and staff before any public statement, and before the date the coverage gives (this week)',
+    );
+  });
+
+  it('has the first phase done before a date no step names', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme console launches tomorrow to mixed reviews',
+          'The Acme console launches tomorrow and early reviews are somewhat mixed.\n\nCritics say it falls short of the 4K Acme promised.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.phases[0]!.actions.at(-1)).toBe(
+      'Have this done before the date the coverage gives (tomorrow)',
     );
   });
 
