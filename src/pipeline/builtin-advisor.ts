@@ -11,6 +11,7 @@ import {
   type Phase,
   PLAYBOOK,
   planOf,
+  SHUTOFF,
   scheduled,
   withDoNotLast,
   withoutDone,
@@ -461,7 +462,9 @@ export function generateAdvisory(
   // team neither denies nor reports over ("severance was agreed" leaves the layoffs news)
   // or one a wire or several titles carry ("not about us" does not quiet the BBC).
   const rank = SEVERITIES.indexOf(severity);
-  const settled = readings.some((r) => r.denies || r.resolved);
+  // A shutoff by decision is over only until the next one ("extreme fire weather").
+  const recurring = SHUTOFF.test(eventSentence(story.situation));
+  const settled = !recurring && readings.some((r) => r.denies || r.resolved);
   const public_ = spread !== 'contained';
   const floor = shift < 0 && (rank >= 2 || (rank === 1 && (!settled || public_))) ? 1 : 0;
   const level = Math.max(floor, Math.min(3, SEVERITIES.indexOf(severity) + shift));
@@ -548,13 +551,13 @@ function withContextPhase(
 ): Phase[] {
   // A problem the plan already treats as over needs no phase saying so again.
   if (latest.resolved && isPlanForResolved(situation)) return [...plan];
+  // Worse news puts its first step first; the team works from its context next, before
+  // anyone answers in public (a consultant's read found the team briefed only after the
+  // public response).
   const worse = worseNews(plan, latest);
-  if (worse) return withDoNotLast([worse, ...plan]);
-  // Second: the team works from its context before anyone answers in public (a consultant's
-  // read found the team briefed only after the public response).
-  const phases = [...plan];
+  const phases = worse ? [worse, ...plan] : [...plan];
   phases.splice(
-    Math.min(1, plan.filter((p) => p.title !== DO_NOT).length),
+    Math.min(1, phases.filter((p) => p.title !== DO_NOT).length),
     0,
     contextPhase(latest, topics),
   );
@@ -614,6 +617,10 @@ function contextPhase(latest: ContextReading, topics: readonly string[]): Phase 
         ? 'Share the context with investor relations and legal first: they decide what may be said, and to whom'
         : 'Share the context, marked internal, with those who need it; spokespeople get only the approved line',
       'Check it against what the coverage reports, and settle any difference before relying on it',
+      // More to come ("a second complaint is coming this week"): the line is ready first.
+      ...(latest.direction > 0
+        ? ['Prepare, with legal, the line for what the team expects next, before it is public']
+        : []),
       'Check the plan’s open steps against it',
     ],
   };

@@ -334,6 +334,15 @@ const HOLD_POSITION: Phase = {
 };
 
 /** Plans the situation calls for before any topic's (planOf). */
+const NEXT_TIME: Phase = {
+  title: 'Prepare for the next one',
+  owner: 'Operations',
+  actions: [
+    'Tell customers how they will be warned if it happens again, and how far ahead',
+    'Agree the next warning’s wording and channels with local authorities now',
+  ],
+};
+
 /** Criticism's public answer, and the same answer when legal trouble is coming. */
 const RESPOND_FAIR = 'Respond where it is fair';
 const THROUGH_COUNSEL: Phase = {
@@ -672,7 +681,12 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   const type = eventType(situation.event);
   if (situation.ownSite && type.polarity !== 'adverse') return SITUATION_PLANS.ownAnnouncement;
   if (situation.opinion && type.weight < 3) return SITUATION_PLANS.opinion;
-  if (isPlanForResolved(situation)) return SITUATION_PLANS.resolved;
+  if (isPlanForResolved(situation)) {
+    // Over until the next one: those it touched are told how they will be warned again.
+    return situation.event === 'outage' && SHUTOFF.test(eventSentence(situation))
+      ? [SITUATION_PLANS.resolved[0]!, NEXT_TIME, ...SITUATION_PLANS.resolved.slice(1)]
+      : SITUATION_PLANS.resolved;
+  }
   switch (situation.event) {
     case 'review':
       return SITUATION_PLANS.review;
@@ -706,7 +720,7 @@ const COUNSEL_AND_RECORDS: Phase = {
 };
 
 /** An outage by decision: a safety shutoff, planned works. */
-const SHUTOFF =
+export const SHUTOFF =
   /\b(?:shut(?:s|ting)? off (?:the )?(?:power|gas|water|electricity)|(?:power|safety) shut-?offs?|planned (?:outage|maintenance|works)|scheduled (?:outage|maintenance)|precautionary (?:outage|shutdown))\b/i;
 
 /** Whether the situation gets the plan for a problem that is over. */

@@ -251,5 +251,5 @@ export const CONSTRAINT_DO_NOT: Record<Constraint, string> = {
   regulator: 'Do not say anything in public about an official process without counsel',
   'other-party': 'Do not name anyone else as responsible in public: settle it with them directly',
   'off-point':
-    'Do not answer a charge the coverage does not make: denying it in public puts it in the news',
+    'Do not answer with a denial of something the coverage does not say: it reads as evading what it does say',
 };

@@ -274,10 +274,11 @@ describe('worse news the team reports (issue 42)', () => {
       review,
       'The regulator has opened an investigation into the advertising claims, and a class action is being prepared.',
     );
-    expect(p.phases.map((ph) => baseTitle(ph.title))).toContain('Brief counsel');
-    expect(p.phases.map((ph) => baseTitle(ph.title))).not.toContain(
+    // Counsel first; the team works from its context next, before any public answer.
+    expect(p.phases.map((ph) => baseTitle(ph.title)).slice(0, 2)).toEqual([
+      'Brief counsel',
       'Brief the team on the new context',
-    );
+    ]);
   });
 });
 
@@ -551,7 +552,7 @@ describe('the team’s word and the coverage (issue 42, fourth session)', () => 
     ];
     const p = propose(column, 'Not a security incident: no account was breached.');
     expect(p.phases.at(-1)!.actions).toContain(
-      'Do not answer a charge the coverage does not make: denying it in public puts it in the news',
+      'Do not answer with a denial of something the coverage does not say: it reads as evading what it does say',
     );
   });
 
@@ -571,6 +572,34 @@ describe('the team’s word and the coverage (issue 42, fourth session)', () => 
     expect(titles).toContain('Respond only through counsel');
     expect(titles).not.toContain('Respond where it is fair');
     expect(p.phases.flatMap((ph) => ph.actions)).toContain('Preserve the relevant records');
+  });
+});
+
+describe('what comes next (issue 42, seventh read)', () => {
+  it('keeps a safety shutoff the team reports over under watch, and prepares the next warning', () => {
+    const shutoff = [
+      source(
+        1,
+        'Acme Power begins new shutoff over fire danger',
+        'Acme Power began shutting off power on Wednesday to 375,000 people as the region faces extreme fire weather.',
+      ),
+    ];
+    const p = propose(
+      shutoff,
+      'Service was restored to all customers on Friday evening; nobody was hurt.',
+    );
+    expect(p.assessment).toBe('watch');
+    expect(p.phases.map((ph) => baseTitle(ph.title))).toContain('Prepare for the next one');
+  });
+
+  it('has the line for what the team expects next ready before it is public', () => {
+    const p = propose(
+      recall,
+      'The regulator has contacted us. A second complaint, about the chargers, is coming this week.',
+    );
+    expect(p.phases.flatMap((ph) => ph.actions)).toContain(
+      'Prepare, with legal, the line for what the team expects next, before it is public',
+    );
   });
 });
 
