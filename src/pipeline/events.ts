@@ -223,7 +223,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 0,
     topic: 'product-launch',
     phrases: re(
-      String.raw`launch(?:es|ed|ing)?\b(?! ?(?:pad|site|vehicle|tower|complex|window|control))|unveil|debut(?:s|ed)? (?:a |an |its |the |new )|introduc(?:es|ed|ing)|rolls? out|rolled out|releas(?:es|ed) (?:a|an|its|the) new|announc(?:es|ed) (?:a|an|its|the) new|new (?:product|model|feature|version)|now available|pledg(?:es|ed|ing)? to|commit(?:s|ted)? to (?:becoming|cutting|reducing|removing|reaching|ending)|(?:carbon|climate)[- ](?:negative|neutral|positive)\b|net[- ]zero|(?:aims?|plans?|moves?|vows?|promises?) to (?:become|remove|cut|reduce|erase|eliminate|end|reach|halve) (?:[\w'’]+ ){0,3}(?:carbon|emissions|footprint|waste|plastics?)\b`,
+      String.raw`launch(?:es|ed|ing)?\b(?! ?(?:pad|site|vehicle|tower|complex|window|control))|unveil|debut(?:s|ed)? (?:a |an |its |the |new )|revealed as |reveal(?:s|ed)? (?:a|an|its|the) new |introduc(?:es|ed|ing)|rolls? out|rolled out|releas(?:es|ed) (?:a|an|its|the) new|announc(?:es|ed) (?:a|an|its|the) new|new (?:product|model|feature|version)|now available|pledg(?:es|ed|ing)? to|commit(?:s|ted)? to (?:becoming|cutting|reducing|removing|reaching|ending)|(?:carbon|climate)[- ](?:negative|neutral|positive)\b|net[- ]zero|(?:aims?|plans?|moves?|vows?|promises?) to (?:become|remove|cut|reduce|erase|eliminate|end|reach|halve) (?:[\w'’]+ ){0,3}(?:carbon|emissions|footprint|waste|plastics?)\b`,
     ),
   },
   {

@@ -791,6 +791,27 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     expect(all.join(' ')).not.toMatch(/send the publisher the correction/);
   });
 
+  it('reads a car "revealed as" a coupe as a launch, an investigation that "revealed" nothing of the kind', () => {
+    expect(
+      situationOf(
+        article(
+          '2020 Acme Sportback revealed as electric coupe',
+          'The Acme Sportback has a 277-mile range.',
+        ),
+        acme,
+      ).event,
+    ).toBe('launch');
+    expect(
+      situationOf(
+        article(
+          'Acme under scrutiny',
+          'An investigation revealed that Acme overcharged customers.',
+        ),
+        acme,
+      ).event,
+    ).not.toBe('launch');
+  });
+
   it('reads a loss told after the team’s name as the team’s', () => {
     const lost = situationOf(
       article(
