@@ -32,9 +32,6 @@ const AGENT = new RegExp(
   String.raw`(?:^|[\s,;:(“"‘—–-])((?:[Tt]he\s+)?(?:(?:${NAME}\s+)?${ROLE}|${NAME}))\s+${ACTING_VERBS}`,
   'gu',
 );
-/** An institution's name reads with "the": "the New York State Attorney General". */
-const INSTITUTION =
-  /^(?!the\s)(?:\p{Lu}[\p{L}.&'’-]*\s+)*(?:Attorney General|Commission|Department|Ministry|Office|Authority|Agency|Board|Court|Council|Bureau|Administration|Committee|Inspectorate|Regulator|Union|Federation|Association)$/u;
 const ROLE_ONLY = new RegExp(String.raw`^(?:the\s+)?${ROLE}$`, 'iu');
 /** A name after a preposition is a place or a medium ("posted on Twitter accusing"). */
 const AFTER_PREPOSITION = /\b(?:on|in|at|from|to|with|via|for|of|into|onto|about)\s*$/i;
@@ -65,24 +62,24 @@ export function actingParty(sentence: string, isBrand: (text: string) => boolean
     .filter((m) => !AFTER_PREPOSITION.test(sentence.slice(0, m.index + m[0].indexOf(m[1]!))))
     .map((m) => m[1]);
   for (const found of [by, ...agents]) {
-    // A role keeps the sentence's case out of the step ("Regulators fined …": regulators).
-    const party = found
-      ?.trim()
-      .replace(/^The\s/, 'the ')
-      .replace(ROLE_ONLY, (r) => {
-        // "Regulator investigating Acme" (a headline's shorthand): the regulator.
-        const role = r.toLowerCase();
-        return /^(?:the|a|an|its|some|several|\d|two|three|four|five|dozens|hundreds|thousands)\b/.test(
-          role,
-        ) || role.endsWith('s')
-          ? role
-          : `the ${role}`;
-      })
-      .replace(INSTITUTION, 'the $&');
+    const party = found?.trim().replace(/^The\s/, 'the ');
     if (!party || NOT_A_PARTY.test(party) || isBrand(party) || party.length > 60) continue;
-    return party;
+    return asWritten(party);
   }
   return null;
+}
+
+/**
+ * A party as a step writes it: a role in lower case, with "the" when the headline's
+ * shorthand dropped it ("Regulator investigating Acme": the regulator; "Regulators fined":
+ * regulators), an institution with "the" ("the Federal Trade Commission").
+ */
+function asWritten(party: string): string {
+  if (!ROLE_ONLY.test(party)) return inProse(party);
+  const role = party.toLowerCase();
+  const counted =
+    /^(?:the|a|an|its|some|several|\d|two|three|four|five|dozens|hundreds|thousands)\b/.test(role);
+  return counted || role.endsWith('s') ? role : `the ${role}`;
 }
 
 const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
@@ -114,9 +111,12 @@ export function dateAhead(sentences: readonly string[]): string | null {
   return null;
 }
 
-/** Names that read with "the" in a sentence: a party, a foundation, a ministry. */
+/**
+ * Names that read with "the" in a sentence: an institution ("the New York State Attorney
+ * General", "the Federal Trade Commission"), a party, a foundation.
+ */
 const TAKES_THE =
-  /^(?!the\s)(?:[\p{Lu}\d][\p{L}\d.&'’-]*\s+)*(?:Party|Foundation|Commission|Department|Ministry|Office|Authority|Agency|Board|Council|Bureau|Administration|Committee|Union|Federation|Association|University|Museum|Trust|Society|Institute|Service|Group)$/u;
+  /^(?!the\s)(?:[\p{Lu}\d][\p{L}\d.&'’-]*\s+)*(?:Attorney General|Party|Foundation|Commission|Department|Ministry|Office|Authority|Agency|Board|Court|Council|Bureau|Administration|Committee|Inspectorate|Regulator|Union|Federation|Association|University|Museum|Trust|Society|Institute|Service|Group)$/u;
 
 /** A brand's name as it reads in a sentence: "the Conservative Party", "Acme". */
 export const inProse = (name: string) =>
