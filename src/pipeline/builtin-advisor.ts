@@ -303,7 +303,8 @@ function summarize(
 ) {
   const first = sources[0]!;
   const headline = terms({ title: '', text: first.title });
-  const quotes = sources.map((s) => quotable(s, brand).slice(0, 8));
+  const quotable_ = sources.map((s) => quotable(s, brand));
+  const quotes = quotable_.map((q) => q.slice(0, 8));
   const items: Item[] = [];
   const notes = readingNotes(sources);
   const names = [...new Set(sources.map((s) => s.publisher))];
@@ -395,7 +396,9 @@ function summarize(
   const stakes = [...reasons].sort((a, b) => rank(b) - rank(a));
   for (const r of stakes) {
     const i = sources.findIndex((s) => s.source_key === r.source);
-    if (i >= 0 && quotes[i]!.includes(r.sentence) && quote(r.sentence, r.source)) break;
+    // Wherever it stands in the article: the risk is often told late ("there's a security
+    // risk associated with business accounts, particularly for minors").
+    if (i >= 0 && quotable_[i]!.includes(r.sentence) && quote(r.sentence, r.source)) break;
   }
   // Then the leading sentences: two of the first source, one of each other, those that
   // tell something first (an event, a figure, who is touched) over a narrator's aside
