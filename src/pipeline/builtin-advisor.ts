@@ -581,7 +581,7 @@ function contextPhase(latest: ContextReading, topics: readonly string[]): Phase 
       title: 'Say it is fixed',
       owner: 'Press office',
       actions: [
-        'If customers or publishers ask, say what was fixed and when, once the owning team confirms it',
+        'If customers or publishers ask, say what was fixed and when, once the owning team confirms it and it matches what the brand has already said in public',
         'Start no new coverage of a problem that is over',
       ],
     };
@@ -607,7 +607,8 @@ function contextPhase(latest: ContextReading, topics: readonly string[]): Phase 
     };
   }
   // What the team knows of results may be inside information.
-  const financial = topics.includes('financial');
+  // Embargoed figures are kept as tightly: investor relations and legal, nobody else.
+  const financial = topics.includes('financial') || latest.constraints.includes('embargo');
   return {
     title: 'Brief the team on the new context',
     owner: financial ? 'Investor relations' : 'Communications',

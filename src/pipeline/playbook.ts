@@ -246,7 +246,9 @@ export const PLAYBOOK: Record<string, Phase[]> = {
       title: 'Amplify',
       owner: 'Marketing',
       actions: [
-        'If the piece is favourable, share it on owned channels and thank the journalist',
+        // Sharing a piece makes its figures the brand's own claims (a range measured on one
+        // market's test, a price): they are checked first.
+        'If the piece is favourable and its figures are ones the brand can stand behind where it shares them, share it on owned channels and thank the journalist',
         'Otherwise, note what it criticises for the product team',
       ],
     },

@@ -518,6 +518,10 @@ function onRecordOf(sentences: readonly Sentence[], own: readonly Sentence[]): s
   return null;
 }
 
+/** The brand acknowledging an official process: "we received an inquiry", "cooperating". */
+const ACKNOWLEDGED =
+  /\b(?:cooperat(?:e|es|ed|ing)|received (?:a|an|the) (?:inquiry|request|subpoena|letter|notice|complaint|summons)|(?:is|are) (?:responding|complying))\b/i;
+
 /** The headline and the body's first sentences: where a report tells its news. */
 const LEDE = 3;
 
@@ -622,12 +626,22 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   const phrases = eventType(found.event).phrases;
   const reporting = phrases ? around.filter((s) => phrases.test(s)) : [];
   const ownTexts = new Set(own.map((s) => s.text));
-  const status = statusOf(
+  const reported = statusOf(
     found.event,
     reporting.length > 0 ? reporting : [found.sentence],
     ownsStory(role) ? around : [],
     (sentence) => ownTexts.has(sentence) || THE_BRAND_SAYS.test(sentence),
   );
+  const onRecord = onRecordOf(sentences, own);
+  // An inquiry the brand itself says it received, or is cooperating with, is confirmed,
+  // however the reporter sourced it ("according to two people familiar with the matter").
+  const status =
+    reported.status === 'alleged' &&
+    (found.event === 'regulator-action' || found.event === 'lawsuit') &&
+    onRecord !== null &&
+    ACKNOWLEDGED.test(onRecord)
+      ? { status: 'confirmed' as const, sentence: onRecord }
+      : reported;
   const about = ownsStory(role) ? around : [];
   const adverse = eventType(found.event).polarity === 'adverse';
   const harmSentence = (pattern: RegExp) =>
@@ -665,7 +679,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
       scale: scaleSentence ? (SCALE.exec(scaleSentence)?.[0] ?? null) : null,
     },
     stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
-    onRecord: onRecordOf(sentences, own),
+    onRecord,
     outcome: outcomeOf(own),
     named: sentences.filter((s) => s.names).map((s) => s.text),
     headlined: sentences[0]!.names,

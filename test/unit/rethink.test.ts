@@ -603,6 +603,41 @@ describe('what comes next (issue 42, seventh read)', () => {
   });
 });
 
+describe('eighth read', () => {
+  it('keeps embargoed figures to investor relations and legal', () => {
+    const launch = [
+      source(
+        1,
+        'Acme launches the Kettle Pro',
+        'Acme launched the Kettle Pro on Monday in six markets.',
+      ),
+    ];
+    const p = propose(
+      launch,
+      'Sales figures are embargoed until the results on 28 January: 40,000 units sold.',
+    );
+    expect(p.phases.flatMap((ph) => ph.actions)).toContain(
+      'Share the context with investor relations and legal first: they decide what may be said, and to whom',
+    );
+  });
+
+  it('shares a favourable piece only when its figures are ones the brand can stand behind', () => {
+    const g = generateAdvisory(
+      [
+        source(
+          1,
+          'Acme unveils the Kettle Pro',
+          'Acme unveiled the Kettle Pro, which boils in 40 seconds.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.phases.flatMap((ph) => ph.actions)).toContain(
+      'If the piece is favourable and its figures are ones the brand can stand behind where it shares them, share it on owned channels and thank the journalist',
+    );
+  });
+});
+
 describe('deadlines a spokesperson can live with (issue 42, sixth read)', () => {
   it('briefs those who may be asked the day the line is agreed, not a rung later', () => {
     const g = generateAdvisory(

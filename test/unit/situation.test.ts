@@ -812,6 +812,25 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     ).not.toBe('launch');
   });
 
+  it('takes an inquiry the brand says it is cooperating with as confirmed', () => {
+    const inquiry = situationOf(
+      article(
+        'Attorney general investigating Acme',
+        'The attorney general is investigating Acme, according to two people familiar with the matter.\n\n“We received an inquiry and are cooperating,” said an Acme spokesperson.',
+      ),
+      acme,
+    );
+    expect(inquiry).toMatchObject({ event: 'regulator-action', status: 'confirmed' });
+    const unanswered = situationOf(
+      article(
+        'Attorney general investigating Acme',
+        'The attorney general is investigating Acme, according to two people familiar with the matter.\n\nAcme declined to comment.',
+      ),
+      acme,
+    );
+    expect(unanswered.status).toBe('alleged');
+  });
+
   it('reads a loss told after the team’s name as the team’s', () => {
     const lost = situationOf(
       article(

@@ -121,10 +121,9 @@ describe('the executive summary', () => {
       ].join('\n\n'),
     );
     const texts = generateAdvisory([wire], acme).executiveSummary.map((i) => i.text);
-    // The service's own reading first: who acts, and that nobody has confirmed it.
-    expect(texts[0]).toBe(
-      'The coverage reports action by the regulator against Acme, not confirmed.',
-    );
+    // The service's own reading first: who acts; confirmed, since Acme says it is
+    // cooperating, however the reporter sourced it.
+    expect(texts[0]).toBe('The coverage reports action by the regulator against Acme.');
     expect(texts[1]).toBe(
       'The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
     );
