@@ -403,7 +403,10 @@ function summarize(
   // Then the leading sentences: two of the first source, one of each other, those that
   // tell something first (an event, a figure, who is touched) over a narrator's aside
   // ("Respawn just has a thing for creating cordial robots").
-  for (const q of quotes) q.sort((a, b) => substance(b) - substance(a));
+  for (const [i, q] of quotes.entries()) {
+    const scored = q.map((sentence) => ({ sentence, score: substance(sentence) }));
+    quotes[i] = scored.sort((a, b) => b.score - a.score).map((x) => x.sentence);
+  }
   const taken = sources.map(
     (_, i) => items.filter((it) => it.words && it.cites[0] === sources[i]!.source_key).length,
   );

@@ -40,14 +40,14 @@ export function judgeSeverity(
   // Another risk counts where the sentence naming the brand that tells it reports an
   // adverse event of a kind (a fine, a flaw, a recall), not where its word merely stands
   // ("a review of its regulatory filings"; a critic's conviction "in a Dutch court").
-  const reported = (topic: string) =>
-    scored.reasons.some(
-      (r) =>
-        r.topic === topic &&
-        EVENT_TYPES.some(
-          (e) => e.polarity === 'adverse' && e.topic !== undefined && e.phrases?.test(r.sentence),
-        ),
-    );
+  const eventful = new Set(
+    scored.reasons
+      .filter(
+        (r) => topicWeight(r.topic) > 0 && RISK_EVENTS.some((e) => e.phrases!.test(r.sentence)),
+      )
+      .map((r) => r.topic),
+  );
+  const reported = (topic: string) => eventful.has(topic);
   const others = scored.topics
     .filter((t) => t !== type.topic && topicWeight(t) > 0 && reported(t))
     .reduce((sum, t) => sum + topicWeight(t), 0);
@@ -92,6 +92,11 @@ export function judgeSeverity(
   );
   return { severity: severityOfScore(Math.max(0, score)), reasons: [...facts, ...signals] };
 }
+
+/** Adverse events of a kind that has a topic (a fine, a flaw, a recall). */
+const RISK_EVENTS = EVENT_TYPES.filter(
+  (e) => e.polarity === 'adverse' && e.topic !== undefined && e.phrases,
+);
 
 const VULNERABLE =
   /\b(?:voters?|elections?|electoral|ballots?|children|minors|teenagers|teens|kids|pupils|babies|patients)\b/i;
