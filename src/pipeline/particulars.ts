@@ -111,6 +111,24 @@ export function dateAhead(sentences: readonly string[]): string | null {
   return null;
 }
 
+/** A deadline put to someone: "told to sign the terms by Monday", "must respond by Dec. 5". */
+const DEADLINE = new RegExp(
+  String.raw`\b(?:sign|respond|reply|accept|agree|decide|register|return|apply|pay|leave|comply|answer)\b[^.;]{0,50}?\b(by (?:${WEEKDAY}|${MONTH} \d{1,2}(?:st|nd|rd|th)?|the end of (?:the )?(?:day|week|month)))\b`,
+  'i',
+);
+
+/**
+ * A deadline the coverage says someone was given ("employees were told to sign the terms of
+ * the contract by Monday": "sign … by Monday"), as a step can quote it; null when none.
+ */
+export function deadlineIn(sentences: readonly string[]): string | null {
+  for (const sentence of sentences) {
+    const m = DEADLINE.exec(sentence);
+    if (m) return `${m[0].split(/\s/)[0]!.toLowerCase()} … ${m[1]}`;
+  }
+  return null;
+}
+
 /**
  * Names that read with "the" in a sentence: an institution ("the New York State Attorney
  * General", "the Federal Trade Commission"), a party, a foundation.

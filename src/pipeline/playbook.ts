@@ -624,8 +624,8 @@ export function planOf(
  * added to the phase it belongs to; nothing is guessed when the situation has neither.
  */
 function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] {
-  const { by, ahead } = situation;
-  if (!by && !ahead) return [...plan];
+  const { by, ahead, deadline } = situation;
+  if (!by && !ahead && !deadline) return [...plan];
   const rewrite = (action: string): string[] => {
     if (by && action === 'Share the coverage with legal counsel') {
       if (situation.event === 'regulator-action')
@@ -650,6 +650,14 @@ function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] 
       return [
         action,
         `Find out what ${by} ask${/s$/.test(by) ? '' : 's'} for and where talks stand`,
+      ];
+    if (
+      deadline &&
+      action ===
+        'If staff were given a deadline or terms, decide on them with legal before they fall due'
+    )
+      return [
+        `Decide with legal, before it falls due, on the deadline the coverage reports staff were given (${deadline})`,
       ];
     if (ahead && action === 'Brief managers and staff before any public statement')
       return [

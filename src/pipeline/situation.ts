@@ -1,7 +1,7 @@
 import { BrandMatcher, type BrandTerms } from './brand-matcher.js';
 import { EVENT_OF_TOPIC, EVENT_TYPES, type EventKind, eventType } from './events.js';
 import { boilerplateOf } from './mentions.js';
-import { actingParty, dateAhead } from './particulars.js';
+import { actingParty, dateAhead, deadlineIn } from './particulars.js';
 import { splitSentences } from './sentences.js';
 import { scoreText } from './taxonomy.js';
 
@@ -56,6 +56,8 @@ export interface Situation {
   by: string | null;
   /** When the coverage says that event's next turn comes ("this week", "on Tuesday"). */
   ahead: string | null;
+  /** A deadline the coverage says someone was given ("sign … by Monday"). */
+  deadline: string | null;
   /** Why: each fact and the sentence it was read from. */
   facts: Fact[];
 }
@@ -686,6 +688,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     ownSite: brand !== undefined && onHost(article.url, brand.host),
     by: matcher ? actingParty(found.sentence, (t) => matcher.occurrences(t).length > 0) : null,
     ahead: live ? dateAhead([sentences[0]!.text, found.sentence]) : null,
+    deadline: live ? deadlineIn(around) : null,
     facts,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateAdvisory } from '../../src/pipeline/builtin-advisor.js';
-import { actingParty, dateAhead } from '../../src/pipeline/particulars.js';
+import { actingParty, dateAhead, deadlineIn } from '../../src/pipeline/particulars.js';
 import { situationOf } from '../../src/pipeline/situation.js';
 import { source } from '../support/source.js';
 
@@ -99,12 +99,31 @@ describe('plans that name them', () => {
     );
   });
 
+  it('names a deadline staff were given in the step that decides on it', () => {
+    expect(
+      deadlineIn(['Employees were told to sign the terms of the contract by Monday, or resign.']),
+    ).toBe('sign … by Monday');
+    expect(deadlineIn(['Acme laid off 200 people by Monday morning.'])).toBeNull();
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme employees to be laid off this week',
+          'Acme employees are to be laid off this week as the company cuts costs.\n\nAcme staff moving to Globex were told to sign the new terms by Monday, or Acme would treat them as resigning.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.phases.flatMap((p) => p.actions)).toContain(
+      'Decide with legal, before it falls due, on the deadline the coverage reports staff were given (sign … by Monday)',
+    );
+  });
+
   it('leaves the plan as it was when nothing plain is read, and names nobody for a denied story', () => {
     const plain = situationOf(
       article('Acme accused of misleading customers', 'Acme was accused of misleading customers.'),
       acme,
     );
-    expect(plain).toMatchObject({ by: null, ahead: null });
+    expect(plain).toMatchObject({ by: null, ahead: null, deadline: null });
     const denied = situationOf(
       article(
         'Regulators fine Acme',
