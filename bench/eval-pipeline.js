@@ -508,7 +508,7 @@ if (json) {
     const st = report.situations;
     if (st) {
       console.log(
-        `situations (${st.pairs} labelled pairs, ${st.detected} detected): severity agreement ${st.severity_agreement}%, ${st.false_alarms} medium-or-above where the labels say low, ${st.missed_alarms} low where they say medium or above; role accuracy ${st.role_accuracy}% (the brand's story or an aside: ${st.story_or_aside_accuracy}%); event ${st.event_accuracy}% of ${st.event_pairs} stories of the brand; sentiment sign ${st.sentiment_sign_agreement}% of ${st.sentiment_clear_pairs} clear pairs scored (${st.sentiment_clear_unscored} more not in English, unscored) (neutral ones read neutral: ${st.sentiment_neutral_agreement}%); ${st.harmful_steps} harmful steps in ${st.advisories_with_harm} of ${st.advisories} advisories`,
+        `situations (${st.pairs} labelled pairs, ${st.detected} detected): severity agreement ${st.severity_agreement}%, ${st.false_alarms} medium-or-above where the labels say low, ${st.missed_alarms} low where they say medium or above; role accuracy ${st.role_accuracy}% (the brand's story or an aside: ${st.story_or_aside_accuracy}%); event ${st.event_accuracy}% of ${st.event_pairs} stories of the brand; sentiment sign ${st.sentiment_sign_agreement}% of ${st.sentiment_clear_pairs} clear pairs scored (${st.sentiment_clear_unscored} more unscored: not in English, or a page read only in part) (neutral ones read neutral: ${st.sentiment_neutral_agreement}%); ${st.harmful_steps} harmful steps in ${st.advisories_with_harm} of ${st.advisories} advisories`,
       );
       if (args.includes('--verbose')) {
         for (const w of st.wrong) console.log(`  wrong: ${w}`);

@@ -4,6 +4,7 @@ import { EVENT_TYPES, eventType } from './events.js';
 import { judgeSeverity, judgeTopics } from './judge.js';
 import { languageName } from './language-name.js';
 import { boilerplateOf, focusOf } from './mentions.js';
+import { partlyRead } from './partly-read.js';
 import {
   DO_NOT,
   forOrganisation,
@@ -197,9 +198,6 @@ function substance(sentence: string): number {
   );
 }
 
-/** A page this short was likely cut (a paywall, a teaser): the advisory says so. */
-const PARTLY_READ_WORDS = 150;
-
 /**
  * What the reader should know of how the sources were read, one line at most for the
  * story: the first source's page read only in part (a paywall), or one in a language the
@@ -230,17 +228,16 @@ function readingNotes(sources: readonly Source[]): Item[] {
 
 /**
  * How far the built-in reader could read a source: in a language it does not assess (its
- * English name), or only part of a page it fetched (the words read); null when in full.
- * Only a fetched page can have been cut short: a text given to the service (an import, the
- * partner API, the demo) is the article as its sender has it.
+ * English name), or only part of a page it fetched (the words read, partlyRead); null when
+ * in full.
  */
 function readingLimit(source: Source): { language?: string; words?: number } | null {
   const language = source.language;
   if (language && !(SIGNAL_LANGUAGES as readonly string[]).includes(language)) {
     return { language: languageName(language) };
   }
-  const words = source.text.split(/\s+/).filter(Boolean).length;
-  return source.charset && words < PARTLY_READ_WORDS ? { words } : null;
+  const words = partlyRead(source);
+  return words !== null ? { words } : null;
 }
 
 /** The plan with reading the article in full as its first step, when it could not be. */

@@ -2,6 +2,7 @@ import type { BrandTerms } from './brand-matcher.js';
 import type { ArticleInput } from './builtin-advisor.js';
 import { eventType } from './events.js';
 import { languageOf } from './language.js';
+import { partlyRead } from './partly-read.js';
 import { sentimentOf } from './sentiment.js';
 import { eventSentence, ownsStory, type Situation, situationOf } from './situation.js';
 
@@ -11,10 +12,13 @@ import { eventSentence, ownsStory, type Situation, situationOf } from './situati
  */
 export function withJudgement(article: ArticleInput, brand: BrandTerms) {
   const language = languageOf(article);
+  // A page read only in part is not scored: a tone read from its first lines is a guess.
   const sentiment =
     article.sentiment !== undefined
       ? article.sentiment
-      : sentimentTowards(situationOf({ ...article, language }, brand), language);
+      : partlyRead(article) !== null
+        ? null
+        : sentimentTowards(situationOf({ ...article, language }, brand), language);
   return { ...article, language, sentiment };
 }
 

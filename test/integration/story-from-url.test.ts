@@ -17,13 +17,14 @@ let site: http.Server;
 let base: string;
 const BRAND = 'northwind.example';
 
+// Six paragraphs: over 150 words, so the page reads as whole, not cut by a paywall.
 const article = (title: string, mention: string, canonical?: string) => `<!doctype html>
 <html lang="en"><head><title>${title} | The Ledger</title>
 <meta property="og:site_name" content="The Ledger">
 <meta property="article:published_time" content="2026-11-18T09:00:00Z">
 ${canonical ? `<link rel="canonical" href="${canonical}">` : ''}
 </head><body><nav>Home · Business · Tech</nav><article><h1>${title}</h1>
-${[1, 2, 3, 4]
+${[1, 2, 3, 4, 5, 6]
   .map(
     (i) =>
       `<p>Paragraph ${i}. ${mention} said on Tuesday that its supply contracts with three regional distributors will be renegotiated after a dispute over late deliveries and disputed invoices reached the courts.</p>`,
