@@ -531,6 +531,29 @@ const SITUATION_PLANS = {
       actions: ['Route interview requests through legal and investor relations first'],
     },
   ],
+  /** A listing, a share sale, a bond issue: under disclosure rules from first to last. */
+  offering: [
+    {
+      title: 'Check the terms reported',
+      owner: 'Investor relations',
+      actions: [
+        'Check the terms the coverage reports against the filing and what has been announced',
+      ],
+    },
+    {
+      title: 'Say it through the formal announcement',
+      owner: 'Investor relations',
+      actions: [
+        'Publish terms only in the exchange announcement and the company’s own release, as legal approves',
+        'Once announced, brief employees and partners with the announcement’s words',
+      ],
+    },
+    {
+      title: 'Follow up',
+      owner: 'Investor relations',
+      actions: ['Route every question on the offering through investor relations and legal'],
+    },
+  ],
   /**
    * The brand's own announcement, read on its own site: nothing to verify or wait for,
    * only the pickup to follow and the people to tell.
@@ -714,7 +737,10 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
         : SITUATION_PLANS.criticism;
     case 'deal':
     case 'partnership':
-      return SITUATION_PLANS.deal;
+      // A securities offering is said through its formal announcement, not amplified.
+      return situation.event === 'deal' && OFFERING.test(eventSentence(situation))
+        ? SITUATION_PLANS.offering
+        : SITUATION_PLANS.deal;
   }
   if (type.polarity === 'adverse') return planFor(topics);
   return type.topic ? planFor([type.topic]) : PLAYBOOK.general!;

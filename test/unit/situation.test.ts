@@ -831,6 +831,22 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     expect(unanswered.status).toBe('alleged');
   });
 
+  it('says a listing through its formal announcement, led by investor relations, never amplified', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme to raise up to $12.9bn in Hong Kong listing',
+          'Acme is set to raise up to $12.9bn from its listing in Hong Kong, pricing its shares at a discount.',
+        ),
+      ],
+      acme,
+    );
+    const titles = g.phases.map((p) => baseTitle(p.title));
+    expect(titles).toContain('Say it through the formal announcement');
+    expect(titles).not.toContain('Amplify');
+    expect(g.phases[0]!.title).toMatch(/\(Investor relations/);
+  });
+
   it('reads a loss told after the team’s name as the team’s', () => {
     const lost = situationOf(
       article(
