@@ -481,6 +481,8 @@ const SITUATION_PLANS = {
       actions: [
         'Say why the service is switched off and how the areas were chosen, in the same words everywhere',
         'Coordinate the message with local authorities and emergency services',
+        // A utility's shutoff is reported to its regulator: a late notice is the next story.
+        'Confirm the notices the regulator requires were given, and on time',
       ],
     },
     MONITOR,

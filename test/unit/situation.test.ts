@@ -448,6 +448,9 @@ describe('plans a consultant would sign (issue 42, third review)', () => {
     );
     expect(titles(shutoff)[0]).toBe('Reach those who depend on it most');
     expect(titles(shutoff)).toContain('Explain the decision');
+    expect(steps(shutoff)).toContain(
+      'Confirm the notices the regulator requires were given, and on time',
+    );
     expect(steps(shutoff).join(' ')).not.toMatch(/root cause/);
     const outage = generateAdvisory(
       [
