@@ -158,7 +158,21 @@ const DATELINE =
  * says …"). Quoted alone it reads as a fragment of an argument the summary does not show.
  */
 const LEANS_ON_BEFORE =
-  /^["“]?(?:(?:then|however|but|so|and|also|still|yet|meanwhile|instead|moreover|furthermore|besides|indeed|thus|therefore|yes|no|well|i mean),?\s|(?:he|she|they|his|her|their|that|those)\b)/i;
+  /^["“]?(?:(?:yes|no|well|i mean),?\s|(?:he|she|they|his|her|their|that|those)\b)/i;
+/**
+ * A connective opening a sentence, which it does without: "Then, last week, Taylor Swift
+ * posted…" is quoted from "Last week". (A pronoun opening one leans on the sentence before
+ * and is not quoted at all: LEANS_ON_BEFORE.)
+ */
+const CONNECTIVE =
+  /^(?:then|however|but|so|and|also|still|yet|meanwhile|instead|moreover|furthermore|besides|indeed|thus|therefore),?\s+(?=\S)/i;
+
+/** A sentence as the summary quotes it: without a wire dateline or an opening connective. */
+const tidy = (sentence: string) =>
+  sentence
+    .replace(DATELINE, '')
+    .replace(CONNECTIVE, '')
+    .replace(/^\p{Ll}/u, (c) => c.toUpperCase());
 /** A whole sentence: starts as one, ends as one. */
 const WHOLE = /^["“‘(]?[\p{Lu}\p{N}][\s\S]*[.!?…]["”’)]?$/u;
 
@@ -173,7 +187,7 @@ function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
     : article.text;
   const seen = new Set<string>();
   return sentencesOf(text)
-    .map((s) => s.replace(DATELINE, ''))
+    .map(tidy)
     .filter((s) => {
       if (seen.has(s)) return false;
       seen.add(s);
@@ -326,7 +340,7 @@ function summarize(
 
   // Quotes a sentence of the situation where a source holds it as quotable.
   const quoteFact = (said: string | null | undefined): boolean => {
-    const sentence = said?.replace(DATELINE, '');
+    const sentence = said ? tidy(said) : undefined;
     if (!sentence) return false;
     const i = quotes.findIndex((q) => q.includes(sentence));
     return i >= 0 && quote(sentence, sources[i]!.source_key);

@@ -85,7 +85,7 @@ describe('the executive summary', () => {
     ]);
   });
 
-  it('quotes no sentence that leans on the one before it, and takes a dateline off', () => {
+  it('quotes no sentence that leans on the one before it, and takes a dateline or a connective off', () => {
     const wire = source(
       1,
       'Emirates orders Acme jets',
@@ -101,6 +101,10 @@ describe('the executive summary', () => {
       'Emirates finalized a deal to buy 30 Acme jets, both companies announced on Wednesday.',
     );
     expect(texts.some((t) => /^(?:Then|However|His)\b/.test(t))).toBe(false);
+    // An opening connective is taken off, the sentence kept: "Then, last week, …".
+    expect(texts).toContain(
+      'Last week, Acme said it would deliver the first jets next year to the airline.',
+    );
   });
 
   it('falls back to the headline when no sentence says what happened', () => {
