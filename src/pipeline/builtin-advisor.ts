@@ -626,6 +626,9 @@ function contextPhase(latest: ContextReading, topics: readonly string[]): Phase 
   return {
     title: 'Brief the team on the new context',
     owner: financial ? 'Investor relations' : 'Communications',
+    // Due with the phase before it: briefing the team on what it knows takes no rung of
+    // its own, so the phases after it keep their deadlines.
+    together: true,
     // The context is the team's own account: it is checked against the coverage before it
     // is relied on, and spokespeople get an approved line, never the context itself (a
     // consultant's read: "voluntary" in a spokesperson's mouth, against coverage calling the
