@@ -314,8 +314,8 @@ function summarize(
 ) {
   const first = sources[0]!;
   const headline = terms({ title: '', text: first.title });
-  const quotable_ = sources.map((s) => quotable(s, brand));
-  const quotes = quotable_.map((q) => q.slice(0, 8));
+  const everyQuotable = sources.map((s) => quotable(s, brand));
+  const quotes = everyQuotable.map((q) => q.slice(0, 8));
   const items: Item[] = [];
   const notes = readingNotes(sources);
   const names = [...new Set(sources.map((s) => s.publisher))];
@@ -409,7 +409,7 @@ function summarize(
     const i = sources.findIndex((s) => s.source_key === r.source);
     // Wherever it stands in the article: the risk is often told late ("there's a security
     // risk associated with business accounts, particularly for minors").
-    if (i >= 0 && quotable_[i]!.includes(r.sentence) && quote(r.sentence, r.source)) break;
+    if (i >= 0 && everyQuotable[i]!.includes(r.sentence) && quote(r.sentence, r.source)) break;
   }
   // Then the leading sentences: two of the first source, one of each other, those that
   // tell something first (an event, a figure, who is touched) over a narrator's aside
@@ -482,9 +482,9 @@ export function generateAdvisory(
   // A shutoff by decision is over only until the next one ("extreme fire weather").
   const recurring = SHUTOFF.test(eventSentence(story.situation));
   const settled = !recurring && readings.some((r) => r.denies || r.resolved);
-  const public_ = spread !== 'contained';
-  const floor = shift < 0 && (rank >= 2 || (rank === 1 && (!settled || public_))) ? 1 : 0;
-  const level = Math.max(floor, Math.min(3, SEVERITIES.indexOf(severity) + shift));
+  const widelyCarried = spread !== 'contained';
+  const floor = shift < 0 && (rank >= 2 || (rank === 1 && (!settled || widelyCarried))) ? 1 : 0;
+  const level = Math.max(floor, Math.min(3, rank + shift));
   const executiveSummary = summarize(sources, brand, reasons, story.situation);
   // Steps the team says it has taken are not asked for again.
   const plan = readFirst(

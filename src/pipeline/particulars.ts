@@ -119,12 +119,13 @@ const DEADLINE = new RegExp(
 
 /**
  * A deadline the coverage says someone was given ("employees were told to sign the terms of
- * the contract by Monday": "sign … by Monday"), as a step can quote it; null when none.
+ * the contract by Monday": "sign the terms of the contract by Monday"), as a step can quote
+ * it; null when none.
  */
 export function deadlineIn(sentences: readonly string[]): string | null {
   for (const sentence of sentences) {
     const m = DEADLINE.exec(sentence);
-    if (m) return `${m[0].split(/\s/)[0]!.toLowerCase()} … ${m[1]}`;
+    if (m) return m[0].replace(/^\p{Lu}/u, (c) => c.toLowerCase());
   }
   return null;
 }

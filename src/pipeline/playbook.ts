@@ -335,7 +335,7 @@ const HOLD_POSITION: Phase = {
   ],
 };
 
-/** Plans the situation calls for before any topic's (planOf). */
+/** A shutoff over until the next one: how customers will be warned again. */
 const NEXT_TIME: Phase = {
   title: 'Prepare for the next one',
   owner: 'Operations',
@@ -356,6 +356,7 @@ const THROUGH_COUNSEL: Phase = {
   ],
 };
 
+/** Plans the situation calls for before any topic's (planOf). */
 const SITUATION_PLANS = {
   /** The brand is named in passing, as a source, or in the page's furniture. */
   aside: [
@@ -586,7 +587,9 @@ const SITUATION_PLANS = {
       owner: 'Operations',
       actions: [
         'Check with the owning team that the problem is closed, and what is being done about its cause',
-        'Tell those who were affected, directly, that it is over and what was done',
+        // Only those not told yet: a note a week later to millions who knew restarts a
+        // closed story.
+        'If those affected have not been told it is over, tell them directly, through the channel that told them of it',
         'Note what customers were told, and when',
       ],
     },

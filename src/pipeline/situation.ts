@@ -56,7 +56,7 @@ export interface Situation {
   by: string | null;
   /** When the coverage says that event's next turn comes ("this week", "on Tuesday"). */
   ahead: string | null;
-  /** A deadline the coverage says someone was given ("sign … by Monday"). */
+  /** A deadline the coverage says someone was given ("sign the terms by Monday"). */
   deadline: string | null;
   /** Why: each fact and the sentence it was read from. */
   facts: Fact[];
@@ -500,14 +500,18 @@ const THE_BRAND_SAYS =
   /^(?:["“][^"”]*["”],?\s*)?(?:the (?:company|firm|group|business|bank|airline|carrier|retailer|carmaker|automaker|maker|manufacturer|platform|network|channel|club|party|agency|utility|operator|brand)|it|its (?:spokes\w+|statement|lawyers?)|an? (?:company )?spokes\w+|in a statement)\b/i;
 
 /**
- * What the brand has said in the coverage: a sentence where it speaks by name, or else one
- * of the two after a sentence naming it where "the company", "the party" or its
- * spokesperson speaks ("The party defended the move."). Not "it" or "the group": in
- * "… demanded staff. The group said" the group is often someone else.
+ * The brand speaking without its name, as "the company", "the party" or its spokesperson.
+ * Not "it" or "the group": in "… demanded staff. The group said" the group is often
+ * someone else.
  */
 const THE_BRAND_SPEAKS =
   /^(?:["“][^"”]*["”],?\s*)?(?:the (?:company|firm|bank|airline|carrier|retailer|carmaker|automaker|manufacturer|utility|operator|brand|party)|(?:a|the) (?:company )?spokes(?:person|man|woman))\b/i;
 
+/**
+ * What the brand has said in the coverage: a sentence where it speaks by name, or else one
+ * of the two after a sentence naming it where it speaks without it ("The party defended
+ * the move.").
+ */
 function onRecordOf(sentences: readonly Sentence[], own: readonly Sentence[]): string | null {
   const named = own.find((s) => s.speaks);
   if (named) return named.text;

@@ -439,7 +439,7 @@ describe('a context saying the problem is over', () => {
     const titles = p.phases.map((ph) => baseTitle(ph.title));
     expect(titles).toContain('Confirm it is over');
     expect(p.phases.flatMap((ph) => ph.actions)).toContain(
-      'Tell those who were affected, directly, that it is over and what was done',
+      'If those affected have not been told it is over, tell them directly, through the channel that told them of it',
     );
     expect(titles).not.toContain('Say it is fixed');
     expect(p.phases.flatMap((ph) => ph.actions)).not.toContain(
