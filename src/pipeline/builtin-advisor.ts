@@ -6,13 +6,13 @@ import { languageName } from './language-name.js';
 import { boilerplateOf, focusOf } from './mentions.js';
 import { partlyRead } from './partly-read.js';
 import {
+  byDecision,
   DO_NOT,
   forOrganisation,
   isPlanForResolved,
   type Phase,
   PLAYBOOK,
   planOf,
-  SHUTOFF,
   scheduled,
   withDoNotLast,
   withoutDone,
@@ -153,9 +153,9 @@ const CUT_AT_ABBREVIATION =
 const DATELINE =
   /^(?:[\p{Lu}\p{P}\s]{0,40}\([^()]{2,30}\)\s*[-–—]\s*|\p{Lu}{2,}[\p{Lu}\s.'’-]{0,30}(?:,\s[\p{L}\s.'’-]{2,30})?\s[–—]\s)/u;
 /**
- * A sentence that leans on the one before it: a connective ("Then, last week …",
- * "However, the group …") or a pronoun for someone named earlier ("His …", "That, Audi
- * says …"). Quoted alone it reads as a fragment of an argument the summary does not show.
+ * A sentence that leans on the one before it: a pronoun for someone named earlier ("His …",
+ * "That, Audi says …") or a reply to it ("Yes, I mean …"). Quoted alone it reads as a
+ * fragment of an argument the summary does not show.
  */
 const LEANS_ON_BEFORE =
   /^["“]?(?:(?:yes|no|well|i mean),?\s|(?:he|she|they|his|her|their|that|those)\b)/i;
@@ -480,7 +480,7 @@ export function generateAdvisory(
   // or one a wire or several titles carry ("not about us" does not quiet the BBC).
   const rank = SEVERITIES.indexOf(severity);
   // A shutoff by decision is over only until the next one ("extreme fire weather").
-  const recurring = SHUTOFF.test(eventSentence(story.situation));
+  const recurring = byDecision(story.situation);
   const settled = !recurring && readings.some((r) => r.denies || r.resolved);
   const widelyCarried = spread !== 'contained';
   const floor = shift < 0 && (rank >= 2 || (rank === 1 && (!settled || widelyCarried))) ? 1 : 0;

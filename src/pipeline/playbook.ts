@@ -669,16 +669,13 @@ function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] 
         `Establish internally, with the owning team and counsel, what ${by} alleges and what is true`,
       ];
     if (by && action === 'List the complaints made and who makes them')
-      return [`List the complaints ${by} make${/s$/.test(by) ? '' : 's'} and where`];
+      return [`List the complaints ${by} ${agree(by, 'make')} and where`];
     if (
       by &&
       situation.event === 'labor-dispute' &&
       action === 'Brief managers and staff before any public statement'
     )
-      return [
-        action,
-        `Find out what ${by} ask${/s$/.test(by) ? '' : 's'} for and where talks stand`,
-      ];
+      return [action, `Find out what ${by} ${agree(by, 'ask')} for and where talks stand`];
     if (
       deadline &&
       action ===
@@ -705,6 +702,9 @@ function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] 
   return out;
 }
 
+/** A verb agreeing with a party: "critics make", "the union makes". */
+const agree = (party: string, verb: string) => (party.endsWith('s') ? verb : `${verb}s`);
+
 /** The plan of a situation that is the brand's own story (planOf), before its "Do not". */
 function basePlan(situation: Situation, topics: readonly string[]): Phase[] {
   const plan = planOfEvent(situation, topics);
@@ -721,7 +721,7 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   if (situation.opinion && type.weight < 3) return SITUATION_PLANS.opinion;
   if (isPlanForResolved(situation)) {
     // Over until the next one: those it touched are told how they will be warned again.
-    return situation.event === 'outage' && SHUTOFF.test(eventSentence(situation))
+    return situation.event === 'outage' && byDecision(situation)
       ? [SITUATION_PLANS.resolved[0]!, NEXT_TIME, ...SITUATION_PLANS.resolved.slice(1)]
       : SITUATION_PLANS.resolved;
   }
@@ -731,9 +731,7 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
     case 'accusation':
       return SITUATION_PLANS.accusation;
     case 'outage':
-      return SHUTOFF.test(eventSentence(situation))
-        ? SITUATION_PLANS.shutoff
-        : SITUATION_PLANS.outage;
+      return byDecision(situation) ? SITUATION_PLANS.shutoff : SITUATION_PLANS.outage;
     case 'criticism':
       // Criticism that talks of a lawsuit or a regulator ("could breach consumer law",
       // "regulators are looking at it") may become one: counsel and the records first.
@@ -761,8 +759,11 @@ const COUNSEL_AND_RECORDS: Phase = {
 };
 
 /** An outage by decision: a safety shutoff, planned works. */
-export const SHUTOFF =
+const SHUTOFF =
   /\b(?:shut(?:s|ting)? off (?:the )?(?:power|gas|water|electricity)|(?:power|safety) shut-?offs?|planned (?:outage|maintenance|works)|scheduled (?:outage|maintenance)|precautionary (?:outage|shutdown))\b/i;
+
+/** The sentence telling the situation's event says it was switched off by decision. */
+export const byDecision = (situation: Situation) => SHUTOFF.test(eventSentence(situation));
 
 /** Whether the situation gets the plan for a problem that is over. */
 export const isPlanForResolved = (situation: Situation) =>

@@ -249,8 +249,7 @@ interface Sentence {
 const LEDE_SENTENCES = 12;
 
 /** The article's sentences, each told whether it names the brand and how. */
-function readSentences(article: SituationArticle, brand: BrandTerms | undefined): Sentence[] {
-  const matcher = brand ? new BrandMatcher([{ brand: true, terms: brand }]) : null;
+function readSentences(article: SituationArticle, matcher: BrandMatcher<true> | null): Sentence[] {
   const read = (text: string, at: number): Sentence => {
     if (!matcher) {
       return {
@@ -593,8 +592,7 @@ const EMPLOYED_BY =
   /\b(?:contracted|employed|hired|paid|subcontracted) by ([\p{Lu}][^,.;:]{1,60})/u;
 
 /** The article says the staff concerned work for someone other than the brand. */
-function otherEmployer(sentences: readonly Sentence[], brand: BrandTerms): boolean {
-  const matcher = new BrandMatcher([{ brand: true, terms: brand }]);
+function otherEmployer(sentences: readonly Sentence[], matcher: BrandMatcher<true>): boolean {
   return sentences.some((s) => {
     const employer = EMPLOYED_BY.exec(s.text)?.[1];
     return employer !== undefined && matcher.occurrences(employer).length === 0;
@@ -606,7 +604,9 @@ const READ = new WeakMap<object, WeakMap<object, Situation>>();
 const NO_BRAND = {};
 
 function readSituation(article: SituationArticle, brand?: BrandTerms): Situation {
-  const sentences = readSentences(article, brand);
+  // One matcher for the brand serves every reading below.
+  const matcher = brand ? new BrandMatcher([{ brand: true as const, terms: brand }]) : null;
+  const sentences = readSentences(article, matcher);
   const read = roleOf(sentences);
   const own = sentences.filter((s) => s.names && !s.aside);
   const opinion =
@@ -619,9 +619,9 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   // contracted by Prospect Airport Services") is news at the brand, not its own dispute.
   const role =
     read.role === 'subject' &&
-    brand &&
+    matcher !== null &&
     STAFF_EVENTS.has(found.event) &&
-    otherEmployer(sentences, brand)
+    otherEmployer(sentences, matcher)
       ? 'involved'
       : read.role;
   const roleSentence = read.sentence;
@@ -672,7 +672,6 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   }
   const live =
     adverse && ownsStory(role) && status.status !== 'denied' && status.status !== 'resolved';
-  const matcher = brand && live ? new BrandMatcher([{ brand: true, terms: brand }]) : null;
   return {
     role,
     event: found.event,
@@ -690,7 +689,10 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     named: sentences.filter((s) => s.names).map((s) => s.text),
     headlined: sentences[0]!.names,
     ownSite: brand !== undefined && onHost(article.url, brand.host),
-    by: matcher ? actingParty(found.sentence, (t) => matcher.occurrences(t).length > 0) : null,
+    by:
+      matcher && live
+        ? actingParty(found.sentence, (t) => matcher.occurrences(t).length > 0)
+        : null,
     ahead: live ? dateAhead([sentences[0]!.text, found.sentence]) : null,
     deadline: live ? deadlineIn(around) : null,
     facts,
