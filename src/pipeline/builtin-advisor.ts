@@ -14,6 +14,7 @@ import {
   PLAYBOOK,
   planOf,
   scheduled,
+  withDoNot,
   withDoNotLast,
   withoutDone,
 } from './playbook.js';
@@ -567,12 +568,16 @@ function withContextPhase(
   topics: readonly string[],
 ): Phase[] {
   // A problem the plan already treats as over needs no phase saying so again.
-  if (latest.resolved && isPlanForResolved(situation)) return [...plan];
+  // The team's account of it being less than reported is its own until checked ("nobody
+  // was hurt", "fixed within hours", "voluntary"): said in public before, it is the next
+  // story if the coverage holds. Worded so a share page gives nothing of the context away.
+  const checked = easing(latest) ? withDoNot(plan, UNCHECKED) : [...plan];
+  if (latest.resolved && isPlanForResolved(situation)) return checked;
   // Worse news puts its first step first; the team works from its context next, before
   // anyone answers in public (a consultant's read found the team briefed only after the
   // public response).
-  const worse = worseNews(plan, latest);
-  const phases = worse ? [worse, ...plan] : [...plan];
+  const worse = worseNews(checked, latest);
+  const phases = worse ? [worse, ...checked] : checked;
   phases.splice(
     Math.min(1, phases.filter((p) => p.title !== DO_NOT).length),
     0,
@@ -580,6 +585,12 @@ function withContextPhase(
   );
   return withDoNotLast(phases);
 }
+
+/** A context that says the story is less than the coverage reports. */
+const easing = (reading: ContextReading) =>
+  reading.direction < 0 || reading.resolved || reading.denies;
+const UNCHECKED =
+  'Do not state in public what the coverage does not yet support: check each claim against it first';
 
 /**
  * What the team's latest context calls for: saying it is fixed when it reports a fix (to

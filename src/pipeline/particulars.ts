@@ -95,20 +95,148 @@ const AHEAD =
 
 const ALWAYS_AHEAD = /^(?:tomorrow|tonight|next (?:week|weekend|month))$/i;
 
+/** When the coverage says the event's next turn comes, in its words and as a date. */
+export interface Ahead {
+  /** The words of the coverage that give it: "WeWork employees to be laid off this week". */
+  said: string;
+  /**
+   * The date as a step writes it after "before": "19 November" for "tomorrow" in an
+   * article of 18 November, "Monday 25 November" for "by Monday"; the coverage's own words
+   * ("the end of this week") when the article is undated, so no day is guessed.
+   */
+  when: string;
+}
+
 /**
  * When the coverage says the event's next turn comes ("employees to be laid off this
- * week": "this week"), as it says it; null when it gives no date ahead.
+ * week"), read against the article's date (`published`, YYYY-MM-DD, null when the page
+ * gives none); null when it gives no date ahead.
  */
-export function dateAhead(sentences: readonly string[]): string | null {
+export function dateAhead(
+  sentences: readonly string[],
+  published: string | null = null,
+): Ahead | null {
   for (const sentence of sentences) {
     const m = DATE_AHEAD.exec(sentence);
     // "Tomorrow" and "next week" lie ahead whatever the verb; "on Tuesday" only with one.
     if (m && (ALWAYS_AHEAD.test(m[0]) || AHEAD.test(sentence))) {
-      // As a step writes it: "Tonight" opening a headline is "tonight"; "on Tuesday" stays.
-      return m[0].replace(/^\p{Lu}(?=\p{Ll}+(?:\s|$))/u, (c) => c.toLowerCase());
+      return { said: clauseAround(sentence, m.index, m[0].length), when: dateOf(m[0], published) };
     }
   }
   return null;
+}
+
+/** Where a clause begins or ends: a comma, a dash, "and", "but", "while". */
+const CLAUSE_BREAK = /[,;:()]|\s[—–-]\s|\s(?:and|but|while|as|after|before|because)\s/giu;
+
+/**
+ * The clause holding the date, as a step can quote it: from the clause's start to the
+ * date ("The Acme console launches tomorrow"), or from the date to the clause's end when
+ * the date opens it ("Tomorrow the Acme console launches"), ten words at most.
+ */
+function clauseAround(sentence: string, at: number, length: number): string {
+  const breaks = [...sentence.matchAll(CLAUSE_BREAK)].map((b) => [b.index, b.index + b[0].length]);
+  const start = Math.max(0, ...breaks.filter(([, end]) => end! <= at).map(([, end]) => end!));
+  const before = sentence.slice(start, at + length).trim();
+  const words = (t: string) => t.split(/\s+/).filter(Boolean);
+  if (words(before).length > 2)
+    return words(before)
+      .slice(-10)
+      .join(' ')
+      .replace(/[.!?]$/, '');
+  const end = Math.min(
+    sentence.length,
+    ...breaks.filter(([b]) => b! >= at + length).map(([b]) => b!),
+  );
+  return words(sentence.slice(at, end))
+    .slice(0, 10)
+    .join(' ')
+    .replace(/[.!?]$/, '');
+}
+
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const monthOf = (word: string) =>
+  MONTHS.findIndex((name) => name.toLowerCase().startsWith(word.toLowerCase().slice(0, 3)));
+
+/** "19 November", "Monday 25 November": a day as a step writes it. */
+function dayName(d: Date, weekday = false): string {
+  const name = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+  if (!weekday) return name;
+  const day = WEEKDAYS[d.getUTCDay()]!;
+  return `${day[0]!.toUpperCase()}${day.slice(1)} ${name}`;
+}
+
+/**
+ * A date phrase of the coverage as a date after "before" (Ahead.when), counted from the
+ * article's date; the phrase itself, without its preposition, when undated.
+ */
+function dateOf(phrase: string, published: string | null): string {
+  const words = phrase.toLowerCase().replace(/^(?:on|by|for|from|starting|until|through|in) /, '');
+  const base = published ? new Date(`${published.slice(0, 10)}T00:00:00Z`) : null;
+  if (!base || Number.isNaN(base.getTime())) {
+    if (/^this (?:week|month)$/.test(words)) return `the end of ${words}`;
+    // Names of days and months keep their capitals: "before Monday", "by Dec. 5".
+    return phrase
+      .replace(/^(?:on|by|for|from|starting|until|through|in) /i, '')
+      .replace(/^\p{Lu}(?=\p{Ll}+(?:\s|$))/u, (c) => c.toLowerCase())
+      .replace(
+        new RegExp(`\\b(?:${WEEKDAY}|${MONTH})`, 'giu'),
+        (w) => w[0]!.toUpperCase() + w.slice(1),
+      );
+  }
+  const plus = (days: number) => new Date(base.getTime() + days * 86_400_000);
+  const weekday = WEEKDAYS.indexOf(words);
+  if (weekday >= 0) return dayName(plus(((weekday - base.getUTCDay() + 6) % 7) + 1), true);
+  const toFriday = (5 - base.getUTCDay() + 7) % 7;
+  switch (words) {
+    case 'today':
+      return `the end of ${dayName(base)}`;
+    case 'tonight':
+      return `the evening of ${dayName(base)}`;
+    case 'tomorrow':
+      return dayName(plus(1));
+    case 'this week':
+    case 'the end of the week':
+    case 'the end of week':
+      return `the end of the week (${dayName(plus(toFriday), true)})`;
+    case 'next week':
+      return `the week of ${dayName(plus(((1 - base.getUTCDay() + 6) % 7) + 1), true)}`;
+    case 'this weekend':
+      return `the weekend (${dayName(plus((6 - base.getUTCDay() + 7) % 7), true)})`;
+    case 'next weekend':
+      return `the weekend of ${dayName(plus(((6 - base.getUTCDay() + 7) % 7) + 7), true)}`;
+    case 'this month':
+    case 'the end of the month':
+    case 'the end of month':
+      return `the end of ${MONTHS[base.getUTCMonth()]}`;
+    case 'next month':
+      return MONTHS[(base.getUTCMonth() + 1) % 12]!;
+    case 'the end of the day':
+    case 'the end of day':
+      return `the end of ${dayName(base)}`;
+  }
+  // "Dec. 5", "December 5th": that day; "mid-August", "early September": as written.
+  const dated = /^([a-z]+)\.? (\d{1,2})/.exec(words);
+  if (dated && monthOf(dated[1]!) >= 0) {
+    return `${Number(dated[2])} ${MONTHS[monthOf(dated[1]!)]}`;
+  }
+  const month = /^(early |mid-|late )?([a-z]+)\.?$/.exec(words);
+  if (month && monthOf(month[2]!) >= 0) return `${month[1] ?? ''}${MONTHS[monthOf(month[2]!)]}`;
+  return words;
 }
 
 /** A deadline put to someone: "told to sign the terms by Monday", "must respond by Dec. 5". */
@@ -119,13 +247,21 @@ const DEADLINE = new RegExp(
 
 /**
  * A deadline the coverage says someone was given ("employees were told to sign the terms of
- * the contract by Monday": "sign the terms of the contract by Monday"), as a step can quote
- * it; null when none.
+ * the contract by Monday"): its words ("sign the terms of the contract by Monday") and its
+ * date counted from the article's (dateAhead); null when none.
  */
-export function deadlineIn(sentences: readonly string[]): string | null {
+export function deadlineIn(
+  sentences: readonly string[],
+  published: string | null = null,
+): Ahead | null {
   for (const sentence of sentences) {
     const m = DEADLINE.exec(sentence);
-    if (m) return m[0].replace(/^\p{Lu}/u, (c) => c.toLowerCase());
+    if (m) {
+      return {
+        said: m[0].replace(/^\p{Lu}/u, (c) => c.toLowerCase()),
+        when: dateOf(m[1]!, published),
+      };
+    }
   }
   return null;
 }

@@ -51,6 +51,7 @@ const BRIEF: Phase = {
   together: true,
   actions: ['Brief leadership and customer-facing staff', ANSWER_WHEN_ASKED],
 };
+const TRACK = 'Track new coverage for 72 hours';
 const MONITOR: Phase = {
   title: 'Monitor and follow up',
   owner: 'Communications',
@@ -58,10 +59,36 @@ const MONITOR: Phase = {
   // An update goes out through the same sign-off as the first word: on results or a legal
   // matter, an update published on its own is a disclosure.
   actions: [
-    'Track new coverage for 72 hours',
+    TRACK,
     'When facts change, agree the updated line with the same sign-off before it goes out',
   ],
 };
+
+/**
+ * How long, and what, a story is watched for by its event (trackingFor): an inquiry runs
+ * until it closes, an outage until service is back; 72 hours is only the default (a
+ * consultant's read: "monitor until the inquiry closes, not for 72 hours").
+ */
+const TRACKING: Partial<Record<string, string>> = {
+  'regulator-action':
+    'Track new coverage and filings until the matter closes; review the line with counsel each week',
+  lawsuit:
+    'Track new coverage and filings until the matter closes; review the line with counsel each week',
+  outage: 'Track new coverage until service is restored, and for 48 hours after',
+  criticism: 'Track whether other titles take the criticism up, for a week',
+  layoffs: 'Track new coverage, and what employees say in public, for two weeks',
+  'labor-dispute': 'Track new coverage, and what employees say in public, until it is settled',
+  earnings: 'Track coverage and analysts’ notes for a week after the results',
+};
+
+/** The tracking step for the situation (TRACKING); an accusation watches its accuser. */
+function trackingFor(situation: Situation): string {
+  if (isPlanForResolved(situation))
+    return 'Track new coverage for 48 hours; close the story if none comes';
+  if (situation.event === 'accusation')
+    return `Track new coverage, and what ${situation.by ?? 'the accusers'} ${situation.by ? agree(situation.by, 'say') : 'say'} next, for a week`;
+  return TRACKING[situation.event] ?? TRACK;
+}
 
 export const PLAYBOOK: Record<string, Phase[]> = {
   'product-safety': [
@@ -160,7 +187,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     FACTS,
     {
       title: 'Talk to employees first',
-      owner: 'HR',
+      owner: 'HR, with employment counsel',
       actions: [
         'Brief managers and staff before any public statement',
         'Open a channel for employee questions',
@@ -360,24 +387,15 @@ const THROUGH_COUNSEL: Phase = {
 const SITUATION_PLANS = {
   /** The brand is named in passing, as a source, or in the page's furniture. */
   aside: [
+    // One phase: the service itself watches for coverage that puts the brand at the centre,
+    // so a team task to watch would be busywork (a consultant's read: "log it, no action").
     {
-      title: 'Read the mention',
-      owner: 'Communications',
-      actions: ['Check the brand is named accurately', 'Note the context it is named in'],
-    },
-    {
-      title: 'Decide whether it needs anything',
+      title: 'Log the mention',
       owner: 'Communications',
       actions: [
-        'If the mention states a fact about the brand that is wrong, ask the publisher to correct it',
-        'Otherwise, no response is needed',
+        'Check the brand is named accurately, and note the context it is named in',
+        'If the mention states a fact about the brand that is wrong, ask the publisher to correct it; otherwise no response is needed',
       ],
-    },
-    {
-      title: 'Monitor',
-      owner: 'Communications',
-      ongoing: true,
-      actions: ['Watch for follow-up coverage that puts the brand at the centre'],
     },
   ],
   opinion: [
@@ -512,6 +530,32 @@ const SITUATION_PLANS = {
     },
     MONITOR,
   ],
+  /**
+   * Criticism that people are put at risk by the product (children's contact details on
+   * show, a feature that exposes users): the answer is a change to the product, not a
+   * dispute of what was reported (a consultant's read: correcting a child-safety story is
+   * the worst stance there is).
+   */
+  safetyCriticism: [
+    {
+      title: 'Understand the risk',
+      owner: 'Product, with trust and safety',
+      actions: [
+        'List the risks the coverage describes, and who is exposed to them',
+        'Establish with the product team whether the product allows it, and for how many users',
+      ],
+    },
+    {
+      title: 'Decide what changes',
+      owner: 'Product',
+      actions: [
+        'Decide with the product owner and legal what changes in the product (a default, a setting, a warning), and when',
+        'Say what is changing once it is decided, and only that',
+      ],
+    },
+    BRIEF,
+    MONITOR,
+  ],
   deal: [
     {
       title: 'Verify the coverage',
@@ -630,7 +674,7 @@ export function planOf(
           actions: p.actions.map((a) => (a === ANSWER_WHEN_ASKED ? SEND_STATEMENT : a)),
         }))
       : base;
-  const specific = aside ? plan : withParticulars(plan, situation);
+  const specific = aside ? plan : withParticulars(withTracking(plan, situation), situation);
   // With legal trouble coming, a public answer to criticism goes through counsel: a
   // commitment or a correction made now is evidence later.
   const gated = constraints.includes('legal')
@@ -682,24 +726,33 @@ function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] 
         'If staff were given a deadline or terms, decide on them with legal before they fall due'
     )
       return [
-        `Decide with legal, before it falls due, on the deadline the coverage reports staff were given (${deadline})`,
+        `Decide with legal, before ${deadline.when}, on the deadline staff were given: “${deadline.said}”`,
       ];
     if (ahead && action === 'Brief managers and staff before any public statement')
       return [
-        `Brief managers and staff before any public statement, and before the date the coverage gives (${ahead})`,
+        `Brief managers and staff before any public statement, and before ${ahead.when}: the coverage says “${ahead.said}”`,
       ];
     return [action];
   };
   const out = plan.map((p) => ({ ...p, actions: p.actions.flatMap(rewrite) }));
   // A date no step has taken up still sets the pace: the first phase is done before it.
-  const used = out.some((p) => p.actions.some((a) => ahead !== null && a.includes(`(${ahead})`)));
+  const used = out.some((p) => p.actions.some((a) => ahead !== null && a.includes(ahead.said)));
   if (ahead && !used && out[0]) {
     out[0] = {
       ...out[0],
-      actions: [...out[0].actions, `Have this done before the date the coverage gives (${ahead})`],
+      actions: [
+        ...out[0].actions,
+        `Have this done before ${ahead.when}: the coverage says “${ahead.said}”`,
+      ],
     };
   }
   return out;
+}
+
+/** The plan with its tracking step fitted to the situation (trackingFor). */
+function withTracking(plan: readonly Phase[], situation: Situation): Phase[] {
+  const track = trackingFor(situation);
+  return plan.map((p) => ({ ...p, actions: p.actions.map((a) => (a === TRACK ? track : a)) }));
 }
 
 /** A verb agreeing with a party: "critics make", "the union makes". */
@@ -733,6 +786,7 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
     case 'outage':
       return byDecision(situation) ? SITUATION_PLANS.shutoff : SITUATION_PLANS.outage;
     case 'criticism':
+      if (topics.some((t) => SAFETY_TOPICS.has(t))) return SITUATION_PLANS.safetyCriticism;
       // Criticism that talks of a lawsuit or a regulator ("could breach consumer law",
       // "regulators are looking at it") may become one: counsel and the records first.
       return situation.named.some((s) => LEGAL_EVENTS.some((e) => e.phrases?.test(s)))
@@ -748,6 +802,9 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   if (type.polarity === 'adverse') return planFor(topics);
   return type.topic ? planFor([type.topic]) : PLAYBOOK.general!;
 }
+
+/** Topics whose criticism says people are at risk: the product answers it. */
+const SAFETY_TOPICS: ReadonlySet<string> = new Set(['product-safety', 'data-privacy', 'security']);
 
 const LEGAL_EVENTS = EVENT_TYPES.filter(
   (e) => e.kind === 'lawsuit' || e.kind === 'regulator-action',
@@ -857,12 +914,24 @@ export function forOrganisation(phases: readonly Phase[], brandName: string): Ph
   if (!PARTY.test(brandName)) return [...phases];
   return phases.map((p) => ({
     ...p,
+    // An allegation against a party is a campaign's to answer, counsel beside it.
+    ...(p.title === 'Review the allegation' && { owner: 'Campaign director, with counsel' }),
     actions: p.actions.map((a) =>
       a === 'Brief leadership and customer-facing staff'
         ? 'Brief the leadership, candidates and spokespeople before their next public appearance'
         : a,
     ),
   }));
+}
+
+/** The plan with one more line in its "Do not" phase (made when it has none), four at most. */
+export function withDoNot(phases: readonly Phase[], line: string): Phase[] {
+  const avoid = phases.find((p) => p.title === DO_NOT);
+  const lines = [...new Set([...(avoid?.actions ?? []), line])].slice(0, 4);
+  return withDoNotLast([
+    ...phases.filter((p) => p.title !== DO_NOT),
+    { title: DO_NOT, actions: lines },
+  ]);
 }
 
 /** A phase's title without its owner and deadline: the same phase whenever it is due. */
@@ -904,7 +973,11 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   if (situation.status === 'denied') {
     out.push('Do not apologise or offer remedies for what the facts do not show');
   }
-  if (situation.event === 'criticism') {
+  if (situation.event === 'criticism' && topics.some((t) => SAFETY_TOPICS.has(t))) {
+    out.push(
+      'Do not dispute a safety concern in public: answer it with what the brand is changing',
+    );
+  } else if (situation.event === 'criticism') {
     out.push('Do not argue with opinion in public: answer only the facts that are wrong');
   } else if (situation.status === 'alleged') {
     out.push(

@@ -1,7 +1,7 @@
 import { BrandMatcher, type BrandTerms } from './brand-matcher.js';
 import { EVENT_OF_TOPIC, EVENT_TYPES, type EventKind, eventType } from './events.js';
 import { boilerplateOf } from './mentions.js';
-import { actingParty, dateAhead, deadlineIn } from './particulars.js';
+import { type Ahead, actingParty, dateAhead, deadlineIn } from './particulars.js';
 import { splitSentences } from './sentences.js';
 import { scoreText } from './taxonomy.js';
 
@@ -54,10 +54,13 @@ export interface Situation {
    * sentence does not plainly say.
    */
   by: string | null;
-  /** When the coverage says that event's next turn comes ("this week", "on Tuesday"). */
-  ahead: string | null;
+  /**
+   * When the coverage says that event's next turn comes, in its words ("WeWork employees
+   * to be laid off this week") and as a date counted from the article's.
+   */
+  ahead: Ahead | null;
   /** A deadline the coverage says someone was given ("sign the terms by Monday"). */
-  deadline: string | null;
+  deadline: Ahead | null;
   /** Why: each fact and the sentence it was read from. */
   facts: Fact[];
 }
@@ -82,6 +85,10 @@ export interface SituationArticle {
   language?: string | null;
   /** The page declares itself opinion in its metadata (extract.ts). */
   opinion?: boolean;
+  /** The article's date (ISO), which "tomorrow" and "by Monday" count from. */
+  published_at?: string;
+  /** The page gave no date: `published_at` is only the day it was read. */
+  undated?: boolean;
 }
 
 /**
@@ -672,6 +679,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   }
   const live =
     adverse && ownsStory(role) && status.status !== 'denied' && status.status !== 'resolved';
+  const published = article.undated ? null : (article.published_at ?? null);
   return {
     role,
     event: found.event,
@@ -693,8 +701,8 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
       matcher && live
         ? actingParty(found.sentence, (t) => matcher.occurrences(t).length > 0)
         : null,
-    ahead: live ? dateAhead([sentences[0]!.text, found.sentence]) : null,
-    deadline: live ? deadlineIn(around) : null,
+    ahead: live ? dateAhead([sentences[0]!.text, found.sentence], published) : null,
+    deadline: live ? deadlineIn(around, published) : null,
     facts,
   };
 }

@@ -322,7 +322,13 @@ describe('chat-completions advisor', () => {
       'Correct the record',
       'Watch the coverage',
       'Close',
+      // The judgement's "Do not" follows the model's plan: the team's account ("nobody was
+      // hurt") is checked against the coverage before it is said.
+      'Do not',
     ]);
+    expect(proposal.phases.at(-1).actions).toContain(
+      'Do not state in public what the coverage does not yet support: check each claim against it first',
+    );
     const stored = await svc.app.db
       .selectFrom('advisories')
       .select('generator')

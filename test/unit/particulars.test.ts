@@ -45,14 +45,47 @@ describe('the party acting against the brand', () => {
     }
   });
 
-  it('names a date only when it lies ahead', () => {
-    expect(dateAhead(['Acme employees to be laid off this week'])).toBe('this week');
-    expect(dateAhead(['Drivers will strike on Tuesday'])).toBe('on Tuesday');
-    expect(dateAhead(['Acme laid off 200 people on Monday'])).toBeNull();
-    // "Tomorrow" lies ahead whatever the verb, and reads in lower case in a step.
-    expect(dateAhead(['Tomorrow the Acme console launches, and reviews are mixed'])).toBe(
-      'tomorrow',
+  it('names a date only when it lies ahead, in the coverage’s words', () => {
+    expect(dateAhead(['Acme employees to be laid off this week'])).toEqual({
+      said: 'Acme employees to be laid off this week',
+      when: 'the end of this week',
+    });
+    expect(dateAhead(['Drivers will strike on Tuesday'])?.said).toBe(
+      'Drivers will strike on Tuesday',
     );
+    expect(dateAhead(['Acme laid off 200 people on Monday'])).toBeNull();
+    // "Tomorrow" lies ahead whatever the verb; a date opening the clause is quoted with
+    // what follows it.
+    expect(dateAhead(['Tomorrow the Acme console launches, and reviews are mixed'])).toEqual({
+      said: 'Tomorrow the Acme console launches',
+      when: 'tomorrow',
+    });
+  });
+
+  it('counts the date from the article’s, so a step reads right days later', () => {
+    // 20 November 2026 is a Friday.
+    const when = (sentence: string) => dateAhead([sentence], '2026-11-20')?.when;
+    expect(when('The Acme console launches tomorrow')).toBe('21 November');
+    expect(when('Drivers will strike on Tuesday')).toBe('Tuesday 24 November');
+    expect(when('Acme employees to be laid off this week')).toBe(
+      'the end of the week (Friday 20 November)',
+    );
+    expect(when('Acme staff will walk out next week')).toBe('the week of Monday 23 November');
+    expect(when('The vote is scheduled for Dec. 5')).toBe('5 December');
+    expect(when('Acme plans to close the plant in mid-August')).toBe('mid-August');
+    expect(when('The shutoff begins today')).toBe('the end of 20 November');
+    // A clause is quoted from its start, ten words at most.
+    expect(
+      dateAhead(
+        [
+          'Shares fell, and the company said that its long-delayed flagship phone will finally ship on Monday',
+        ],
+        '2026-11-20',
+      ),
+    ).toEqual({
+      said: 'that its long-delayed flagship phone will finally ship on Monday',
+      when: 'Monday 23 November',
+    });
   });
 });
 
@@ -80,7 +113,7 @@ describe('plans that name them', () => {
       acme,
     );
     expect(cuts.phases.flatMap((p) => p.actions)).toContain(
-      'Brief managers and staff before any public statement, and before the date the coverage gives (this week)',
+      'Brief managers and staff before any public statement, and before the end of the week (Friday 20 November): the coverage says “Acme employees to be laid off this week”',
     );
   });
 
@@ -95,14 +128,14 @@ describe('plans that name them', () => {
       acme,
     );
     expect(g.phases[0]!.actions.at(-1)).toBe(
-      'Have this done before the date the coverage gives (tomorrow)',
+      'Have this done before 21 November: the coverage says “Acme console launches tomorrow”',
     );
   });
 
   it('names a deadline staff were given in the step that decides on it', () => {
     expect(
       deadlineIn(['Employees were told to sign the terms of the contract by Monday, or resign.']),
-    ).toBe('sign the terms of the contract by Monday');
+    ).toEqual({ said: 'sign the terms of the contract by Monday', when: 'Monday' });
     expect(deadlineIn(['Acme laid off 200 people by Monday morning.'])).toBeNull();
     const g = generateAdvisory(
       [
@@ -114,7 +147,7 @@ describe('plans that name them', () => {
       acme,
     );
     expect(g.phases.flatMap((p) => p.actions)).toContain(
-      'Decide with legal, before it falls due, on the deadline the coverage reports staff were given (sign the new terms by Monday)',
+      'Decide with legal, before Monday 23 November, on the deadline staff were given: “sign the new terms by Monday”',
     );
   });
 

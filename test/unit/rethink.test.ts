@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ASSESSMENTS, generateAdvisory, URGENCIES } from '../../src/pipeline/builtin-advisor.js';
-import { baseTitle } from '../../src/pipeline/playbook.js';
+import { baseTitle, DO_NOT } from '../../src/pipeline/playbook.js';
 import {
   type LivePlan,
   quotesContext,
@@ -655,5 +655,20 @@ describe('deadlines a spokesperson can live with (issue 42, sixth read)', () => 
     expect(holding).toBeDefined();
     const when = (title: string) => /\(([^()]*)\)$/.exec(title)?.[1];
     expect(when(due('Brief stakeholders')!)).toBe(when(holding!));
+  });
+});
+
+describe('the team’s account, checked before it is said (issue 42, tenth read)', () => {
+  it('warns off saying in public what the coverage does not yet support, in words that give the context away nowhere', () => {
+    const context = 'Nobody was hurt: the reports were unconfirmed, and the recall is voluntary.';
+    const p = propose(recall, context);
+    const avoid = p.phases.find((ph) => baseTitle(ph.title) === DO_NOT)?.actions ?? [];
+    expect(avoid).toContain(
+      'Do not state in public what the coverage does not yet support: check each claim against it first',
+    );
+    expect(JSON.stringify(p.phases)).not.toMatch(/voluntary|unconfirmed|hurt/);
+    // Context that reports worse needs no such warning.
+    const worse = propose(recall, 'A second batch of kettles has the same fault.');
+    expect(JSON.stringify(worse.phases)).not.toContain('does not yet support');
   });
 });

@@ -862,3 +862,106 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     expect(sentimentTowards(lost, 'en')).toBeLessThan(0);
   });
 });
+
+describe('plans fitted to the story (issue 42, tenth read)', () => {
+  const monitor = (g: ReturnType<typeof generateAdvisory>) =>
+    g.phases.find((p) => baseTitle(p.title) === 'Monitor and follow up')?.actions[0];
+
+  it('watches each story for as long as its kind lasts, not a fixed 72 hours', () => {
+    const inquiry = generateAdvisory(
+      [
+        article(
+          'Regulator investigating Acme',
+          'The state attorney general is investigating Acme over its fees.',
+        ),
+      ],
+      acme,
+    );
+    expect(monitor(inquiry)).toBe(
+      'Track new coverage and filings until the matter closes; review the line with counsel each week',
+    );
+    const down = generateAdvisory(
+      [
+        article(
+          'Acme app down for thousands',
+          'Acme’s app suffered an outage on Tuesday, leaving thousands unable to log in.',
+        ),
+      ],
+      acme,
+    );
+    expect(monitor(down)).toBe(
+      'Track new coverage until service is restored, and for 48 hours after',
+    );
+    const accused = generateAdvisory(
+      [
+        article(
+          'Acme accused of misleading customers',
+          'Consumer groups accused Acme of misleading customers over its fees.',
+        ),
+      ],
+      acme,
+    );
+    expect(monitor(accused)).toMatch(/^Track new coverage, and what .+ next, for a week$/);
+  });
+
+  it('answers criticism that people are put at risk with a change to the product, never a correction', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme app criticised for exposing children’s contact details',
+          'Parents criticised Acme’s app for showing children’s phone numbers and email addresses to strangers, which they call a hazard.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.situation?.event).toBe('criticism');
+    expect(baseTitle(g.phases[0]!.title)).toBe('Understand the risk');
+    expect(g.phases[0]!.title).toContain('Product, with trust and safety');
+    expect(steps(g).join(' ')).not.toMatch(/correct/i);
+    expect(avoid(g)).toContain(
+      'Do not dispute a safety concern in public: answer it with what the brand is changing',
+    );
+  });
+
+  it('logs a mention in passing in one phase: the service does the watching', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Globex wins the city contract',
+          'Globex won the city’s transport contract on Tuesday, beating three bidders. Its software runs on servers bought from Acme, among others. Globex will hire 200 people.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.situation?.role).toBe('passing');
+    expect(g.phases.map((p) => baseTitle(p.title))).toEqual(['Log the mention', DO_NOT]);
+  });
+
+  it('gives an allegation against a party to its campaign, and staff’s concerns to HR with employment counsel', () => {
+    const party = { host: 'acmeparty.example', name: 'Acme Party' };
+    const accused = generateAdvisory(
+      [
+        article(
+          'Acme Party accused of misleading voters',
+          'The Acme Party was accused of trying to mislead voters by renaming its press account during a debate.',
+        ),
+      ],
+      party,
+    );
+    expect(accused.phases[0]!.title).toMatch(
+      /^Review the allegation \(Campaign director, with counsel/,
+    );
+    const cuts = generateAdvisory(
+      [
+        article(
+          'Acme to cut 400 jobs',
+          'Acme will cut 400 jobs at its Leeds plant, the company told staff on Monday.',
+        ),
+      ],
+      acme,
+    );
+    expect(cuts.phases.map((p) => p.title).join(' ')).toContain(
+      'Talk to employees first (HR, with employment counsel',
+    );
+  });
+});
