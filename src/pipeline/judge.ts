@@ -19,7 +19,8 @@ import {
  *   plus 2 for deaths or the taxonomy's intensifiers in a sentence telling the event, 1 for
  *   injuries, 1 for 100,000
  *   people or things touched, 1 for a public authority acting; one less when the brand
- *   is involved rather than the subject, when the event is over (resolved), two less when
+ *   is involved rather than the subject, when the event is over (resolved; not for an
+ *   accusation: a row ended leaves what was said), two less when
  *   the coverage reports it did not happen (denied); an opinion piece or criticism
  *   argues, it reports no wrongdoing: medium at most unless people were hurt; an allegation
  *   with nobody hurt is high at most.
@@ -79,7 +80,9 @@ export function judgeSeverity(
   ];
   if (telling.some((t) => VULNERABLE.test(t))) score += 1;
   if (situation.role === 'involved') score -= 1;
-  if (situation.status === 'resolved') score -= 1;
+  // An accusation made in public is not unsaid when the row ends: only a problem fixed
+  // weighs less once over.
+  if (situation.status === 'resolved' && situation.event !== 'accusation') score -= 1;
   if (situation.status === 'denied') score -= 2;
   // Opinion and criticism argue; they report no wrongdoing: medium at most.
   const hurt = situation.harm.deaths || situation.harm.injuries;

@@ -83,7 +83,7 @@ const TRACKING: Partial<Record<string, string>> = {
 
 /** The tracking step for the situation (TRACKING); an accusation watches its accuser. */
 function trackingFor(situation: Situation): string {
-  if (isPlanForResolved(situation))
+  if (isPlanForResolved(situation) || situation.status === 'resolved')
     return 'Track new coverage for 48 hours; close the story if none comes';
   if (situation.event === 'accusation')
     return `Track new coverage, and what ${situation.by ?? 'the accusers'} ${situation.by ? agree(situation.by, 'say') : 'say'} next, for a week`;
@@ -624,6 +624,30 @@ const SITUATION_PLANS = {
     },
     MONITOR,
   ],
+  /**
+   * A row or an accusation the coverage reports as over ("the row seems to be over"): what
+   * is still open is closed in private, and nothing reopens it (a consultant's read: an
+   * over row planned as a live accusation, with a holding statement, restarts it).
+   */
+  settled: [
+    {
+      title: 'Close what is still open',
+      owner: 'Legal, with the business owner',
+      actions: [
+        'Agree in private with the other side what is settled and what is still open',
+        'Put what was agreed in writing',
+      ],
+    },
+    {
+      title: 'Answer only when asked',
+      owner: 'Press office',
+      actions: [
+        'If asked, repeat what the brand has already said of the outcome, in the same words',
+        'Start no new coverage of a row that is over',
+      ],
+    },
+    MONITOR,
+  ],
   /** A problem the coverage reports as over: confirm it, answer when asked, no more. */
   resolved: [
     {
@@ -778,6 +802,8 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
       ? [SITUATION_PLANS.resolved[0]!, NEXT_TIME, ...SITUATION_PLANS.resolved.slice(1)]
       : SITUATION_PLANS.resolved;
   }
+  if (situation.status === 'resolved' && situation.event === 'accusation')
+    return SITUATION_PLANS.settled;
   switch (situation.event) {
     case 'review':
       return SITUATION_PLANS.review;
@@ -972,6 +998,9 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   }
   if (situation.status === 'denied') {
     out.push('Do not apologise or offer remedies for what the facts do not show');
+  }
+  if (situation.status === 'resolved' && situation.event === 'accusation') {
+    out.push('Do not reopen the row: no comment on what the other side said before it ended');
   }
   if (situation.event === 'criticism' && topics.some((t) => SAFETY_TOPICS.has(t))) {
     out.push(

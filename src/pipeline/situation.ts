@@ -170,7 +170,7 @@ const STATUS: readonly { status: Status; pattern: RegExp }[] = [
   {
     status: 'resolved',
     pattern:
-      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed)|back online|(?:charges|case|lawsuit|suit|claims?|complaints?|investigation|inquiry|probe)s? (?:was|were|has been|have been) (?:dropped|dismissed|closed|withdrawn|settled)|cleared of|settled (?:the|a|its)|reached a settlement|(?:agreed )?to settle (?:the )?(?:charges|claims|allegations|case|lawsuit|suit)|(?:seems|appears) to be over|(?:row|dispute|feud|standoff|stand-off|strike) (?:is|was|has been) (?:over|ended|resolved)|ended the (?:row|dispute|feud|strike)|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
+      /\b(?:(?:has|have|had|was|were|been) (?:since )?(?:fixed|patched|restored|resolved|settled|addressed)|back online|(?:charges|case|lawsuit|suit|claims?|complaints?|investigation|inquiry|probe)s? (?:was|were|has been|have been) (?:dropped|dismissed|closed|withdrawn|settled)|cleared of|settled (?:the|a|its)|reached a settlement|(?:agreed )?to settle (?:the )?(?:charges|claims|allegations|case|lawsuit|suit)|(?:seems|appears|looks) to be over|(?:seems|appears|looks) (?:like (?:it|they)(?:'s|’s| is| are) )?(?:coming to an end|ending)|(?:row|dispute|feud|standoff|stand-off|strike) (?:is|was|has been) (?:over|ended|resolved)|ended the (?:row|dispute|feud|strike)|(?:fixed|patched|resolved|addressed)["”’]? (?:the |a |its )?(?:problems?|issues?|bugs?|software|flaws?|glitch(?:es)?|faults?))\b/i,
   },
   {
     status: 'confirmed',

@@ -964,4 +964,28 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
       'Talk to employees first (HR, with employment counsel',
     );
   });
+
+  it('closes a row the coverage reports over, and reopens nothing', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Singer’s row with Acme seems to be over',
+          'A row between a singer and her former label looks like it’s coming to an end.\n\nAcme, the label that owns her recordings, says she will be allowed to play her old songs on Sunday. Last week she accused Acme of trying to stop her performing them.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.situation).toMatchObject({ event: 'accusation', status: 'resolved' });
+    // What was said in public stays said: the row's weight is not discounted.
+    expect(g.severity).toBe('medium');
+    expect(g.phases.map((p) => baseTitle(p.title))).toEqual([
+      'Close what is still open',
+      'Answer only when asked',
+      'Monitor and follow up',
+      DO_NOT,
+    ]);
+    expect(avoid(g)).toContain(
+      'Do not reopen the row: no comment on what the other side said before it ended',
+    );
+  });
 });
