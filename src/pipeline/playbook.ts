@@ -45,12 +45,29 @@ const ANSWER_WHEN_ASKED = 'When publishers ask, answer with the approved stateme
 const SEND_STATEMENT = 'Send the approved statement to the publishers covering the story';
 // Those who may be asked hear the line the day it is agreed, not two days later (a
 // consultant's read: spokespeople facing the morning rounds unbriefed improvise).
+const BRIEF_STAFF = 'Brief leadership and customer-facing staff';
 const BRIEF: Phase = {
   title: 'Brief stakeholders',
   owner: 'Communications',
   together: true,
-  actions: ['Brief leadership and customer-facing staff', ANSWER_WHEN_ASKED],
+  actions: [BRIEF_STAFF, ANSWER_WHEN_ASKED],
 };
+
+/**
+ * Who else the coverage says the story touches, as a briefing step names them ("employees
+ * and investors (through investor relations)"); null when nobody beyond leadership and
+ * customer-facing staff. Regulators are counsel's, customers the front line's.
+ */
+function alsoConcerned(situation: Situation): string | null {
+  const names: Partial<Record<string, string>> = {
+    employees: 'employees',
+    investors: 'investors (through investor relations)',
+    partners: 'partners',
+  };
+  const list = situation.stakeholders.map((k) => names[k]).filter((n) => n !== undefined);
+  if (list.length === 0) return null;
+  return list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`;
+}
 const TRACK = 'Track new coverage for 72 hours';
 const MONITOR: Phase = {
   title: 'Monitor and follow up',
@@ -383,6 +400,15 @@ const THROUGH_COUNSEL: Phase = {
   ],
 };
 
+/** A deal's terms go out once final; a deal signed and announced is shared as announced. */
+const SHARE_WHEN_FINAL =
+  'Once the terms are final and public, share them on owned channels as legal and investor relations approve';
+const SHARE_AS_ANNOUNCED =
+  'Share the announcement on owned channels in the words agreed with the other party, as legal and investor relations approve';
+/** A deal the coverage reports done: signed, inked, placed, won, announced. */
+const DEAL_DONE =
+  /\b(?:signed|signs|inks?|inked|won|wins|awarded|placed|places|announced|completed|closed) (?:a |an |the |its |their )?(?:[\w$.,-]+ ){0,4}(?:contract|deal|order|agreement|merger|acquisition|takeover)/i;
+
 /** Plans the situation calls for before any topic's (planOf). */
 const SITUATION_PLANS = {
   /** The brand is named in passing, as a source, or in the page's furniture. */
@@ -565,10 +591,7 @@ const SITUATION_PLANS = {
     {
       title: 'Amplify',
       owner: 'Communications',
-      actions: [
-        'Once the terms are final and public, share them on owned channels as legal and investor relations approve',
-        'Brief employees and partners',
-      ],
+      actions: [SHARE_WHEN_FINAL, 'Brief employees and partners'],
     },
     {
       // A listing, an acquisition or a contract may be under disclosure rules: what is
@@ -721,8 +744,12 @@ export function planOf(
  */
 function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] {
   const { by, ahead, deadline } = situation;
-  if (!by && !ahead && !deadline) return [...plan];
+  const others = alsoConcerned(situation);
   const rewrite = (action: string): string[] => {
+    if (action === SHARE_WHEN_FINAL && DEAL_DONE.test(eventSentence(situation)))
+      return [SHARE_AS_ANNOUNCED];
+    if (others && action === BRIEF_STAFF)
+      return [action, `Brief ${others} too: the coverage concerns them`];
     if (by && action === 'Share the coverage with legal counsel') {
       if (situation.event === 'regulator-action')
         return [action, `Establish with counsel what ${by} is asking of the brand, and by when`];
@@ -943,7 +970,7 @@ export function forOrganisation(phases: readonly Phase[], brandName: string): Ph
     // An allegation against a party is a campaign's to answer, counsel beside it.
     ...(p.title === 'Review the allegation' && { owner: 'Campaign director, with counsel' }),
     actions: p.actions.map((a) =>
-      a === 'Brief leadership and customer-facing staff'
+      a.startsWith(BRIEF_STAFF)
         ? 'Brief the leadership, candidates and spokespeople before their next public appearance'
         : a,
     ),

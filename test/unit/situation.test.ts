@@ -988,4 +988,41 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
       'Do not reopen the row: no comment on what the other side said before it ended',
     );
   });
+
+  it('briefs the others the coverage says the story touches, and shares a deal signed as announced', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Attorney general investigating Acme',
+          'The state attorney general is investigating Acme over its accounts. Acme shares fell 9% and employees were told to expect questions.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(g)).toContain(
+      'Brief employees and investors (through investor relations) too: the coverage concerns them',
+    );
+    const signed = generateAdvisory(
+      [
+        article(
+          'Globex inks $9 billion order for 30 Acme jets',
+          'Globex signed a $9 billion order for 30 Acme jets on Monday, the companies announced.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(signed)).toContain(
+      'Share the announcement on owned channels in the words agreed with the other party, as legal and investor relations approve',
+    );
+    const talks = generateAdvisory(
+      [
+        article(
+          'Acme in talks to acquire Globex',
+          'Acme is in talks to acquire Globex, people familiar with the matter said.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(talks).join(' ')).toContain('Once the terms are final and public');
+  });
 });
