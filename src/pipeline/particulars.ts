@@ -86,14 +86,17 @@ const WEEKDAY = '(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)';
 const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?`;
 /** A date ahead: "this week", "on Tuesday", "by Friday", "on Dec. 5", "in mid-August". */
 const DATE_AHEAD = new RegExp(
-  String.raw`\b(?:today|tonight|tomorrow|(?:this|next) (?:week|weekend|month)|(?:on|by|for|from|starting|until|through) (?:${WEEKDAY}|${MONTH} \d{1,2}(?:st|nd|rd|th)?|the end of (?:the )?(?:day|week|month))|(?:in|by|until|through) (?:early |mid-|late )?${MONTH}(?! \d))\b`,
+  String.raw`\b(?:call|webcast|meeting|briefing|hearing|vote) at \d{1,2}(?::\d{2})? ?(?:[ap]\.m\.|[ap]m\b)(?: (?:ET|EST|EDT|PT|GMT|BST|CET)\b)?|\b(?:today|tonight|tomorrow|(?:this|next) (?:week|weekend|month)|next ${WEEKDAY}|(?:on|by|for|from|starting|until|through) (?:${WEEKDAY}|${MONTH} \d{1,2}(?:st|nd|rd|th)?|the end of (?:the )?(?:day|week|month))|(?:in|by|until|through) (?:early |mid-|late )?${MONTH}(?! \d))\b`,
   'i',
 );
 /** Words that put the sentence's event ahead of it: "to be laid off", "will strike", "begins". */
 const AHEAD =
   /\b(?:will|to be|is to|are to|set to|plans? to|planned|expected to|due to|scheduled|begins?|starts?|starting|is going to|are going to|threaten(?:s|ed)? to|from)\b/i;
 
-const ALWAYS_AHEAD = /^(?:tomorrow|tonight|next (?:week|weekend|month))$/i;
+const ALWAYS_AHEAD = new RegExp(
+  String.raw`^(?:tomorrow|tonight|next (?:week|weekend|month|${WEEKDAY})|(?:call|webcast|meeting|briefing|hearing|vote) at .*)$`,
+  'i',
+);
 
 /** When the coverage says the event's next turn comes, in its words and as a date. */
 export interface Ahead {
@@ -120,7 +123,12 @@ export function dateAhead(
     const m = DATE_AHEAD.exec(sentence);
     // "Tomorrow" and "next week" lie ahead whatever the verb; "on Tuesday" only with one.
     if (m && (ALWAYS_AHEAD.test(m[0]) || AHEAD.test(sentence))) {
-      return { said: clauseAround(sentence, m.index, m[0].length), when: dateOf(m[0], published) };
+      // "Later on Wednesday" in Wednesday's paper is that day; "by Monday" in Monday's, the next.
+      const later = /\blater\s*$/i.test(sentence.slice(0, m.index));
+      return {
+        said: clauseAround(sentence, m.index, m[0].length),
+        when: dateOf(m[0], published, later),
+      };
     }
   }
   return null;
@@ -132,26 +140,21 @@ const CLAUSE_BREAK = /[,;:()]|\s[—–-]\s|\s(?:and|but|while|as|after|before|b
 /**
  * The clause holding the date, as a step can quote it: from the clause's start to the
  * date ("The Acme console launches tomorrow"), or from the date to the clause's end when
- * the date opens it ("Tomorrow the Acme console launches"), ten words at most.
+ * the date opens it ("Tomorrow the Acme console launches"), sixteen words at most.
  */
 function clauseAround(sentence: string, at: number, length: number): string {
   const breaks = [...sentence.matchAll(CLAUSE_BREAK)].map((b) => [b.index, b.index + b[0].length]);
   const start = Math.max(0, ...breaks.filter(([, end]) => end! <= at).map(([, end]) => end!));
-  const before = sentence.slice(start, at + length).trim();
   const words = (t: string) => t.split(/\s+/).filter(Boolean);
-  if (words(before).length > 2)
-    return words(before)
-      .slice(-10)
-      .join(' ')
-      .replace(/[.!?]$/, '');
+  // The sentence's full stop goes; the one of "9 a.m." stays.
+  const quoted = (w: string[]) => w.join(' ').replace(/(?<![ap]\.m)[.!?]$/i, '');
+  const before = words(sentence.slice(start, at + length));
+  if (before.length > 2) return quoted(before.slice(-16));
   const end = Math.min(
     sentence.length,
     ...breaks.filter(([b]) => b! >= at + length).map(([b]) => b!),
   );
-  return words(sentence.slice(at, end))
-    .slice(0, 10)
-    .join(' ')
-    .replace(/[.!?]$/, '');
+  return quoted(words(sentence.slice(at, end)).slice(0, 16));
 }
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
@@ -184,8 +187,17 @@ function dayName(d: Date, weekday = false): string {
  * A date phrase of the coverage as a date after "before" (Ahead.when), counted from the
  * article's date; the phrase itself, without its preposition, when undated.
  */
-function dateOf(phrase: string, published: string | null): string {
-  const words = phrase.toLowerCase().replace(/^(?:on|by|for|from|starting|until|through|in) /, '');
+function dateOf(phrase: string, published: string | null, sameDay = false): string {
+  // "The call at 9 a.m. ET": the time, on the article's day (a results call is the
+  // morning the results are out).
+  const time = /^(call|webcast|meeting|briefing|hearing|vote) at (.+)$/i.exec(phrase);
+  if (time) {
+    const day = published ? ` on ${dayName(new Date(`${published.slice(0, 10)}T00:00:00Z`))}` : '';
+    return `the ${time[1]!.toLowerCase()} at ${time[2]}${day}`;
+  }
+  const words = phrase
+    .toLowerCase()
+    .replace(new RegExp(`^(?:on|by|for|from|starting|until|through|in|next(?= ${WEEKDAY})) `), '');
   const base = published ? new Date(`${published.slice(0, 10)}T00:00:00Z`) : null;
   if (!base || Number.isNaN(base.getTime())) {
     if (/^this (?:week|month)$/.test(words)) return `the end of ${words}`;
@@ -199,8 +211,13 @@ function dateOf(phrase: string, published: string | null): string {
       );
   }
   const plus = (days: number) => new Date(base.getTime() + days * 86_400_000);
+  // A day named is the nearest one after the article's ("by Monday" in Monday's paper is a
+  // week on), or the article's own when it says "later on" that day.
   const weekday = WEEKDAYS.indexOf(words);
-  if (weekday >= 0) return dayName(plus(((weekday - base.getUTCDay() + 6) % 7) + 1), true);
+  if (weekday >= 0) {
+    const days = (weekday - base.getUTCDay() + 7) % 7;
+    return dayName(plus(days === 0 && !sameDay ? 7 : days), true);
+  }
   const toFriday = (5 - base.getUTCDay() + 7) % 7;
   switch (words) {
     case 'today':

@@ -2,9 +2,10 @@
  * Sentences, as the pipeline quotes and scores them: a paragraph split after ". ", "? ",
  * "! ", "… " (and their closing quotes) where a capital or a digit follows, and after
  * "。", "！", "？". Abbreviations before a capital ("Mr. Smith") split too: a price paid
- * for not needing a language model here.
+ * for not needing a language model here; a time zone never starts one ("at 9 a.m. ET").
  */
-const SENTENCE_END = /(?<=[.!?…]["”’)]*)\s+(?=["“‘(]?[\p{Lu}\p{N}])|(?<=[。！？])/u;
+const SENTENCE_END =
+  /(?<=[.!?…]["”’)]*)\s+(?=["“‘(]?[\p{Lu}\p{N}])(?!(?:ET|EST|EDT|CT|CST|PT|PST|PDT|GMT|BST|CET|UTC)\b)|(?<=[。！？])/u;
 
 /** The sentences of one paragraph, trimmed, whitespace collapsed. */
 export const splitSentences = (paragraph: string): string[] =>

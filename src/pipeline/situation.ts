@@ -606,6 +606,13 @@ function otherEmployer(sentences: readonly Sentence[], matcher: BrandMatcher<tru
   });
 }
 
+/**
+ * Events whose next turn is on a calendar (a results call, a listing, a launch day): the
+ * plan is timed to it, from any of the brand's sentences that dates it ("Alibaba's listing
+ * ceremony is due to be held … next Tuesday").
+ */
+const SCHEDULED: ReadonlySet<EventKind> = new Set(['earnings', 'deal', 'launch']);
+
 /** Situations read, by article and brand object (sources are not changed once read). */
 const READ = new WeakMap<object, WeakMap<object, Situation>>();
 const NO_BRAND = {};
@@ -701,7 +708,11 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
       matcher && live
         ? actingParty(found.sentence, (t) => matcher.occurrences(t).length > 0)
         : null,
-    ahead: live ? dateAhead([sentences[0]!.text, found.sentence], published) : null,
+    ahead: live
+      ? dateAhead([sentences[0]!.text, found.sentence], published)
+      : ownsStory(role) && SCHEDULED.has(found.event)
+        ? dateAhead([sentences[0]!.text, found.sentence, ...own.map((s) => s.text)], published)
+        : null,
     deadline: live ? deadlineIn(around, published) : null,
     facts,
   };

@@ -74,7 +74,26 @@ describe('the party acting against the brand', () => {
     expect(when('The vote is scheduled for Dec. 5')).toBe('5 December');
     expect(when('Acme plans to close the plant in mid-August')).toBe('mid-August');
     expect(when('The shutoff begins today')).toBe('the end of 20 November');
-    // A clause is quoted from its start, ten words at most.
+    // A day named is the nearest after the article's, unless it says "later on" that day.
+    expect(
+      deadlineIn(
+        ['Staff must sign the new terms by Friday, or be treated as resigning'],
+        '2026-11-20',
+      )?.when,
+    ).toBe('Friday 27 November');
+    expect(when('Acme is set to announce the terms later on Friday')).toBe('Friday 20 November');
+    expect(when('The listing is due to be held next Tuesday')).toBe('Tuesday 24 November');
+    // A call on the calendar, on the article's day.
+    expect(
+      dateAhead(
+        ['Acme management hosts a conference call at 9 a.m. ET to discuss results.'],
+        '2026-11-20',
+      ),
+    ).toEqual({
+      said: 'Acme management hosts a conference call at 9 a.m. ET',
+      when: 'the call at 9 a.m. ET on 20 November',
+    });
+    // A clause is quoted from its start (after "and"), sixteen words at most.
     expect(
       dateAhead(
         [
@@ -83,7 +102,7 @@ describe('the party acting against the brand', () => {
         '2026-11-20',
       ),
     ).toEqual({
-      said: 'that its long-delayed flagship phone will finally ship on Monday',
+      said: 'the company said that its long-delayed flagship phone will finally ship on Monday',
       when: 'Monday 23 November',
     });
   });

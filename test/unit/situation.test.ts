@@ -1025,4 +1025,19 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
     );
     expect(steps(talks).join(' ')).toContain('Once the terms are final and public');
   });
+
+  it('times results and a listing to the call and the ceremony the coverage dates', () => {
+    const results = generateAdvisory(
+      [
+        article(
+          'Acme shares slip after results',
+          'Acme reported third-quarter earnings that beat estimates, but cut its sales guidance. Acme management hosts a conference call at 9 a.m. ET to discuss results.',
+        ),
+      ],
+      acme,
+    );
+    expect(results.phases[0]!.actions.at(-1)).toBe(
+      'Have this done before the call at 9 a.m. ET on 20 November: the coverage says “Acme management hosts a conference call at 9 a.m. ET”',
+    );
+  });
 });
