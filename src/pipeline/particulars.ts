@@ -94,7 +94,7 @@ const AHEAD =
   /\b(?:will|to be|is to|are to|set to|plans? to|planned|expected to|due to|scheduled|begins?|starts?|starting|is going to|are going to|threaten(?:s|ed)? to|from)\b/i;
 
 const ALWAYS_AHEAD = new RegExp(
-  String.raw`^(?:tomorrow|tonight|next (?:week|weekend|month|${WEEKDAY})|(?:call|webcast|meeting|briefing|hearing|vote) at .*)$`,
+  `^(?:tomorrow|tonight|next (?:week|weekend|month|${WEEKDAY})|(?:call|webcast|meeting|briefing|hearing|vote) at .*)$`,
   'i',
 );
 
