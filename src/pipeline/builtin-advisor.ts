@@ -204,14 +204,23 @@ function quotable(article: ArticleInput, brand?: BrandTerms): string[] {
     });
 }
 
-/** How much a sentence tells: an event of any kind, a figure, the people it touches. */
+/**
+ * How much a sentence tells: an event of any kind, a figure, the people it touches; less
+ * when it tells the past ("after reaching a settlement with the attorney general last
+ * year"): background comes after the news.
+ */
 function substance(sentence: string): number {
   return (
     (EVENT_TYPES.some((e) => e.phrases?.test(sentence)) ? 2 : 0) +
     (/\d/.test(sentence) ? 1 : 0) +
-    (AFFECTED.test(sentence) ? 1 : 0)
+    (AFFECTED.test(sentence) ? 1 : 0) -
+    (BACKGROUND.test(sentence) ? 3 : 0)
   );
 }
+
+/** Words that put a sentence's news in the past: background to the story, not the story. */
+const BACKGROUND =
+  /\b(?:last year|(?:a|one|two|three|four|five|several|many) (?:years|decades) ago|earlier this (?:year|decade)|in (?:19|20)\d\d\b(?! (?:season|model|edition))|previously|in the past|back in|has long|for years|since (?:19|20)\d\d)\b/i;
 
 /**
  * What the reader should know of how the sources were read, one line at most for the
@@ -366,11 +375,14 @@ function summarize(
     const reporting = phrases
       ? situation.named.filter((n) => n !== situation.onRecord && phrases.test(n))
       : [];
-    // Failing those, the first sentence of the article that names the brand (its lede).
+    // Failing those, the first sentence of the article that names the brand (its lede),
+    // news before background ("Acme has long made kettles in Leeds").
+    const lede = situation.named.slice(situation.headlined ? 1 : 0);
     const said =
       quoteFact(eventSentence(situation)) ||
       reporting.some(quoteFact) ||
-      situation.named.slice(situation.headlined ? 1 : 0).some(quoteFact);
+      lede.filter((n) => !BACKGROUND.test(n)).some(quoteFact) ||
+      lede.some(quoteFact);
     if (!said) {
       items.unshift({
         text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
@@ -389,15 +401,16 @@ function summarize(
       });
     }
     // Who is affected, by something adverse: the harm the situation reads, else the first
-    // quotable sentence, source by source, that names the people or a count.
+    // quotable sentence, source by source, that names the people or a count; and what the
+    // brand has already said, the position a response starts from. Those touched come
+    // first when counted ("some 375,000 people"); otherwise the brand's own line does (a
+    // consultant's read: it stood fourth, behind a line on the brand's shareholder).
     const harmed = situation.facts.filter((f) => f.fact === 'harm').map((f) => f.sentence);
+    const touched = quotes.map((q) => q.find((sentence) => AFFECTED.test(sentence)));
+    if (!/\d/.test(touched.find((t) => t !== undefined) ?? '')) quoteFact(situation.onRecord);
     if (adverse && !harmed.some(quoteFact)) {
-      for (const [i, s] of sources.entries()) {
-        const found = quotes[i]!.find((q) => AFFECTED.test(q));
-        if (found && quote(found, s.source_key)) break;
-      }
+      touched.some((t, i) => t !== undefined && quote(t, sources[i]!.source_key));
     }
-    // What the brand has already said: the position a response starts from.
     quoteFact(situation.onRecord);
   }
   // What is at stake, when it is a sentence to quote: the harm the situation reads

@@ -238,6 +238,51 @@ describe('the executive summary', () => {
   });
 });
 
+describe('the executive summary, ordered as a consultant reads (issue 42, tenth read)', () => {
+  it('puts the brand’s own line before an uncounted aside on who is touched, and background last', () => {
+    const g = generateAdvisory(
+      [
+        source(
+          1,
+          'Regulator investigating Acme',
+          [
+            'The state attorney general is investigating Acme over its billing, according to two people familiar with the matter.',
+            'Acme agreed to a rescue by its largest shareholder, Globex Capital, as it faced a cash crunch.',
+            'The company rolled back its policy of requiring staff to sign noncompete agreements after a settlement with the attorney general last year.',
+            '“We received an inquiry from the attorney general and are cooperating,” an Acme spokesperson said.',
+            'Acme runs 500 offices in 29 countries and expects to open more in Asia and Europe.',
+          ].join('\n\n'),
+        ),
+      ],
+      acme,
+    );
+    const texts = g.executiveSummary.map((i) => i.text);
+    const at = (start: string) => texts.findIndex((t) => t.startsWith(start));
+    expect(at('“We received an inquiry')).toBeGreaterThanOrEqual(0);
+    expect(at('“We received an inquiry')).toBeLessThan(at('Acme agreed to a rescue'));
+  });
+
+  it('tells the news before the background', () => {
+    const g = generateAdvisory(
+      [
+        source(
+          1,
+          'Acme opens a plant in Leeds',
+          [
+            'Acme has long made kettles in Leeds, where it opened its first factory in 1952.',
+            'The new plant will employ 300 people from next spring.',
+            'Acme said the plant cost £40 million to build.',
+          ].join('\n\n'),
+        ),
+      ],
+      acme,
+    );
+    const texts = g.executiveSummary.map((i) => i.text).join(' ');
+    expect(texts).toContain('The new plant will employ 300 people');
+    expect(texts).not.toContain('Acme has long made kettles');
+  });
+});
+
 /** The summary's own lines, not quoted: what the first source reports, who covers it. */
 function generated(text: string) {
   return (
