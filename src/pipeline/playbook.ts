@@ -107,6 +107,9 @@ function trackingFor(situation: Situation): string {
   return TRACKING[situation.event] ?? TRACK;
 }
 
+/** What an inquiry or a claim asks, and its deadlines (named when the coverage names who). */
+const ASKED_OF_BRAND = 'Establish with counsel what is asked of the brand, and by when';
+
 export const PLAYBOOK: Record<string, Phase[]> = {
   'product-safety': [
     FACTS,
@@ -188,6 +191,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
       // A lawsuit or an inquiry asks for the records: keeping them is the first duty.
       actions: [
         'Share the coverage with legal counsel',
+        ASKED_OF_BRAND,
         'Preserve the relevant records',
         'Agree what may be said in public',
       ],
@@ -396,7 +400,8 @@ const THROUGH_COUNSEL: Phase = {
   owner: 'Legal',
   actions: [
     'Put any public commitment or correction to counsel before it is made',
-    'Review with counsel what the brand itself claims on the matter (adverts, product pages)',
+    // A claim under challenge that stays live is repeated every day it runs.
+    'Review with counsel what the brand itself claims on the matter (adverts, product pages), and whether to pause or qualify it meanwhile',
   ],
 };
 
@@ -750,11 +755,11 @@ function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] 
       return [SHARE_AS_ANNOUNCED];
     if (others && action === BRIEF_STAFF)
       return [action, `Brief ${others} too: the coverage concerns them`];
-    if (by && action === 'Share the coverage with legal counsel') {
+    if (by && action === ASKED_OF_BRAND) {
       if (situation.event === 'regulator-action')
-        return [action, `Establish with counsel what ${by} is asking of the brand, and by when`];
+        return [`Establish with counsel what ${by} is asking of the brand, and by when`];
       if (situation.event === 'lawsuit')
-        return [action, `Obtain what ${by} has filed, and put its deadlines in counsel's diary`];
+        return [`Obtain what ${by} has filed, and put its deadlines in counsel's diary`];
     }
     if (
       by &&

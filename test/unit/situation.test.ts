@@ -1040,4 +1040,20 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
       'Have this done before the call at 9 a.m. ET on 20 November: the coverage says “Acme management hosts a conference call at 9 a.m. ET”',
     );
   });
+
+  it('asks counsel what an inquiry wants of the brand even when the coverage does not say who', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme under investigation',
+          'Acme is under investigation over its billing, the company said.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.situation?.event).toBe('regulator-action');
+    expect(g.phases[0]!.actions).toContain(
+      'Establish with counsel what is asked of the brand, and by when',
+    );
+  });
 });
