@@ -54,7 +54,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 3,
     topic: 'product-safety',
     phrases: re(
-      String.raw`(?:was|were|been) (?:killed|injured|hurt|hospitali[sz]ed)|died (?:after|when|in)|fatal (?:crash|accident|fire)|explosion (?:at|in|on|inside|near)|(?:rocket|engine|battery|plant|factory|refinery|pipeline|gas) (?:explosion|blast)|explosions? (?:damaged|destroyed|killed|injured)|exploded (?:at|in|on|inside|near|while|when)|derail|caught fire`,
+      String.raw`(?:was|were|been) (?:killed|injured|hurt|hospitali[sz]ed)|died (?:after|when|in)|(?:fatal|deadly) (?:crash|crashes|accident|fire|explosion|blast|collapse)|crash(?:ed)? (?:that )?killed|explod(?:ed|es) (?:minutes|seconds|moments|shortly|soon|hours) after|explosion (?:at|in|on|inside|near)|(?:rocket|engine|battery|plant|factory|refinery|pipeline|gas) (?:explosion|blast)|explosions? (?:damaged|destroyed|killed|injured)|exploded (?:at|in|on|inside|near|while|when)|derail|caught fire`,
     ),
   },
   {
@@ -100,7 +100,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 2,
     topic: 'legal-regulatory',
     phrases: re(
-      String.raw`fined|fines? of|(?:record |heavy |hefty )?fines? (?:on|against)|impos(?:es|ed|ing) (?:an? )?(?:record |heavy )?(?:fine|penalty|sanctions?)|penalt(?:y|ies)|regulators?\b|antitrust|(?:opened|launched|faces|facing|under) (?:an? )?(?:formal )?(?:investigation|probe|inquiry)|investigat(?:ing|ed|ion) (?:into|of)|attorneys? general|ftc|sec\b|competition (?:authority|commission)|ordered (?:to|by)|(?:was|were|been|be|is|are|get|got) banned|banned (?:by|from)`,
+      String.raw`fined|fines? of|(?:record |heavy |hefty )?fines? (?:on|against)|impos(?:es|ed|ing) (?:an? )?(?:record |heavy )?(?:fine|penalty|sanctions?)|penalt(?:y|ies)|regulators?\b|antitrust|(?:opened|launched|faces|facing|under) (?:an? )?(?:formal )?(?:investigation|probe|inquiry)|investigat(?:ing|ed|ion) (?:into|of)|attorneys? general|ftc|sec\b|competition (?:authority|commission)|ordered (?:to|by)|(?:was|were|been|be|is|are|get|got) banned|banned (?:by|from)|ground(?:ed|s|ing)? (?:the |its |all |every )?(?:[\w-]+ ){0,2}(?:planes?|jets?|fleets?|aircraft|airliners?)|grounding of`,
     ),
   },
   {

@@ -113,25 +113,26 @@ export interface Ahead {
 /**
  * When the coverage says the event's next turn comes ("employees to be laid off this
  * week"), read against the article's date (`published`, YYYY-MM-DD, null when the page
- * gives none); null when it gives no date ahead.
+ * gives none): the earliest of the dates the sentences give, since a step done before the
+ * earliest is done in time for all; null when they give no date ahead.
  */
 export function dateAhead(
   sentences: readonly string[],
   published: string | null = null,
 ): Ahead | null {
+  let best: (Ahead & { offset: number }) | null = null;
   for (const sentence of sentences) {
     const m = DATE_AHEAD.exec(sentence);
     // "Tomorrow" and "next week" lie ahead whatever the verb; "on Tuesday" only with one.
     if (m && (ALWAYS_AHEAD.test(m[0]) || AHEAD.test(sentence))) {
-      // "Later on Wednesday" in Wednesday's paper is that day; "by Monday" in Monday's, the next.
-      const later = /\blater\s*$/i.test(sentence.slice(0, m.index));
-      return {
-        said: clauseAround(sentence, m.index, m[0].length),
-        when: dateOf(m[0], published, later),
-      };
+      const date = dateOf(m[0], published);
+      const offset = date.offset ?? Number.POSITIVE_INFINITY;
+      if (!best || offset < best.offset) {
+        best = { said: clauseAround(sentence, m.index, m[0].length), when: date.when, offset };
+      }
     }
   }
-  return null;
+  return best && { said: best.said, when: best.when };
 }
 
 /** Where a clause begins or ends: a comma, a dash, "and", "but", "while". */
@@ -140,7 +141,7 @@ const CLAUSE_BREAK = /[,;:()]|\s[—–-]\s|\s(?:and|but|while|as|after|before|b
 /**
  * The clause holding the date, as a step can quote it: from the clause's start to the
  * date ("The Acme console launches tomorrow"), or from the date to the clause's end when
- * the date opens it ("Tomorrow the Acme console launches"), sixteen words at most.
+ * the date opens it ("Tomorrow the Acme console launches"), twenty words at most.
  */
 function clauseAround(sentence: string, at: number, length: number): string {
   const breaks = [...sentence.matchAll(CLAUSE_BREAK)].map((b) => [b.index, b.index + b[0].length]);
@@ -149,12 +150,12 @@ function clauseAround(sentence: string, at: number, length: number): string {
   // The sentence's full stop goes; the one of "9 a.m." stays.
   const quoted = (w: string[]) => w.join(' ').replace(/(?<![ap]\.m)[.!?]$/i, '');
   const before = words(sentence.slice(start, at + length));
-  if (before.length > 2) return quoted(before.slice(-16));
+  if (before.length > 2) return quoted(before.slice(-20));
   const end = Math.min(
     sentence.length,
     ...breaks.filter(([b]) => b! >= at + length).map(([b]) => b!),
   );
-  return quoted(words(sentence.slice(at, end)).slice(0, 16));
+  return quoted(words(sentence.slice(at, end)).slice(0, 20));
 }
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
@@ -184,76 +185,97 @@ function dayName(d: Date, weekday = false): string {
 }
 
 /**
- * A date phrase of the coverage as a date after "before" (Ahead.when), counted from the
- * article's date; the phrase itself, without its preposition, when undated.
+ * A date phrase of the coverage as a date after "before" (Ahead.when), and how many days
+ * after the article's it falls (null when undated). Each reads as the earliest day the
+ * words allow, since a step done by then is in time whatever was meant: "by Monday" in
+ * Monday's paper may be that day, and a span that has begun ("this week") may be today.
+ * Undated, the phrase itself without its preposition.
  */
-function dateOf(phrase: string, published: string | null, sameDay = false): string {
+function dateOf(phrase: string, published: string | null): { when: string; offset: number | null } {
+  const base = published ? new Date(`${published.slice(0, 10)}T00:00:00Z`) : null;
+  const dated = base !== null && !Number.isNaN(base.getTime());
   // "The call at 9 a.m. ET": the time, on the article's day (a results call is the
   // morning the results are out).
   const time = /^(call|webcast|meeting|briefing|hearing|vote) at (.+)$/i.exec(phrase);
   if (time) {
-    const day = published ? ` on ${dayName(new Date(`${published.slice(0, 10)}T00:00:00Z`))}` : '';
-    return `the ${time[1]!.toLowerCase()} at ${time[2]}${day}`;
+    const day = dated ? ` on ${dayName(base)}` : '';
+    return { when: `the ${time[1]!.toLowerCase()} at ${time[2]}${day}`, offset: 0 };
+  }
+  if (!dated) {
+    const words = phrase
+      .toLowerCase()
+      .replace(/^(?:on|by|for|from|starting|until|through|in) /, '');
+    if (/^this (?:week|month)$/.test(words)) return { when: `the end of ${words}`, offset: null };
+    // Names of days and months keep their capitals: "before Monday", "by Dec. 5".
+    return {
+      when: phrase
+        .replace(/^(?:on|by|for|from|starting|until|through|in) /i, '')
+        .replace(/^\p{Lu}(?=\p{Ll}+(?:\s|$))/u, (c) => c.toLowerCase())
+        .replace(
+          new RegExp(`\\b(?:${WEEKDAY}|${MONTH})`, 'giu'),
+          (w) => w[0]!.toUpperCase() + w.slice(1),
+        ),
+      offset: null,
+    };
   }
   const words = phrase
     .toLowerCase()
     .replace(new RegExp(`^(?:on|by|for|from|starting|until|through|in|next(?= ${WEEKDAY})) `), '');
-  const base = published ? new Date(`${published.slice(0, 10)}T00:00:00Z`) : null;
-  if (!base || Number.isNaN(base.getTime())) {
-    if (/^this (?:week|month)$/.test(words)) return `the end of ${words}`;
-    // Names of days and months keep their capitals: "before Monday", "by Dec. 5".
-    return phrase
-      .replace(/^(?:on|by|for|from|starting|until|through|in) /i, '')
-      .replace(/^\p{Lu}(?=\p{Ll}+(?:\s|$))/u, (c) => c.toLowerCase())
-      .replace(
-        new RegExp(`\\b(?:${WEEKDAY}|${MONTH})`, 'giu'),
-        (w) => w[0]!.toUpperCase() + w.slice(1),
-      );
-  }
-  const plus = (days: number) => new Date(base.getTime() + days * 86_400_000);
-  // A day named is the nearest one after the article's ("by Monday" in Monday's paper is a
-  // week on), or the article's own when it says "later on" that day.
+  // The article's own day is done by its end: "before the end of Monday 18 November".
+  const day = (offset: number, weekday = true) => {
+    const name = dayName(new Date(base.getTime() + offset * 86_400_000), weekday);
+    return { when: offset === 0 ? `the end of ${name}` : name, offset };
+  };
   const weekday = WEEKDAYS.indexOf(words);
   if (weekday >= 0) {
     const days = (weekday - base.getUTCDay() + 7) % 7;
-    return dayName(plus(days === 0 && !sameDay ? 7 : days), true);
+    // "Next Tuesday" is never the article's own day.
+    return day(days === 0 && /^next /i.test(phrase) ? 7 : days);
   }
-  const toFriday = (5 - base.getUTCDay() + 7) % 7;
+  const until = (weekdayIndex: number) => (weekdayIndex - base.getUTCDay() + 7) % 7;
   switch (words) {
     case 'today':
-      return `the end of ${dayName(base)}`;
-    case 'tonight':
-      return `the evening of ${dayName(base)}`;
-    case 'tomorrow':
-      return dayName(plus(1));
     case 'this week':
-    case 'the end of the week':
-    case 'the end of week':
-      return `the end of the week (${dayName(plus(toFriday), true)})`;
-    case 'next week':
-      return `the week of ${dayName(plus(((1 - base.getUTCDay() + 6) % 7) + 1), true)}`;
-    case 'this weekend':
-      return `the weekend (${dayName(plus((6 - base.getUTCDay() + 7) % 7), true)})`;
-    case 'next weekend':
-      return `the weekend of ${dayName(plus(((6 - base.getUTCDay() + 7) % 7) + 7), true)}`;
     case 'this month':
-    case 'the end of the month':
-    case 'the end of month':
-      return `the end of ${MONTHS[base.getUTCMonth()]}`;
-    case 'next month':
-      return MONTHS[(base.getUTCMonth() + 1) % 12]!;
     case 'the end of the day':
     case 'the end of day':
-      return `the end of ${dayName(base)}`;
+      return day(0);
+    case 'tonight':
+      return { when: `the evening of ${dayName(base, true)}`, offset: 0 };
+    case 'tomorrow':
+      return day(1);
+    case 'the end of the week':
+    case 'the end of week':
+      return day(until(5));
+    case 'this weekend':
+      return day(until(6));
+    case 'next week':
+      return day(until(1) || 7);
+    case 'next weekend':
+      return day(until(6) + 7);
+    case 'the end of the month':
+    case 'the end of month': {
+      const last = new Date(Date.UTC(base.getUTCFullYear(), base.getUTCMonth() + 1, 0));
+      return day(Math.round((last.getTime() - base.getTime()) / 86_400_000));
+    }
+    case 'next month': {
+      const first = new Date(Date.UTC(base.getUTCFullYear(), base.getUTCMonth() + 1, 1));
+      return day(Math.round((first.getTime() - base.getTime()) / 86_400_000), false);
+    }
   }
-  // "Dec. 5", "December 5th": that day; "mid-August", "early September": as written.
-  const dated = /^([a-z]+)\.? (\d{1,2})/.exec(words);
-  if (dated && monthOf(dated[1]!) >= 0) {
-    return `${Number(dated[2])} ${MONTHS[monthOf(dated[1]!)]}`;
-  }
+  // "Dec. 5", "December 5th": that day, this year or next; "mid-August": its first days.
+  const on = /^([a-z]+)\.? (\d{1,2})/.exec(words);
   const month = /^(early |mid-|late )?([a-z]+)\.?$/.exec(words);
-  if (month && monthOf(month[2]!) >= 0) return `${month[1] ?? ''}${MONTHS[monthOf(month[2]!)]}`;
-  return words;
+  const index = on ? monthOf(on[1]!) : month ? monthOf(month[2]!) : -1;
+  if (index < 0) return { when: words, offset: null };
+  const dayOfMonth = on
+    ? Number(on[2])
+    : ({ 'early ': 1, 'mid-': 10, 'late ': 20 }[month![1] ?? ''] ?? 1);
+  let target = Date.UTC(base.getUTCFullYear(), index, dayOfMonth);
+  if (target < base.getTime() - 31 * 86_400_000)
+    target = Date.UTC(base.getUTCFullYear() + 1, index, dayOfMonth);
+  const offset = Math.round((target - base.getTime()) / 86_400_000);
+  return on ? day(offset, false) : { when: `${month![1] ?? ''}${MONTHS[index]}`, offset };
 }
 
 /** A deadline put to someone: "told to sign the terms by Monday", "must respond by Dec. 5". */
@@ -276,7 +298,7 @@ export function deadlineIn(
     if (m) {
       return {
         said: m[0].replace(/^\p{Lu}/u, (c) => c.toLowerCase()),
-        when: dateOf(m[1]!, published),
+        when: dateOf(m[1]!, published).when,
       };
     }
   }

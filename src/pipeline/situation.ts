@@ -608,8 +608,8 @@ function otherEmployer(sentences: readonly Sentence[], matcher: BrandMatcher<tru
 
 /**
  * Events whose next turn is on a calendar (a results call, a listing, a launch day): the
- * plan is timed to it, from any of the brand's sentences that dates it ("Alibaba's listing
- * ceremony is due to be held … next Tuesday").
+ * plan is timed to the earliest date the brand's sentences, or those beside them, give
+ * ("set to announce the terms later on Wednesday", before "the listing … next Tuesday").
  */
 const SCHEDULED: ReadonlySet<EventKind> = new Set(['earnings', 'deal', 'launch']);
 
@@ -711,7 +711,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     ahead: live
       ? dateAhead([sentences[0]!.text, found.sentence], published)
       : ownsStory(role) && SCHEDULED.has(found.event)
-        ? dateAhead([sentences[0]!.text, found.sentence, ...own.map((s) => s.text)], published)
+        ? dateAhead([sentences[0]!.text, found.sentence, ...around], published)
         : null,
     deadline: live ? deadlineIn(around, published) : null,
     facts,

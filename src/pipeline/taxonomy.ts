@@ -479,6 +479,10 @@ const FALSE_SENSES: Record<SignalLanguage, RegExp[]> = {
     /\btoxic (?:culture|comments?|behaviou?r|workplace|masculinity|relationships?|fans?|fandom|positivity|people|boss|debate|discourse|consequences?|effects?|content|online|trolls?|speech|language|traits?)\b/giu,
     /\bfatalis(?:m|tic)\b/giu,
     /\bCourt (?:de|du|des|d['’])|\b(?:food|tennis|basketball|squash|volleyball) courts?\b/gu,
+    // A relative clause's legal trouble is its own subject's ("Geert Wilders, who was just
+    // convicted …, still has a Twitter platform", "rhetoric that got him convicted in the
+    // Dutch court"), not the brand's.
+    /\b(?:who (?:was|were|is|are|has been|have been|had been) (?:just |recently |later |since |previously |already )?|(?:that|which) got (?:him|her|them) )(?:convicted|charged|sued|fined|arrested|indicted|jailed|sentenced|prosecuted)\b[^,.;]*/giu,
   ],
   fr: [/\b(?:je|tu|il|elle|on|nous|vous|ils|elles) (?:se )?rappel(?:le|les|lent|ons|ez)\b/giu],
   es: [/\b(?:demanda|demandas) (?:de|del|interna|externa|energética|creciente)\b/giu],

@@ -65,23 +65,38 @@ describe('the party acting against the brand', () => {
   it('counts the date from the article’s, so a step reads right days later', () => {
     // 20 November 2026 is a Friday.
     const when = (sentence: string) => dateAhead([sentence], '2026-11-20')?.when;
-    expect(when('The Acme console launches tomorrow')).toBe('21 November');
+    expect(when('The Acme console launches tomorrow')).toBe('Saturday 21 November');
     expect(when('Drivers will strike on Tuesday')).toBe('Tuesday 24 November');
-    expect(when('Acme employees to be laid off this week')).toBe(
-      'the end of the week (Friday 20 November)',
-    );
-    expect(when('Acme staff will walk out next week')).toBe('the week of Monday 23 November');
+    // A span begun may mean today: the step is done by then.
+    expect(when('Acme employees to be laid off this week')).toBe('the end of Friday 20 November');
+    expect(when('Acme staff will walk out next week')).toBe('Monday 23 November');
     expect(when('The vote is scheduled for Dec. 5')).toBe('5 December');
     expect(when('Acme plans to close the plant in mid-August')).toBe('mid-August');
-    expect(when('The shutoff begins today')).toBe('the end of 20 November');
-    // A day named is the nearest after the article's, unless it says "later on" that day.
+    expect(when('The shutoff begins today')).toBe('the end of Friday 20 November');
+    // A day named is the nearest, the article's own included: "sign by Friday" in Friday's
+    // paper may be that day (a consultant's read: a week later let the deadline pass).
     expect(
       deadlineIn(
         ['Staff must sign the new terms by Friday, or be treated as resigning'],
         '2026-11-20',
       )?.when,
-    ).toBe('Friday 27 November');
-    expect(when('Acme is set to announce the terms later on Friday')).toBe('Friday 20 November');
+    ).toBe('the end of Friday 20 November');
+    expect(when('Acme is set to announce the terms later on Friday')).toBe(
+      'the end of Friday 20 November',
+    );
+    // Of several dates, the earliest: a step done by then is in time for all.
+    expect(
+      dateAhead(
+        [
+          'The listing is due to be held next Tuesday.',
+          'Acme is set to announce the terms later on Friday.',
+        ],
+        '2026-11-20',
+      ),
+    ).toEqual({
+      said: 'Acme is set to announce the terms later on Friday',
+      when: 'the end of Friday 20 November',
+    });
     expect(when('The listing is due to be held next Tuesday')).toBe('Tuesday 24 November');
     // A call on the calendar, on the article's day.
     expect(
@@ -93,7 +108,7 @@ describe('the party acting against the brand', () => {
       said: 'Acme management hosts a conference call at 9 a.m. ET',
       when: 'the call at 9 a.m. ET on 20 November',
     });
-    // A clause is quoted from its start (after "and"), sixteen words at most.
+    // A clause is quoted from its start (after "and"), twenty words at most.
     expect(
       dateAhead(
         [
@@ -132,7 +147,7 @@ describe('plans that name them', () => {
       acme,
     );
     expect(cuts.phases.flatMap((p) => p.actions)).toContain(
-      'Brief managers and staff before any public statement, and before the end of the week (Friday 20 November): the coverage says “Acme employees to be laid off this week”',
+      'Brief managers and staff before any public statement, and before the end of Friday 20 November: the coverage says “Acme employees to be laid off this week”',
     );
   });
 
@@ -147,7 +162,7 @@ describe('plans that name them', () => {
       acme,
     );
     expect(g.phases[0]!.actions.at(-1)).toBe(
-      'Have this done before 21 November: the coverage says “Acme console launches tomorrow”',
+      'Have this done before Saturday 21 November: the coverage says “Acme console launches tomorrow”',
     );
   });
 
