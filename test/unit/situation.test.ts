@@ -1056,4 +1056,33 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
       'Establish with counsel what is asked of the brand, and by when',
     );
   });
+
+  it('leaves a relative clause’s conviction to its subject, and reads deadly crashes and groundings', () => {
+    const platform = generateAdvisory(
+      [
+        article(
+          'Acme lets extremists keep their accounts',
+          'Critics say Acme enforces its rules unevenly. A party leader, who was just convicted of inciting hate, still has an Acme account, where he repeats the rhetoric that got him convicted in a Dutch court.',
+        ),
+      ],
+      acme,
+    );
+    expect(platform.topics).not.toContain('legal-regulatory');
+    const crash = situationOf(
+      article(
+        'Acme jet crash',
+        'An Acme jet was involved in a deadly crash in Ethiopia on Sunday.',
+      ),
+      acme,
+    );
+    expect(crash.event).toBe('accident');
+    const grounded = situationOf(
+      article(
+        'Regulators act on Acme',
+        'Regulators around the world grounded the Acme Max jets after the second crash.',
+      ),
+      acme,
+    );
+    expect(grounded.event).toBe('regulator-action');
+  });
 });
