@@ -10,6 +10,7 @@ import {
   DO_NOT,
   forOrganisation,
   isPlanForResolved,
+  named,
   type Phase,
   PLAYBOOK,
   planOf,
@@ -529,7 +530,10 @@ export function generateAdvisory(
     urgency,
     executiveSummary,
     summaryBasis: [...new Set(executiveSummary.flatMap((i) => i.cites))],
-    phases: scheduled(latest ? withContextPhase(plan, latest, situation, topics) : plan, urgency),
+    phases: named(
+      scheduled(latest ? withContextPhase(plan, latest, situation, topics) : plan, urgency),
+      brand?.name ?? '',
+    ),
     reasons,
     situation,
     // Said only when the latest context moved the judgement (a diff's other moves come

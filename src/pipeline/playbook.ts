@@ -6,6 +6,7 @@
  */
 
 import { EVENT_TYPES, eventType } from './events.js';
+import { inProse } from './particulars.js';
 import { eventSentence, ownsStory, type Situation } from './situation.js';
 import { CONSTRAINT_DO_NOT, type Constraint, type DoneStep } from './team-context.js';
 
@@ -978,6 +979,24 @@ export function forOrganisation(phases: readonly Phase[], brandName: string): Ph
       a.startsWith(BRIEF_STAFF)
         ? 'Brief the leadership, candidates and spokespeople before their next public appearance'
         : a,
+    ),
+  }));
+}
+
+/**
+ * The plan naming the organisation where its steps say "the brand" ("Establish with
+ * counsel what the New York State Attorney General is asking of WeWork"): a plan written
+ * for one client reads as one (a consultant's read: "the brand" throughout read as a
+ * template).
+ */
+export function named<P extends { actions: string[] }>(phases: readonly P[], name: string): P[] {
+  const who = name.trim() ? inProse(name.trim()) : '';
+  if (!who) return [...phases];
+  const upper = who[0]!.toUpperCase() + who.slice(1);
+  return phases.map((p) => ({
+    ...p,
+    actions: p.actions.map((a) =>
+      a.replace(/\bthe brand\b/g, who).replace(/\bThe brand\b/g, upper),
     ),
   }));
 }

@@ -135,7 +135,7 @@ describe('plans that name them', () => {
       acme,
     );
     expect(inquiry.phases.flatMap((p) => p.actions)).toContain(
-      'Establish with counsel what the New York State Attorney General is asking of the brand, and by when',
+      'Establish with counsel what the New York State Attorney General is asking of Acme, and by when',
     );
     const cuts = generateAdvisory(
       [

@@ -633,7 +633,7 @@ describe('eighth read', () => {
       acme,
     );
     expect(g.phases.flatMap((ph) => ph.actions)).toContain(
-      'If the piece is favourable and its figures are ones the brand can stand behind where it shares them, share it on owned channels and thank the journalist',
+      'If the piece is favourable and its figures are ones Acme can stand behind where it shares them, share it on owned channels and thank the journalist',
     );
   });
 });

@@ -29,7 +29,7 @@ describe('the brand’s role', () => {
       'Paper 1 cites Acme as a source in “Hospital fire kills three”.',
     );
     expect(avoid(g)).toEqual([
-      'Do not issue a statement: the brand is not the subject of this coverage',
+      'Do not issue a statement: Acme is not the subject of this coverage',
     ]);
   });
 
@@ -229,7 +229,7 @@ describe('judgements from the situation', () => {
       acme,
     );
     expect(steps(silent)).toContain(
-      'If nobody has, say the brand is aware of the allegation and is looking into it, with legal sign-off',
+      'If nobody has, say Acme is aware of the allegation and is looking into it, with legal sign-off',
     );
   });
 
@@ -511,7 +511,7 @@ describe('plans a consultant would sign (issue 42, third review)', () => {
       acme,
     );
     expect(steps(g)).toContain(
-      'If the criticism points to a real problem, agree with the product owner and legal what the brand can commit to, and say only what is decided',
+      'If the criticism points to a real problem, agree with the product owner and legal what Acme can commit to, and say only what is decided',
     );
   });
 
@@ -789,7 +789,7 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
     );
     const all = g.phases.flatMap((p) => p.actions);
     expect(all).toContain(
-      'If it misstates a fact the brand can prove wrong, ask the publisher to correct that fact, once legal agrees; never dispute what the brand itself claimed',
+      'If it misstates a fact Acme can prove wrong, ask the publisher to correct that fact, once legal agrees; never dispute what Acme itself claimed',
     );
     expect(all.join(' ')).not.toMatch(/send the publisher the correction/);
   });
@@ -919,7 +919,7 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
     expect(g.phases[0]!.title).toContain('Product, with trust and safety');
     expect(steps(g).join(' ')).not.toMatch(/correct/i);
     expect(avoid(g)).toContain(
-      'Do not dispute a safety concern in public: answer it with what the brand is changing',
+      'Do not dispute a safety concern in public: answer it with what Acme is changing',
     );
   });
 
@@ -1053,7 +1053,7 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
     );
     expect(g.situation?.event).toBe('regulator-action');
     expect(g.phases[0]!.actions).toContain(
-      'Establish with counsel what is asked of the brand, and by when',
+      'Establish with counsel what is asked of Acme, and by when',
     );
   });
 
