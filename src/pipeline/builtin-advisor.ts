@@ -568,7 +568,10 @@ function withContexts(situation: Situation, readings: readonly ContextReading[])
   if (readings.some((r) => r.direction > 0)) return situation;
   // Over is the more specific claim: "resolved on Monday; no injuries" says it happened.
   if (readings.some((r) => r.resolved)) return { ...situation, status: 'resolved' };
-  if (readings.some((r) => r.denies)) return { ...situation, status: 'denied' };
+  // A row the coverage already reports over stays over: the team saying it was never
+  // theirs does not reopen it (a consultant's read: "do not reopen the row" was lost).
+  if (readings.some((r) => r.denies) && situation.status !== 'resolved')
+    return { ...situation, status: 'denied' };
   return situation;
 }
 
@@ -584,11 +587,11 @@ function withContextPhase(
   situation: Situation,
   topics: readonly string[],
 ): Phase[] {
-  // A problem the plan already treats as over needs no phase saying so again.
   // The team's account of it being less than reported is its own until checked ("nobody
   // was hurt", "fixed within hours", "voluntary"): said in public before, it is the next
   // story if the coverage holds. Worded so a share page gives nothing of the context away.
   const checked = easing(latest) ? withDoNot(plan, UNCHECKED) : [...plan];
+  // A problem the plan already treats as over needs no phase saying so again.
   if (latest.resolved && isPlanForResolved(situation)) return checked;
   // Worse news puts its first step first; the team works from its context next, before
   // anyone answers in public (a consultant's read found the team briefed only after the
@@ -607,7 +610,7 @@ function withContextPhase(
 const easing = (reading: ContextReading) =>
   reading.direction < 0 || reading.resolved || reading.denies;
 const UNCHECKED =
-  'Do not state in public what the coverage does not yet support: check each claim against it first';
+  'Do not make a claim in public the brand cannot yet show: check each against the coverage and the records first';
 
 /**
  * What the team's latest context calls for: saying it is fixed when it reports a fix (to

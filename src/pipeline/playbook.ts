@@ -391,6 +391,8 @@ const NEXT_TIME: Phase = {
   actions: [
     'Tell customers how they will be warned if it happens again, and how far ahead',
     'Agree the next warning’s wording and channels with local authorities now',
+    // A utility reports each shutoff to its regulator once it is over.
+    'File the report the regulator requires after the event, on time',
   ],
 };
 
@@ -733,10 +735,7 @@ export function planOf(
   const gated = constraints.includes('legal')
     ? specific.map((p) => (p.title === RESPOND_FAIR ? THROUGH_COUNSEL : p))
     : specific;
-  // Counsel's advice, when the team reports it, says what the merits line would.
-  const own = doNot(situation, topics, aside).filter(
-    (line) => !(constraints.includes('legal') && line === MERITS),
-  );
+  const own = doNot(situation, topics, aside);
   const avoid = [...new Set([...constraints.map((c) => CONSTRAINT_DO_NOT[c]), ...own])].slice(0, 4);
   return avoid.length > 0 ? [...gated, { title: DO_NOT, actions: avoid }] : gated;
 }

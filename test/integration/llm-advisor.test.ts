@@ -327,7 +327,7 @@ describe('chat-completions advisor', () => {
       'Do not',
     ]);
     expect(proposal.phases.at(-1).actions).toContain(
-      'Do not state in public what the coverage does not yet support: check each claim against it first',
+      'Do not make a claim in public Northwind cannot yet show: check each against the coverage and the records first',
     );
     const stored = await svc.app.db
       .selectFrom('advisories')

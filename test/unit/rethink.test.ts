@@ -590,6 +590,10 @@ describe('what comes next (issue 42, seventh read)', () => {
     );
     expect(p.assessment).toBe('watch');
     expect(p.phases.map((ph) => baseTitle(ph.title))).toContain('Prepare for the next one');
+    // The regulator hears of each shutoff once it is over.
+    expect(p.phases.flatMap((ph) => ph.actions)).toContain(
+      'File the report the regulator requires after the event, on time',
+    );
   });
 
   it('has the line for what the team expects next ready before it is public', () => {
@@ -664,11 +668,44 @@ describe('the team’s account, checked before it is said (issue 42, tenth read)
     const p = propose(recall, context);
     const avoid = p.phases.find((ph) => baseTitle(ph.title) === DO_NOT)?.actions ?? [];
     expect(avoid).toContain(
-      'Do not state in public what the coverage does not yet support: check each claim against it first',
+      'Do not make a claim in public Acme cannot yet show: check each against the coverage and the records first',
     );
     expect(JSON.stringify(p.phases)).not.toMatch(/voluntary|unconfirmed|hurt/);
     // Context that reports worse needs no such warning.
     const worse = propose(recall, 'A second batch of kettles has the same fault.');
-    expect(JSON.stringify(worse.phases)).not.toContain('does not yet support');
+    expect(JSON.stringify(worse.phases)).not.toContain('cannot yet show');
+  });
+
+  it('keeps a row the coverage reports over closed when the team says it was never theirs', () => {
+    const row = [
+      source(
+        1,
+        'Singer’s row with Acme seems to be over',
+        'A row between a singer and Acme, her former label, looks like it’s coming to an end. Acme says she will be allowed to play her old songs on Sunday. Last week she accused Acme of trying to stop her performing them.',
+      ),
+    ];
+    const p = propose(row, 'This is not about us: the licensing decision was made by Globex.');
+    const avoid = p.phases.find((ph) => baseTitle(ph.title) === DO_NOT)?.actions ?? [];
+    expect(avoid).toContain(
+      'Do not reopen the row: no comment on what the other side said before it ended',
+    );
+  });
+
+  it('keeps “nothing on the merits” beside counsel’s advice', () => {
+    const sued = [
+      source(
+        1,
+        'Attorney general sues Acme',
+        'The state attorney general sued Acme on Monday over hidden fees.',
+      ),
+    ];
+    const p = propose(sued, 'Legal advises no admission of liability.');
+    const avoid = p.phases.find((ph) => baseTitle(ph.title) === DO_NOT)?.actions ?? [];
+    expect(avoid).toEqual(
+      expect.arrayContaining([
+        'Do not say anything in public on a legal matter without counsel, nor anything that admits liability',
+        'Do not comment on the merits or the other party before counsel agrees the words',
+      ]),
+    );
   });
 });
