@@ -843,13 +843,19 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
       return SITUATION_PLANS.accusation;
     case 'outage':
       return byDecision(situation) ? SITUATION_PLANS.shutoff : SITUATION_PLANS.outage;
-    case 'criticism':
+    case 'criticism': {
       if (topics.some((t) => SAFETY_TOPICS.has(t))) return SITUATION_PLANS.safetyCriticism;
+      // Criticism that the product falls short of what the brand itself promised: the
+      // claim is the brand's own risk, reviewed before anyone answers.
+      const plan = situation.named.some((s) => OWN_CLAIM.test(s))
+        ? [SITUATION_PLANS.criticism[0]!, OWN_CLAIMS, ...SITUATION_PLANS.criticism.slice(1)]
+        : SITUATION_PLANS.criticism;
       // Criticism that talks of a lawsuit or a regulator ("could breach consumer law",
       // "regulators are looking at it") may become one: counsel and the records first.
       return situation.named.some((s) => LEGAL_EVENTS.some((e) => e.phrases?.test(s)))
-        ? [COUNSEL_AND_RECORDS, ...SITUATION_PLANS.criticism]
-        : SITUATION_PLANS.criticism;
+        ? [COUNSEL_AND_RECORDS, ...plan]
+        : plan;
+    }
     case 'deal':
     case 'partnership':
       // A securities offering is said through its formal announcement, not amplified.
@@ -860,6 +866,18 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   if (type.polarity === 'adverse') return planFor(topics);
   return type.topic ? planFor([type.topic]) : PLAYBOOK.general!;
 }
+
+/** The brand's own claim, named in the criticism: "Google promised 4K at 60fps". */
+const OWN_CLAIM =
+  /\b(?:promised|promises|claimed|claims|advertised|advertises|marketed|billed as|touted|pledged)\b/i;
+const OWN_CLAIMS: Phase = {
+  title: 'Review the claims made for the product',
+  owner: 'Legal and marketing',
+  actions: [
+    'Review what the brand claimed (adverts, product pages) against what the product does',
+    'Decide whether to pause or qualify a claim that does not hold, before it runs again',
+  ],
+};
 
 /** Topics whose criticism says people are at risk: the product answers it. */
 const SAFETY_TOPICS: ReadonlySet<string> = new Set(['product-safety', 'data-privacy', 'security']);
@@ -961,6 +979,20 @@ export function withoutDone(phases: readonly Phase[], done: readonly DoneStep[])
     .filter((p) => p.actions.length > 0);
 }
 
+/**
+ * A party's words for corporate steps: a campaign speaks through its director and its
+ * spokespeople, and an "aware and looking into it" line or talk of compensation would be
+ * ridiculed in a live campaign (a consultant's read).
+ */
+const FOR_PARTY: Record<string, string> = {
+  [BRIEF_STAFF]:
+    'Brief the leadership, candidates and spokespeople before their next public appearance',
+  'If nobody has, say the brand is aware of the allegation and is looking into it, with legal sign-off':
+    'If nobody has, agree the line with the campaign director before anyone speaks',
+  'Do not apologise, offer compensation or admit fault before the review establishes the facts':
+    'Do not apologise or concede before the campaign director agrees the line',
+};
+
 /** A brand that is a political party, by its name. */
 const PARTY = /\b(?:party|parti|partei|partido|democrats|republicans|tories|labour)\b/i;
 
@@ -975,9 +1007,7 @@ export function forOrganisation(phases: readonly Phase[], brandName: string): Ph
     // An allegation against a party is a campaign's to answer, counsel beside it.
     ...(p.title === 'Review the allegation' && { owner: 'Campaign director, with counsel' }),
     actions: p.actions.map((a) =>
-      a.startsWith(BRIEF_STAFF)
-        ? 'Brief the leadership, candidates and spokespeople before their next public appearance'
-        : a,
+      a.startsWith(BRIEF_STAFF) ? FOR_PARTY[BRIEF_STAFF]! : (FOR_PARTY[a] ?? a),
     ),
   }));
 }

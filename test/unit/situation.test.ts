@@ -1085,4 +1085,43 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
     );
     expect(grounded.event).toBe('regulator-action');
   });
+
+  it('speaks for a party through its campaign, with no "aware and looking into it" line or talk of compensation', () => {
+    const party = { host: 'acmeparty.example', name: 'Acme Party' };
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme Party accused of misleading voters',
+          'The Acme Party was accused of trying to mislead voters by renaming its press account during a debate.',
+        ),
+      ],
+      party,
+    );
+    const all = g.phases.flatMap((p) => p.actions).join(' ');
+    expect(all).toContain(
+      'If nobody has, agree the line with the campaign director before anyone speaks',
+    );
+    expect(all).not.toMatch(/aware of the allegation|compensation/);
+    expect(avoid(g)).toContain(
+      'Do not apologise or concede before the campaign director agrees the line',
+    );
+  });
+
+  it('has legal and marketing review the brand’s own claims when criticism says the product falls short of them', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme console falls short of 4K',
+          'Acme promised 4K at 60 frames a second, but the console falls short of it, and early reviews are somewhat mixed.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.phases[1]!.title).toMatch(
+      /^Review the claims made for the product \(Legal and marketing/,
+    );
+    expect(g.phases[1]!.actions).toContain(
+      'Review what Acme claimed (adverts, product pages) against what the product does',
+    );
+  });
 });
