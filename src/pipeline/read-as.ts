@@ -1,6 +1,6 @@
 import type { EventKind } from './events.js';
 import { inProse } from './particulars.js';
-import type { Situation } from './situation.js';
+import { eventSentence, type Situation } from './situation.js';
 
 /**
  * The summary's first line when the situation says more than a quoted sentence can: who
@@ -11,7 +11,10 @@ import type { Situation } from './situation.js';
  */
 export function readAs(situation: Situation, name: string): string | null {
   const brand = inProse(name);
-  const what = EVENT_PHRASE[situation.event]?.(brand, situation.by);
+  const what =
+    situation.event === 'regulator-action'
+      ? `${authorityAction(eventSentence(situation))} ${brand}${situation.by ? ` by ${situation.by}` : ' by an authority'}`
+      : EVENT_PHRASE[situation.event]?.(brand, situation.by);
   if (!what) return null;
   // Criticism is an argument, not a claim to confirm.
   const status =
@@ -22,7 +25,20 @@ export function readAs(situation: Situation, name: string): string | null {
     return `An opinion piece ${verb} ${what}${status}.`;
   }
   if (!status && !situation.by) return null;
+  // Over is said of the thing itself: "An outage at Disney is reported as over."
+  if (situation.status === 'resolved' && situation.event !== 'criticism') {
+    return `${what[0]!.toUpperCase()}${what.slice(1)} is reported as over.`;
+  }
   return `The coverage reports ${what}${status}.`;
+}
+
+/** What an authority does, by the sentence telling it: an inquiry is not yet a sanction. */
+function authorityAction(sentence: string): string {
+  if (/\binvestigat|\bprobe|\binquiry|\bexamin/i.test(sentence)) return 'an investigation of';
+  if (/\bfine[sd]?\b|\bpenalt/i.test(sentence)) return 'a penalty on';
+  if (/\bground(?:ed|s|ing)?\b/i.test(sentence)) return 'a grounding order against';
+  if (/\bbann?(?:ed|s)?\b/i.test(sentence)) return 'a ban on';
+  return 'action against';
 }
 
 const by = (party: string | null, verb = 'by') => (party ? ` ${verb} ${party}` : '');
@@ -34,7 +50,6 @@ const EVENT_PHRASE: Partial<Record<EventKind, (brand: string, party: string | nu
   breach: (b) => `a data breach at ${b}`,
   defect: (b) => `a defect in what ${b} makes`,
   'security-flaw': (b) => `a security flaw in what ${b} makes`,
-  'regulator-action': (b, p) => `action${by(p) || ' by an authority'} against ${b}`,
   lawsuit: (b, p) => `a lawsuit against ${b}${by(p, 'brought by')}`,
   accusation: (b, p) => `an accusation against ${b}${by(p, 'made by')}`,
   environmental: (b) => `environmental harm attributed to ${b}`,

@@ -534,6 +534,14 @@ function onRecordOf(sentences: readonly Sentence[], own: readonly Sentence[]): s
 const ACKNOWLEDGED =
   /\b(?:cooperat(?:e|es|ed|ing)|received (?:a|an|the) (?:inquiry|request|subpoena|letter|notice|complaint|summons)|(?:is|are) (?:responding|complying))\b/i;
 
+/** An act defended on record: it happened, whatever it is called. */
+const DEFENDED =
+  /\b(?:defended|defends|stood by|stands by) (?:the |its |their |his |her )?(?:[\w’'-]+ )?(?:actions?|decision|move|change|post|posts|tweets?|video|advert|ad|campaign|policy|account|choice)\b|\bmakes? no apology\b/i;
+
+/** An act defended as the brand's by its kind, away from its name ("the party's actions"). */
+const FOR_THE_BRAND =
+  /\b(?:defended|defends|stood by|stands by) the (?:party|company|firm|group|campaign|club|organi[sz]ation)[’']s\b/i;
+
 /** The headline and the body's first sentences: where a report tells its news. */
 const LEDE = 3;
 
@@ -655,13 +663,23 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
   const onRecord = onRecordOf(sentences, own);
   // An inquiry the brand itself says it received, or is cooperating with, is confirmed,
   // however the reporter sourced it ("according to two people familiar with the matter").
+  // An act someone defends for the brand on record ("Raab defended the party's actions",
+  // "we make no apology") happened: only what it means is disputed.
+  const defended =
+    reported.status === 'alleged' && (found.event === 'accusation' || found.event === 'criticism')
+      ? [...around, ...sentences.map((t) => t.text).filter((t) => FOR_THE_BRAND.test(t))].find(
+          (t) => DEFENDED.test(t),
+        )
+      : undefined;
   const status =
     reported.status === 'alleged' &&
     (found.event === 'regulator-action' || found.event === 'lawsuit') &&
     onRecord !== null &&
     ACKNOWLEDGED.test(onRecord)
       ? { status: 'confirmed' as const, sentence: onRecord }
-      : reported;
+      : defended
+        ? { status: 'confirmed' as const, sentence: defended }
+        : reported;
   const about = ownsStory(role) ? around : [];
   const adverse = eventType(found.event).polarity === 'adverse';
   const harmSentence = (pattern: RegExp) =>

@@ -1124,4 +1124,45 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
       'Review what Acme claimed (adverts, product pages) against what the product does',
     );
   });
+
+  it('takes an act defended on record for the brand as confirmed: only what it means is disputed', () => {
+    const party = { host: 'acmeparty.example', name: 'Acme Party' };
+    const s = situationOf(
+      article(
+        'Acme Party accused of misleading voters',
+        [
+          'The Acme Party was accused of trying to mislead voters by renaming its press account during a debate.',
+          'Fact-checkers cried foul.',
+          'A senior minister defended the party’s actions, saying the account was clearly linked to it.',
+        ].join('\n\n'),
+      ),
+      party,
+    );
+    expect(s).toMatchObject({ event: 'accusation', status: 'confirmed' });
+  });
+
+  it('says what an authority does, and a problem over, in plain words', () => {
+    const inquiry = generateAdvisory(
+      [
+        article(
+          'Regulator investigating Acme',
+          'The state attorney general is investigating Acme over its fees, people familiar with the matter said.',
+        ),
+      ],
+      acme,
+    );
+    expect(inquiry.executiveSummary[0]!.text).toBe(
+      'The coverage reports an investigation of Acme by the regulator, not confirmed.',
+    );
+    const over = generateAdvisory(
+      [
+        article(
+          'Acme app back after outage',
+          'Acme’s app suffered an outage on Tuesday. The problem has since been fixed, Acme said.',
+        ),
+      ],
+      acme,
+    );
+    expect(over.executiveSummary[0]!.text).toBe('An outage at Acme is reported as over.');
+  });
 });

@@ -127,7 +127,7 @@ describe('the executive summary', () => {
     const texts = generateAdvisory([wire], acme).executiveSummary.map((i) => i.text);
     // The service's own reading first: who acts; confirmed, since Acme says it is
     // cooperating, however the reporter sourced it.
-    expect(texts[0]).toBe('The coverage reports action by the regulator against Acme.');
+    expect(texts[0]).toBe('The coverage reports an investigation of Acme by the regulator.');
     expect(texts[1]).toBe(
       'The state attorney general is investigating Acme over its kettle sales, according to two people familiar with the matter.',
     );
@@ -287,7 +287,7 @@ describe('the executive summary, ordered as a consultant reads (issue 42, tenth 
 function generated(text: string) {
   return (
     / reports: /.test(text) ||
-    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess|’s own announcement, published on its site|^The coverage reports |^An opinion piece (?:levels|discusses) /.test(
+    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess|’s own announcement, published on its site|^The coverage reports | is reported as over\.$|^An opinion piece (?:levels|discusses) /.test(
       text,
     )
   );
