@@ -272,8 +272,18 @@ function readFirst(plan: readonly Phase[], source: Source | undefined): Phase[] 
   const step = limit.language
     ? `Have someone who reads ${limit.language} read the article in full before anything else`
     : 'Get the full article (the service could read only part of it) and read it before anything else';
-  return [{ ...plan[0]!, actions: [step, ...plan[0]!.actions] }, ...plan.slice(1)];
+  // What the brand is to a page not read cannot be said yet ("not the subject" of a
+  // Japanese review of its own product was wrong): the reason waits for the reading.
+  const unread = plan.map((p) =>
+    p.title === DO_NOT
+      ? { ...p, actions: p.actions.map((a) => (a === NOT_SUBJECT ? NOT_YET_READ : a)) }
+      : p,
+  );
+  return [{ ...unread[0]!, actions: [step, ...unread[0]!.actions] }, ...unread.slice(1)];
 }
+
+const NOT_SUBJECT = 'Do not issue a statement: the brand is not the subject of this coverage';
+const NOT_YET_READ = 'Do not issue a statement before the article has been read in full';
 
 /** Summary items at least this similar say the same thing: one item, citing every source. */
 const SAME_THING = 0.5;
@@ -359,9 +369,11 @@ function summarize(
   const adverse = eventType(situation.event).polarity === 'adverse';
   const aside = !ownsStory(situation.role);
   if (aside && brand) {
-    // The brand only named: that it is, where, and the sentence naming it.
+    // The brand only named: that it is, where, and the sentence naming it; "in passing"
+    // only of a page read in full, in a language the reader assesses.
     const how = situation.role === 'source' ? 'cites' : 'names';
-    const as = situation.role === 'source' ? ' as a source' : ' in passing';
+    const as =
+      situation.role === 'source' ? ' as a source' : readingLimit(first) ? '' : ' in passing';
     items.push({
       text: `${first.publisher} ${how} ${brand.name}${as} in “${first.title.replace(/[.!?]$/, '')}”.`,
       cites: [first.source_key],

@@ -262,6 +262,24 @@ describe('the executive summary, ordered as a consultant reads (issue 42, tenth 
     expect(at('“We received an inquiry')).toBeLessThan(at('Acme agreed to a rescue'));
   });
 
+  it('says nothing of the brand’s place in a page it cannot read: no "in passing", no "not the subject"', () => {
+    const ja = {
+      ...source(
+        1,
+        'Kindle for PCをショートカットキーで立ち上がらなくする方法',
+        'ショートカットキーでアプリが起動してしまう問題について説明します。設定では変更できません。\n\nストアは Acme です。',
+      ),
+      language: 'ja',
+    };
+    const g = generateAdvisory([ja], acme);
+    expect(g.executiveSummary[0]!.text).toBe(`Paper 1 names Acme in “${ja.title}”.`);
+    const avoid = g.phases.find((p) => p.title === 'Do not')?.actions ?? [];
+    expect(avoid).toEqual(['Do not issue a statement before the article has been read in full']);
+    expect(g.phases[0]!.actions[0]).toBe(
+      'Have someone who reads Japanese read the article in full before anything else',
+    );
+  });
+
   it('tells the news before the background', () => {
     const g = generateAdvisory(
       [
