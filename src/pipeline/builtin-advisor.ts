@@ -649,7 +649,9 @@ function contextPhase(latest: ContextReading, topics: readonly string[]): Phase 
       owner: 'Legal',
       actions: [
         'Agree privately with the party concerned who says what in public',
-        'If publishers ask, say only what the brand did and did not do',
+        // "We did not make that decision" pins it on the other party in public and reopens
+        // the row (the twelfth read): nothing new is said before the two agree.
+        'If publishers ask, hold the line already on record, and say nothing new until the brand and the party concerned have agreed it',
       ],
     };
   }

@@ -99,8 +99,13 @@ const TRACKING: Partial<Record<string, string>> = {
   earnings: 'Track coverage and analysts’ notes for a week after the results',
 };
 
-/** The tracking step for the situation (TRACKING); an accusation watches its accuser. */
-function trackingFor(situation: Situation): string {
+/**
+ * The tracking step for the situation (TRACKING) and the team's constraints; an accusation
+ * watches its accuser.
+ */
+function trackingFor(situation: Situation, constraints: readonly Constraint[]): string {
+  // Legal trouble the team reports runs until it closes, whatever the coverage was about.
+  if (constraints.includes('legal') || constraints.includes('regulator')) return TRACKING.lawsuit!;
   if (isPlanForResolved(situation) || situation.status === 'resolved')
     return 'Track new coverage for 48 hours; close the story if none comes';
   if (situation.event === 'accusation')
@@ -417,6 +422,24 @@ const SHARE_AS_ANNOUNCED =
 const DEAL_DONE =
   /\b(?:signed|signs|inks?|inked|won|wins|awarded|placed|places|announced|completed|closed) (?:a |an |the |its |their )?(?:[\w$.,-]+ ){0,4}(?:contract|deal|order|agreement|merger|acquisition|takeover)/i;
 
+/**
+ * Criticism's public answer through counsel once legal trouble is coming; where the plan
+ * already reviews the brand's own claims with legal, that phase takes counsel's gate
+ * instead of a second phase saying the same (the twelfth read: two phases reviewing the
+ * claims pushed monitoring out of a six-phase proposal).
+ */
+function throughCounsel(plan: readonly Phase[]): Phase[] {
+  if (!plan.some((p) => p.title === OWN_CLAIMS.title))
+    return plan.map((p) => (p.title === RESPOND_FAIR ? THROUGH_COUNSEL : p));
+  return plan
+    .filter((p) => p.title !== RESPOND_FAIR)
+    .map((p) =>
+      p.title === OWN_CLAIMS.title
+        ? { ...p, actions: [...p.actions, THROUGH_COUNSEL.actions[0]!] }
+        : p,
+    );
+}
+
 /** Plans the situation calls for before any topic's (planOf). */
 const SITUATION_PLANS = {
   /** The brand is named in passing, as a source, or in the page's furniture. */
@@ -729,12 +752,12 @@ export function planOf(
           actions: p.actions.map((a) => (a === ANSWER_WHEN_ASKED ? SEND_STATEMENT : a)),
         }))
       : base;
-  const specific = aside ? plan : withParticulars(withTracking(plan, situation), situation);
+  const specific = aside
+    ? plan
+    : withParticulars(withTracking(plan, situation, constraints), situation);
   // With legal trouble coming, a public answer to criticism goes through counsel: a
   // commitment or a correction made now is evidence later.
-  const gated = constraints.includes('legal')
-    ? specific.map((p) => (p.title === RESPOND_FAIR ? THROUGH_COUNSEL : p))
-    : specific;
+  const gated = constraints.includes('legal') ? throughCounsel(specific) : specific;
   const own = doNot(situation, topics, aside);
   const avoid = [...new Set([...constraints.map((c) => CONSTRAINT_DO_NOT[c]), ...own])].slice(0, 4);
   return avoid.length > 0 ? [...gated, { title: DO_NOT, actions: avoid }] : gated;
@@ -806,8 +829,12 @@ function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] 
 }
 
 /** The plan with its tracking step fitted to the situation (trackingFor). */
-function withTracking(plan: readonly Phase[], situation: Situation): Phase[] {
-  const track = trackingFor(situation);
+function withTracking(
+  plan: readonly Phase[],
+  situation: Situation,
+  constraints: readonly Constraint[],
+): Phase[] {
+  const track = trackingFor(situation, constraints);
   return plan.map((p) => ({ ...p, actions: p.actions.map((a) => (a === TRACK ? track : a)) }));
 }
 

@@ -310,6 +310,14 @@ describe('contexts a consultant would read with care (issue 42, third review)', 
     expect(p.phases.at(-1)!.actions).toContain(
       'Do not name anyone else as responsible in public: settle it with them directly',
     );
+    // "Say only what Acme did and did not do" would pin it on the other party in public.
+    const settle = p.phases.find(
+      (ph) => baseTitle(ph.title) === 'Settle it with the party concerned',
+    );
+    expect(settle!.actions).toContain(
+      'If publishers ask, hold the line already on record, and say nothing new until Acme and the party concerned have agreed it',
+    );
+    expect(settle!.actions.join(' ')).not.toMatch(/did and did not do/);
   });
 
   it('corrects the record only when the context says the coverage is wrong, not when it adds mitigation', () => {
@@ -569,9 +577,29 @@ describe('the team’s word and the coverage (issue 42, fourth session)', () => 
       'The regulator has opened an investigation into the 4K advertising claims, and a class action is being prepared.',
     );
     const titles = p.phases.map((ph) => baseTitle(ph.title));
-    expect(titles).toContain('Respond only through counsel');
+    // The brand's own claim ("the 4K it promised") is reviewed with legal, and that phase
+    // takes counsel's gate: no second phase saying the same, so monitoring keeps its place.
+    expect(titles).toContain('Review the claims made for the product');
     expect(titles).not.toContain('Respond where it is fair');
-    expect(p.phases.flatMap((ph) => ph.actions)).toContain('Preserve the relevant records');
+    expect(titles).toContain('Monitor and follow up');
+    const steps = p.phases.flatMap((ph) => ph.actions);
+    expect(steps).toContain('Preserve the relevant records');
+    expect(steps).toContain('Put any public commitment or correction to counsel before it is made');
+    expect(steps).toContain(
+      'Track new coverage and filings until the matter closes; review the line with counsel each week',
+    );
+    // Without a claim of its own in the criticism, the answer itself goes through counsel.
+    const plain = propose(
+      [
+        source(
+          1,
+          'Acme’s console criticised',
+          'Critics slammed Acme’s console, and early reviews are somewhat mixed.',
+        ),
+      ],
+      'The regulator has opened an investigation, and a class action is being prepared.',
+    );
+    expect(plain.phases.map((ph) => baseTitle(ph.title))).toContain('Respond only through counsel');
   });
 });
 
