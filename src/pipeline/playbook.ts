@@ -70,16 +70,15 @@ function alsoConcerned(situation: Situation): string | null {
   return list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`;
 }
 const TRACK = 'Track new coverage for 72 hours';
+const FOLLOW_UP =
+  'When facts change, agree the updated line with the same sign-off before it goes out';
 const MONITOR: Phase = {
   title: 'Monitor and follow up',
   owner: 'Communications',
   ongoing: true,
   // An update goes out through the same sign-off as the first word: on results or a legal
   // matter, an update published on its own is a disclosure.
-  actions: [
-    TRACK,
-    'When facts change, agree the updated line with the same sign-off before it goes out',
-  ],
+  actions: [TRACK, FOLLOW_UP],
 };
 
 /**
@@ -757,7 +756,13 @@ export function planOf(
     : withParticulars(withTracking(plan, situation, constraints), situation);
   // With legal trouble coming, a public answer to criticism goes through counsel: a
   // commitment or a correction made now is evidence later.
-  const gated = constraints.includes('legal') ? throughCounsel(specific) : specific;
+  const counselled = constraints.includes('legal') ? throughCounsel(specific) : specific;
+  // An updated line is followed up only where the plan gives one (a statement, a position
+  // held, updates to customers): elsewhere the same closing line on every plan read as
+  // boilerplate (the eleventh and twelfth reads).
+  const gated = counselled.some(givesALine)
+    ? counselled
+    : counselled.map((p) => ({ ...p, actions: p.actions.filter((a) => a !== FOLLOW_UP) }));
   const own = doNot(situation, topics, aside);
   const avoid = [...new Set([...constraints.map((c) => CONSTRAINT_DO_NOT[c]), ...own])].slice(0, 4);
   return avoid.length > 0 ? [...gated, { title: DO_NOT, actions: avoid }] : gated;
@@ -837,6 +842,12 @@ function withTracking(
   const track = trackingFor(situation, constraints);
   return plan.map((p) => ({ ...p, actions: p.actions.map((a) => (a === TRACK ? track : a)) }));
 }
+
+/** A phase that gives the brand's line in public, which facts changing would update. */
+const givesALine = (p: Phase) =>
+  [HOLDING.title, HOLD_POSITION.title, KEEP_INFORMED.title, 'Explain the decision'].includes(
+    p.title,
+  ) || p.actions.some((a) => a === ANSWER_WHEN_ASKED || a === SEND_STATEMENT);
 
 /** A verb agreeing with a party: "critics make", "the union makes". */
 const agree = (party: string, verb: string) => (party.endsWith('s') ? verb : `${verb}s`);

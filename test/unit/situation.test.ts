@@ -902,6 +902,20 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
       acme,
     );
     expect(monitor(accused)).toMatch(/^Track new coverage, and what .+ next, for a week$/);
+    // The line is followed up only where the plan gives one.
+    const follow =
+      'When facts change, agree the updated line with the same sign-off before it goes out';
+    expect(steps(accused)).toContain(follow);
+    const criticised = generateAdvisory(
+      [
+        article(
+          'Acme console criticised',
+          'Critics slammed Acme’s console, and early reviews are somewhat mixed.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(criticised)).not.toContain(follow);
   });
 
   it('answers criticism that people are put at risk with a change to the product, never a correction', () => {
