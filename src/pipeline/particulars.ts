@@ -148,7 +148,13 @@ function clauseAround(sentence: string, at: number, length: number): string {
   const start = Math.max(0, ...breaks.filter(([, end]) => end! <= at).map(([, end]) => end!));
   const words = (t: string) => t.split(/\s+/).filter(Boolean);
   // The sentence's full stop goes; the one of "9 a.m." stays.
-  const quoted = (w: string[]) => w.join(' ').replace(/(?<![ap]\.m)[.!?]$/i, '');
+  // A verb of saying left over from the clause before ("…, says she will be allowed")
+  // goes: the coverage "says" it already.
+  const quoted = (w: string[]) =>
+    w
+      .join(' ')
+      .replace(/(?<![ap]\.m)[.!?]$/i, '')
+      .replace(/^(?:says|said|say|adds|added|told \w+)\s+(?:that\s+)?/i, '');
   const before = words(sentence.slice(start, at + length));
   if (before.length > 2) return quoted(before.slice(-20));
   const end = Math.min(

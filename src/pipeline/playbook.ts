@@ -105,8 +105,13 @@ const TRACKING: Partial<Record<string, string>> = {
 function trackingFor(situation: Situation, constraints: readonly Constraint[]): string {
   // Legal trouble the team reports runs until it closes, whatever the coverage was about.
   if (constraints.includes('legal') || constraints.includes('regulator')) return TRACKING.lawsuit!;
-  if (isPlanForResolved(situation) || situation.status === 'resolved')
-    return 'Track new coverage for 48 hours; close the story if none comes';
+  if (isPlanForResolved(situation) || situation.status === 'resolved') {
+    // Over, but with a date still ahead (the awards show the row was about): watched
+    // through it (the thirteenth read: 48 hours ended before the flashpoint).
+    return situation.ahead
+      ? `Track new coverage through ${situation.ahead.when}, and for 48 hours after; close the story if none comes`
+      : 'Track new coverage for 48 hours; close the story if none comes';
+  }
   if (situation.event === 'accusation')
     return `Track new coverage, and what ${situation.by ?? 'the accusers'} ${situation.by ? agree(situation.by, 'say') : 'say'} next, for a week`;
   return TRACKING[situation.event] ?? TRACK;
@@ -383,8 +388,7 @@ const HOLD_POSITION: Phase = {
   title: 'Hold the position on record',
   owner: 'Communications',
   actions: [
-    'Restate what the brand has already said; add nothing new before the review ends',
-    'Agree with legal and communications any change to it before it is made',
+    'Have leadership and legal decide whether to hold what the brand has already said or change it; until then, restate it and add nothing new',
   ],
 };
 
@@ -519,7 +523,9 @@ const SITUATION_PLANS = {
       title: 'Prepare a holding statement',
       owner: 'Communications',
       actions: [
-        'Find whether anyone has already answered for the brand in public (spokespeople, executives, officials); if so, hold that line',
+        // Holding a line given (a minister's "we make no apology") is a decision, not a
+        // default: it may be the one that escalates (the thirteenth read).
+        'Find whether anyone has already answered for the brand in public (spokespeople, executives, officials); if so, have leadership decide whether to hold that line or change it, before anyone speaks again',
         'If nobody has, say the brand is aware of the allegation and is looking into it, with legal sign-off',
       ],
     },

@@ -615,8 +615,9 @@ function otherEmployer(sentences: readonly Sentence[], matcher: BrandMatcher<tru
 }
 
 /**
- * Events whose next turn is on a calendar (a results call, a listing, a launch day): the
- * plan is timed to the earliest date the brand's sentences, or those beside them, give
+ * Events whose next turn is on a calendar (a results call, a listing, a launch day; a row
+ * over, until the show it was about): the plan is timed to the earliest date the brand's
+ * sentences, or those beside them, give
  * ("set to announce the terms later on Wednesday", before "the listing … next Tuesday").
  */
 const SCHEDULED: ReadonlySet<EventKind> = new Set(['earnings', 'deal', 'launch']);
@@ -728,7 +729,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
         : null,
     ahead: live
       ? dateAhead([sentences[0]!.text, found.sentence], published)
-      : ownsStory(role) && SCHEDULED.has(found.event)
+      : ownsStory(role) && (SCHEDULED.has(found.event) || (adverse && status.status === 'resolved'))
         ? dateAhead([sentences[0]!.text, found.sentence, ...around], published)
         : null,
     deadline: live ? deadlineIn(around, published) : null,

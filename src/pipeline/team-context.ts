@@ -246,8 +246,9 @@ const constraintsOf = (text: string): Constraint[] =>
  * or that a regulator is in touch, only the move to avoid, which is sound either way.
  */
 export const CONSTRAINT_DO_NOT: Record<Constraint, string> = {
-  legal:
-    'Do not say anything in public on a legal matter without counsel, nor anything that admits liability',
+  // Not "nor anything that admits liability": on a share page it tells of counsel's advice
+  // (the thirteenth read).
+  legal: 'Do not say anything in public on a legal matter without counsel',
   embargo: 'Do not announce anything beyond what is already public',
   regulator: 'Do not say anything in public about an official process without counsel',
   'other-party': 'Do not name anyone else as responsible in public: settle it with them directly',

@@ -299,7 +299,7 @@ describe('contexts a consultant would read with care (issue 42, third review)', 
     );
     expect(titles(p)[0]).toBe('Brief counsel');
     expect(p.phases.at(-1)!.actions).toContain(
-      'Do not say anything in public on a legal matter without counsel, nor anything that admits liability',
+      'Do not say anything in public on a legal matter without counsel',
     );
   });
 
@@ -406,7 +406,7 @@ describe('what a context says, read into the situation (issue 42)', () => {
     expect(avoid.title).toBe('Do not');
     expect(avoid.actions).toEqual(
       expect.arrayContaining([
-        'Do not say anything in public on a legal matter without counsel, nor anything that admits liability',
+        'Do not say anything in public on a legal matter without counsel',
         'Do not say anything in public about an official process without counsel',
       ]),
     );
@@ -488,7 +488,7 @@ describe('reading a context (review of issue 42)', () => {
       'Do not announce anything beyond what is already public',
     );
     expect(lifted.phases.flatMap((p) => p.actions)).not.toContain(
-      'Do not say anything in public on a legal matter without counsel, nor anything that admits liability',
+      'Do not say anything in public on a legal matter without counsel',
     );
   });
 
@@ -731,7 +731,7 @@ describe('the team’s account, checked before it is said (issue 42, tenth read)
     const avoid = p.phases.find((ph) => baseTitle(ph.title) === DO_NOT)?.actions ?? [];
     expect(avoid).toEqual(
       expect.arrayContaining([
-        'Do not say anything in public on a legal matter without counsel, nor anything that admits liability',
+        'Do not say anything in public on a legal matter without counsel',
         'Do not comment on the merits or the other party before counsel agrees the words',
       ]),
     );

@@ -1001,6 +1001,13 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
     expect(avoid(g)).toContain(
       'Do not reopen the row: no comment on what the other side said before it ended',
     );
+    // Over, but the show it was about is still ahead: watched through it, settled before it.
+    expect(steps(g)).toContain(
+      'Track new coverage through Sunday 22 November, and for 48 hours after; close the story if none comes',
+    );
+    expect(g.phases[0]!.actions.at(-1)).toBe(
+      'Have this done before Sunday 22 November: the coverage says “she will be allowed to play her old songs on Sunday”',
+    );
   });
 
   it('briefs the others the coverage says the story touches, and shares a deal signed as announced', () => {
@@ -1116,6 +1123,8 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
       'If nobody has, agree the line with the campaign director before anyone speaks',
     );
     expect(all).not.toMatch(/aware of the allegation|compensation/);
+    // A line someone already gave is held or changed by decision, never by default.
+    expect(all).toContain('if so, have leadership decide whether to hold that line or change it');
     expect(avoid(g)).toContain(
       'Do not apologise or concede before the campaign director agrees the line',
     );
