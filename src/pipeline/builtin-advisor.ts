@@ -221,7 +221,7 @@ function substance(sentence: string): number {
 
 /** Words that put a sentence's news in the past: background to the story, not the story. */
 const BACKGROUND =
-  /\b(?:last year|(?:a|one|two|three|four|five|several|many) (?:years|decades) ago|earlier this (?:year|decade)|in (?:19|20)\d\d\b(?! (?:season|model|edition))|previously|in the past|back in|has long|for years|since (?:19|20)\d\d)\b/i;
+  /\b(?:last year|(?:a|one|two|three|four|five|several|many) (?:years|decades) ago|earlier this (?:year|decade)|previously|in the past|back in|has long|for years|since (?:19|20)\d\d)\b/i;
 
 /**
  * What the reader should know of how the sources were read, one line at most for the

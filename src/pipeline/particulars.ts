@@ -103,9 +103,10 @@ export interface Ahead {
   /** The words of the coverage that give it: "WeWork employees to be laid off this week". */
   said: string;
   /**
-   * The date as a step writes it after "before": "19 November" for "tomorrow" in an
-   * article of 18 November, "Monday 25 November" for "by Monday"; the coverage's own words
-   * ("the end of this week") when the article is undated, so no day is guessed.
+   * The date as a step writes it after "before": "Tuesday 19 November" for "tomorrow" in
+   * an article of Monday 18 November, "the end of Monday 18 November" for "by Monday" or
+   * "this week" in it; the coverage's own words ("the end of this week") when the article
+   * is undated, so no day is guessed.
    */
   when: string;
 }
@@ -281,7 +282,9 @@ function dateOf(phrase: string, published: string | null): { when: string; offse
   if (target < base.getTime() - 31 * 86_400_000)
     target = Date.UTC(base.getUTCFullYear() + 1, index, dayOfMonth);
   const offset = Math.round((target - base.getTime()) / 86_400_000);
-  return on ? day(offset, false) : { when: `${month![1] ?? ''}${MONTHS[index]}`, offset };
+  const when = on ? day(offset, false).when : `${month![1] ?? ''}${MONTHS[index]}`;
+  // A day of the weeks just gone is no date ahead to plan by: it ranks last.
+  return { when, offset: offset < 0 ? null : offset };
 }
 
 /** A deadline put to someone: "told to sign the terms by Monday", "must respond by Dec. 5". */

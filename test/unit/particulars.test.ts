@@ -98,6 +98,13 @@ describe('the party acting against the brand', () => {
       when: 'the end of Friday 20 November',
     });
     expect(when('The listing is due to be held next Tuesday')).toBe('Tuesday 24 November');
+    // A day just gone is no date to plan by: any date ahead comes first.
+    expect(
+      dateAhead(
+        ['The vote was expected to be held on Nov. 2.', 'The board will meet on Tuesday.'],
+        '2026-11-20',
+      )?.when,
+    ).toBe('Tuesday 24 November');
     // A call on the calendar, on the article's day.
     expect(
       dateAhead(
