@@ -777,9 +777,10 @@ export function planOf(
 /**
  * The plan naming the article's own particulars where the situation read them: the party
  * acting against the brand ("Establish with counsel what the New York State Attorney
- * General is asking of the brand") and the date the coverage gives for the next turn
- * ("Brief managers and staff … before this week's date"). A step is rewritten or one is
- * added to the phase it belongs to; nothing is guessed when the situation has neither.
+ * General is asking of the brand"), the date the coverage gives for the next turn ("Brief
+ * managers and staff … before the end of Monday 18 November: the coverage says …"), the
+ * others it says the story touches, and a deal reported signed. A step is rewritten or one
+ * is added to the phase it belongs to; nothing is guessed when the situation has none.
  */
 function withParticulars(plan: readonly Phase[], situation: Situation): Phase[] {
   const { by, ahead, deadline } = situation;
