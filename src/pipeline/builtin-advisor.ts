@@ -10,6 +10,7 @@ import {
   DO_NOT,
   forOrganisation,
   isPlanForResolved,
+  NOT_THE_SUBJECT,
   named,
   type Phase,
   PLAYBOOK,
@@ -276,13 +277,12 @@ function readFirst(plan: readonly Phase[], source: Source | undefined): Phase[] 
   // Japanese review of its own product was wrong): the reason waits for the reading.
   const unread = plan.map((p) =>
     p.title === DO_NOT
-      ? { ...p, actions: p.actions.map((a) => (a === NOT_SUBJECT ? NOT_YET_READ : a)) }
+      ? { ...p, actions: p.actions.map((a) => (a === NOT_THE_SUBJECT ? NOT_YET_READ : a)) }
       : p,
   );
   return [{ ...unread[0]!, actions: [step, ...unread[0]!.actions] }, ...unread.slice(1)];
 }
 
-const NOT_SUBJECT = 'Do not issue a statement: the brand is not the subject of this coverage';
 const NOT_YET_READ = 'Do not issue a statement before the article has been read in full';
 
 /** Summary items at least this similar say the same thing: one item, citing every source. */
@@ -372,8 +372,7 @@ function summarize(
     // The brand only named: that it is, where, and the sentence naming it; "in passing"
     // only of a page read in full, in a language the reader assesses.
     const how = situation.role === 'source' ? 'cites' : 'names';
-    const as =
-      situation.role === 'source' ? ' as a source' : readingLimit(first) ? '' : ' in passing';
+    const as = situation.role === 'source' ? ' as a source' : notes.length > 0 ? '' : ' in passing';
     items.push({
       text: `${first.publisher} ${how} ${brand.name}${as} in “${first.title.replace(/[.!?]$/, '')}”.`,
       cites: [first.source_key],

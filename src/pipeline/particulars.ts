@@ -208,15 +208,14 @@ function dateOf(phrase: string, published: string | null): { when: string; offse
     const day = dated ? ` on ${dayName(base)}` : '';
     return { when: `the ${time[1]!.toLowerCase()} at ${time[2]}${day}`, offset: 0 };
   }
+  // Without its preposition: "by Monday" is "Monday".
+  const bare = phrase.replace(/^(?:on|by|for|from|starting|until|through|in) /i, '');
   if (!dated) {
-    const words = phrase
-      .toLowerCase()
-      .replace(/^(?:on|by|for|from|starting|until|through|in) /, '');
+    const words = bare.toLowerCase();
     if (/^this (?:week|month)$/.test(words)) return { when: `the end of ${words}`, offset: null };
     // Names of days and months keep their capitals: "before Monday", "by Dec. 5".
     return {
-      when: phrase
-        .replace(/^(?:on|by|for|from|starting|until|through|in) /i, '')
+      when: bare
         .replace(/^\p{Lu}(?=\p{Ll}+(?:\s|$))/u, (c) => c.toLowerCase())
         .replace(
           new RegExp(`\\b(?:${WEEKDAY}|${MONTH})`, 'giu'),
@@ -225,9 +224,8 @@ function dateOf(phrase: string, published: string | null): { when: string; offse
       offset: null,
     };
   }
-  const words = phrase
-    .toLowerCase()
-    .replace(new RegExp(`^(?:on|by|for|from|starting|until|through|in|next(?= ${WEEKDAY})) `), '');
+  // "Next Tuesday" is read as Tuesday, then kept off the article's own day below.
+  const words = bare.toLowerCase().replace(new RegExp(`^next (?=${WEEKDAY})`), '');
   // The article's own day is done by its end: "before the end of Monday 18 November".
   const day = (offset: number, weekday = true) => {
     const name = dayName(new Date(base.getTime() + offset * 86_400_000), weekday);

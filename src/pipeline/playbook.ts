@@ -86,11 +86,11 @@ const MONITOR: Phase = {
  * until it closes, an outage until service is back; 72 hours is only the default (a
  * consultant's read: "monitor until the inquiry closes, not for 72 hours").
  */
+const UNTIL_CLOSED =
+  'Track new coverage and filings until the matter closes; review the line with counsel each week';
 const TRACKING: Partial<Record<string, string>> = {
-  'regulator-action':
-    'Track new coverage and filings until the matter closes; review the line with counsel each week',
-  lawsuit:
-    'Track new coverage and filings until the matter closes; review the line with counsel each week',
+  'regulator-action': UNTIL_CLOSED,
+  lawsuit: UNTIL_CLOSED,
   outage: 'Track new coverage until service is restored, and for 48 hours after',
   criticism: 'Track whether other titles take the criticism up, for a week',
   layoffs: 'Track new coverage, and what employees say in public, for two weeks',
@@ -104,7 +104,7 @@ const TRACKING: Partial<Record<string, string>> = {
  */
 function trackingFor(situation: Situation, constraints: readonly Constraint[]): string {
   // Legal trouble the team reports runs until it closes, whatever the coverage was about.
-  if (constraints.includes('legal') || constraints.includes('regulator')) return TRACKING.lawsuit!;
+  if (constraints.includes('legal') || constraints.includes('regulator')) return UNTIL_CLOSED;
   if (isPlanForResolved(situation) || situation.status === 'resolved') {
     // Over, but with a date still ahead (the awards show the row was about): watched
     // through it (the thirteenth read: 48 hours ended before the flashpoint).
@@ -112,8 +112,10 @@ function trackingFor(situation: Situation, constraints: readonly Constraint[]): 
       ? `Track new coverage through ${situation.ahead.when}, and for 48 hours after; close the story if none comes`
       : 'Track new coverage for 48 hours; close the story if none comes';
   }
-  if (situation.event === 'accusation')
-    return `Track new coverage, and what ${situation.by ?? 'the accusers'} ${situation.by ? agree(situation.by, 'say') : 'say'} next, for a week`;
+  if (situation.event === 'accusation') {
+    const who = situation.by ?? 'the accusers';
+    return `Track new coverage, and what ${who} ${agree(who, 'say')} next, for a week`;
+  }
   return TRACKING[situation.event] ?? TRACK;
 }
 
@@ -956,6 +958,10 @@ const OVER_WHEN_FIXED: ReadonlySet<string> = new Set([
   'labor-dispute',
 ]);
 
+/** The "Do not" of a brand named only in passing (readFirst waits on it for a page unread). */
+export const NOT_THE_SUBJECT =
+  'Do not issue a statement: the brand is not the subject of this coverage';
+
 /** The title of the phase listing the moves the facts make wrong. */
 export const DO_NOT = 'Do not';
 
@@ -1103,7 +1109,7 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   const out: string[] = [];
   const type = eventType(situation.event);
   if (aside) {
-    out.push('Do not issue a statement: the brand is not the subject of this coverage');
+    out.push(NOT_THE_SUBJECT);
     return out;
   }
   if (type.polarity !== 'adverse') {

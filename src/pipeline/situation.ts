@@ -534,13 +534,18 @@ function onRecordOf(sentences: readonly Sentence[], own: readonly Sentence[]): s
 const ACKNOWLEDGED =
   /\b(?:cooperat(?:e|es|ed|ing)|received (?:a|an|the) (?:inquiry|request|subpoena|letter|notice|complaint|summons)|(?:is|are) (?:responding|complying))\b/i;
 
+/** The verbs of defending an act on record. */
+const DEFENDS = String.raw`\b(?:defended|defends|stood by|stands by)`;
 /** An act defended on record: it happened, whatever it is called. */
-const DEFENDED =
-  /\b(?:defended|defends|stood by|stands by) (?:the |its |their |his |her )?(?:[\w’'-]+ )?(?:actions?|decision|move|change|post|posts|tweets?|video|advert|ad|campaign|policy|account|choice)\b|\bmakes? no apology\b/i;
-
+const DEFENDED = new RegExp(
+  String.raw`${DEFENDS} (?:the |its |their |his |her )?(?:[\w’'-]+ )?(?:actions?|decision|move|change|post|posts|tweets?|video|advert|ad|campaign|policy|account|choice)\b|\bmakes? no apology\b`,
+  'i',
+);
 /** An act defended as the brand's by its kind, away from its name ("the party's actions"). */
-const FOR_THE_BRAND =
-  /\b(?:defended|defends|stood by|stands by) the (?:party|company|firm|group|campaign|club|organi[sz]ation)[’']s\b/i;
+const FOR_THE_BRAND = new RegExp(
+  String.raw`${DEFENDS} the (?:party|company|firm|group|campaign|club|organi[sz]ation)[’']s\b`,
+  'i',
+);
 
 /** The headline and the body's first sentences: where a report tells its news. */
 const LEDE = 3;
