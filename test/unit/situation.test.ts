@@ -15,6 +15,18 @@ const steps = (g: ReturnType<typeof generateAdvisory>) =>
   g.phases.filter((p) => p.title !== DO_NOT).flatMap((p) => p.actions);
 const avoid = (g: ReturnType<typeof generateAdvisory>) =>
   g.phases.find((p) => p.title === DO_NOT)?.actions ?? [];
+const party = { host: 'acmeparty.example', name: 'Acme Party' };
+/** The advisory of a party accused of misleading voters: the party's plan, read by several tests. */
+const partyAccused = () =>
+  generateAdvisory(
+    [
+      article(
+        'Acme Party accused of misleading voters',
+        'The Acme Party was accused of trying to mislead voters by renaming its press account during a debate.',
+      ),
+    ],
+    party,
+  );
 
 describe('the brand’s role', () => {
   it('is a source when only quoted as one, whatever the article is about', () => {
@@ -760,16 +772,7 @@ describe('read on held-out pages (issue 42, fourth session)', () => {
   });
 
   it('speaks to a party’s candidates, never its "customer-facing staff"', () => {
-    const party = { host: 'acmeparty.example', name: 'Acme Party' };
-    const g = generateAdvisory(
-      [
-        article(
-          'Acme Party accused of misleading voters',
-          'The Acme Party was accused of trying to mislead voters by renaming its press account during a debate.',
-        ),
-      ],
-      party,
-    );
+    const g = partyAccused();
     const all = g.phases.flatMap((p) => p.actions);
     expect(all).toContain(
       'Brief the leadership, candidates and spokespeople before their next public appearance',
@@ -952,16 +955,7 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
   });
 
   it('gives an allegation against a party to its campaign, and staff’s concerns to HR with employment counsel', () => {
-    const party = { host: 'acmeparty.example', name: 'Acme Party' };
-    const accused = generateAdvisory(
-      [
-        article(
-          'Acme Party accused of misleading voters',
-          'The Acme Party was accused of trying to mislead voters by renaming its press account during a debate.',
-        ),
-      ],
-      party,
-    );
+    const accused = partyAccused();
     expect(accused.phases[0]!.title).toMatch(
       /^Review the allegation \(Campaign director, with counsel/,
     );
@@ -1108,16 +1102,7 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
   });
 
   it('speaks for a party through its campaign, with no "aware and looking into it" line or talk of compensation', () => {
-    const party = { host: 'acmeparty.example', name: 'Acme Party' };
-    const g = generateAdvisory(
-      [
-        article(
-          'Acme Party accused of misleading voters',
-          'The Acme Party was accused of trying to mislead voters by renaming its press account during a debate.',
-        ),
-      ],
-      party,
-    );
+    const g = partyAccused();
     const all = g.phases.flatMap((p) => p.actions).join(' ');
     expect(all).toContain(
       'If nobody has, agree the line with the campaign director before anyone speaks',
@@ -1149,7 +1134,6 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
   });
 
   it('takes an act defended on record for the brand as confirmed: only what it means is disputed', () => {
-    const party = { host: 'acmeparty.example', name: 'Acme Party' };
     const s = situationOf(
       article(
         'Acme Party accused of misleading voters',
