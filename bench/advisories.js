@@ -46,10 +46,19 @@ const item = (text) =>
     ? text
     : `“…” (a sentence of the article, ${text.split(/\s+/).length} words)`;
 
+/**
+ * A step as printed: the article's words a step quotes ("the coverage says “…”") are shown
+ * by their length, as the summaries' are, unless --quotes.
+ */
+const step = (text) =>
+  quotes
+    ? text
+    : text.replace(/“([^”]*)”/g, (_, q) => `“…” (${q.split(/\s+/).length} words of the article)`);
+
 /** A plan, one numbered line a phase. */
 function printPlan(phases) {
   for (const [k, ph] of phases.entries()) {
-    console.log(`${k + 1}. *${ph.title}*: ${ph.actions.join('; ')}.`);
+    console.log(`${k + 1}. *${ph.title}*: ${ph.actions.map(step).join('; ')}.`);
   }
 }
 

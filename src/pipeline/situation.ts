@@ -623,7 +623,7 @@ function otherEmployer(sentences: readonly Sentence[], matcher: BrandMatcher<tru
  * Events whose next turn is on a calendar (a results call, a listing, a launch day; a row
  * over, until the show it was about): the plan is timed to the earliest date the brand's
  * sentences, or those beside them, give
- * ("set to announce the terms later on Wednesday", before "the listing … next Tuesday").
+ * (terms "set to be announced later on Friday", before "the listing … next Tuesday").
  */
 const SCHEDULED: ReadonlySet<EventKind> = new Set(['earnings', 'deal', 'launch']);
 
