@@ -66,7 +66,8 @@ type CaseRule = 'any' | 'proper' | 'exact' | 'capital';
 const UNSPACED = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u30FC';
 const WORD = new RegExp(`[${UNSPACED}]+|(?:(?![${UNSPACED}])[\\p{L}\\p{N}])+`, 'gu');
 const IS_UNSPACED = new RegExp(`^[${UNSPACED}]`, 'u');
-const normalizeSep = (s: string) => s.replace(/\s+/g, ' ');
+/** Separators compared as written, except spacing and the apostrophe's forms ("l’impôt"). */
+const normalizeSep = (s: string) => s.replace(/\s+/g, ' ').replace(/[’‘ʼ]/g, "'");
 
 /** Where a brand is named: text.slice(start, end). */
 export interface Occurrence<T> {
@@ -292,7 +293,7 @@ export class BrandMatcher<T> {
     }
     if (term.rule === 'any') return true;
     const seen = text.slice(tokens[i]!.start, tokens[last]!.end);
-    if (seen === term.text && term.rule !== 'capital') return true;
+    if (normalizeSep(seen) === normalizeSep(term.text) && term.rule !== 'capital') return true;
     // A common word the brand writes in lower case ("smart") is never capitalised for it.
     if (term.rule === 'exact' || (term.strict && !isCapitalised(term.text))) return false;
     // A name of several words is one wherever one of its words is capitalised.

@@ -100,7 +100,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     weight: 2,
     topic: 'legal-regulatory',
     phrases: re(
-      String.raw`fined|fines? of|(?:record |heavy |hefty )?fines? (?:on|against)|impos(?:es|ed|ing) (?:an? )?(?:record |heavy )?(?:fine|penalty|sanctions?)|penalt(?:y|ies)|regulators?\b|antitrust|(?:opened|launched|faces|facing|under) (?:an? )?(?:formal )?(?:investigation|probe|inquiry)|investigat(?:ing|ed|ion) (?:into|of)|attorneys? general|ftc|sec\b|competition (?:authority|commission)|ordered (?:to|by)|(?:was|were|been|be|is|are|get|got) banned|banned (?:by|from)|ground(?:ed|s|ing)? (?:the |its |all |every )?(?:[\w-]+ ){0,2}(?:planes?|jets?|fleets?|aircraft|airliners?)|grounding of`,
+      String.raw`fined|fines? of|(?:record |heavy |hefty )?fines? (?:on|against)|impos(?:es|ed|ing) (?:an? )?(?:record |heavy )?(?:fine|penalty|sanctions?)|penalt(?:y|ies)|regulators?\b|antitrust|(?:opened|launched|faces|facing|under) (?:an? )?(?:formal )?(?:investigation|probe|inquiry)|(?<!(?:our|internal|own) )investigat(?:ing|ed|ion) (?:into|of)|attorneys? general|ftc|sec\b|competition (?:authority|commission)|ordered (?:to|by)|(?:was|were|been|be|is|are|get|got) banned|banned (?:by|from)|ground(?:ed|s|ing)? (?:the |its |all |every )?(?:[\w-]+ ){0,2}(?:planes?|jets?|fleets?|aircraft|airliners?)|grounding of`,
     ),
   },
   {

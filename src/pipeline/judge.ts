@@ -23,7 +23,7 @@ import {
  *   accusation: a row ended leaves what was said), two less when
  *   the coverage reports it did not happen (denied); an opinion piece or criticism
  *   argues, it reports no wrongdoing: medium at most unless people were hurt; an allegation
- *   with nobody hurt is high at most.
+ *   with nobody hurt is high at most, as is an accident that hurt nobody.
  */
 export function judgeSeverity(
   situation: Situation,
@@ -90,6 +90,9 @@ export function judgeSeverity(
   // An allegation nobody has confirmed, with nobody hurt, is high at most: a crisis is
   // what happened, not what one piece says happened.
   if (situation.status === 'alleged' && !hurt) score = Math.min(score, 4);
+  // An accident that hurt nobody (a rocket lost on the pad) is grave, not a crisis of
+  // public safety: high at most.
+  if (situation.event === 'accident' && !hurt) score = Math.min(score, 4);
   const signals = scored.reasons.filter(
     (r) => r.topic === 'intensifier' || topicWeight(r.topic) > 0,
   );

@@ -9,6 +9,15 @@ export const PARTLY_READ_WORDS = 150;
  */
 export function partlyRead(article: { text: string; charset?: string | null }): number | null {
   if (!article.charset) return null;
-  const words = article.text.split(/\s+/).filter(Boolean).length;
+  let words = article.text.split(/\s+/).filter(Boolean).length;
+  // Chinese and Japanese are written without spaces: their words are told by the
+  // dictionary Intl.Segmenter carries.
+  if (words < PARTLY_READ_WORDS && UNSPACED.test(article.text)) {
+    words = 0;
+    for (const s of SEGMENTER.segment(article.text)) if (s.isWordLike) words++;
+  }
   return words < PARTLY_READ_WORDS ? words : null;
 }
+
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const SEGMENTER = new Intl.Segmenter(undefined, { granularity: 'word' });

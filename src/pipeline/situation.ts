@@ -109,10 +109,23 @@ const QUOTE_GOES_ON =
 const SOURCE_AFTER =
   /^(?:['’]s?)?\s*(?:(?:first|earlier|previously) reported|reported earlier|reporters?\b|journalists?\b|correspondents?\b|columnists?\b|editors?\b|news agency|wire service)/iu;
 
+/**
+ * Japanese, where the verb ends the clause: "…は…と伝えた" (reported that), "…が…を発見した"
+ * (found), "…によると" (according to).
+ */
+const SOURCE_AFTER_JA =
+  /^[^。]{0,40}?(?:によると|によれば)|^[^。]{0,40}?[はが][^。]*?(?:と伝えた|と報じた|を発見した|発見したか|を発見し)/u;
+
+const CREDIT_END = /^(?:\s+\p{Lu}[\p{L}.&'’-]*){0,2}\s*$/u;
+
 function asSourceAt(text: string, start: number, end: number): boolean {
   const before = text.slice(0, start).replace(NAME_WORDS_BEFORE, '').trimEnd();
   const after = text.slice(end);
-  if (SOURCE_PHRASE.test(before) || SOURCE_AFTER.test(after)) return true;
+  if (SOURCE_PHRASE.test(before) || SOURCE_AFTER.test(after) || SOURCE_AFTER_JA.test(after)) {
+    return true;
+  }
+  // A title's credit: "Extracting … from WinRAR - Check Point Research".
+  if (/\s[-–—|]$/.test(before) && CREDIT_END.test(after)) return true;
   return TOLD_PHRASE.test(before) && QUOTE_GOES_ON.test(after);
 }
 
@@ -250,6 +263,10 @@ interface Sentence {
   speaks: boolean;
   /** A contest's result for the brand the sentence tells, if any. */
   outcome: 'won' | 'lost' | null;
+  /** The brand acts against the conduct the sentence names: "harassment Twitter has banned". */
+  enforces: boolean;
+  /** The brand is the doer of the conduct the sentence names: "Acme discriminated against". */
+  conducts: boolean;
 }
 
 /** Sentences of an article read for its subject when no brand is given. */
@@ -268,6 +285,8 @@ function readSentences(article: SituationArticle, matcher: BrandMatcher<true> | 
         position: 0,
         speaks: false,
         outcome: null,
+        enforces: false,
+        conducts: true,
       };
     }
     const found = matcher.occurrences(text);
@@ -293,6 +312,10 @@ function readSentences(article: SituationArticle, matcher: BrandMatcher<true> | 
           (SAID_BY.test(text.slice(0, o.start)) && SPOKESPERSON_AFTER.test(text.slice(o.end))),
       ),
       outcome: outcomeAt(text, found),
+      enforces: found.some((o) => ENFORCES.test(text.slice(o.end))),
+      conducts: found.some(
+        (o) => CONDUCT_AFTER.test(text.slice(o.end)) || CONDUCT_BEFORE.test(text.slice(0, o.start)),
+      ),
     };
   };
   const title = article.title.replace(/\s+/g, ' ').trim().replace(TITLE_TAIL, '');
@@ -351,8 +374,9 @@ function roleOf(sentences: readonly Sentence[]): { role: Role; sentence: string 
   return { role: 'passing', sentence: own[0]!.text };
 }
 
-/** The taxonomy's product-safety signals that are a recall, in its four languages. */
-const RECALL_SIGNAL = /^(?:recall|rappel|rückruf|zurückgerufen|retirada|retira del mercado)/i;
+/** The taxonomy's product-safety signals that are a recall, in its five languages. */
+const RECALL_SIGNAL =
+  /^(?:recall|rappel|rückruf|zurückgerufen|retirada|retira del mercado|リコール|自主回収|回収)/i;
 
 /** Verbs of the brand speaking for itself, right after its name or its spokesperson's. */
 const SPOKE =
@@ -366,6 +390,25 @@ const SOMEONE_ELSE_BEFORE =
   /(?:,\s*(?:who|whose|which)\b|\b(?:works?|worked|working|employed|jobs?|shifts?) (?:as \w+(?: \w+)? )?(?:at|for|by)\s)[^,;]*$/iu;
 const SOMEONE_ELSE_AFTER =
   /^(?:['’]s)?\s+(?:\w+\s+)?(?:employees?|workers?|staff(?:ers)?|customers?|users?|drivers?|engineers?|insiders?|sources?|critics?|analysts?|fans?|owners?|investors?|shareholders?)\b/iu;
+/**
+ * The brand acting against conduct, right after its name ("harassment Twitter has banned
+ * before", "the Twitter Rules prohibit harassment"): the wrong is someone else's.
+ */
+const ENFORCES =
+  /^(?:['’]s)?(?:\s+(?:rules|policies|policy|terms|moderators))?\s+(?:has |had |have |will |would )?(?:banned|bans|ban|prohibits?|prohibited|forbids?|forbade|booted|suspended|suspends|removed|removes|took action|takes? action|cracked down|cracks down)\b/iu;
+/**
+ * Words of conduct that are an accusation only of whoever does it: the brand's when its
+ * name is the doer ("Acme discriminated against", "Acme's culture of harassment",
+ * "harassment at Acme") or pays for it ("settlements from Acme"), not on a platform
+ * whose users do it.
+ */
+const CONDUCT = /(?<![\p{L}\p{N}])(?:harass|discriminat|violat)/giu;
+const CONDUCT_AFTER = /^(?:['’]s)?\s+(?:[\p{L}-]+\s+){0,3}?(?:harass|discriminat|violat)/iu;
+const CONDUCT_BEFORE =
+  /(?:(?:harass|discriminat|violat)[\p{L}]*\s+(?:\p{L}+\s+)?(?:at|by|within|inside|against)|\b(?:settlements?|payouts?|paid|compensation) (?:from|by))\s+(?:the\s+)?$/iu;
+/** Breaking the brand's own rules: "accounts that violated its harassment policies". */
+const AGAINST_ITS_RULES =
+  /\bviolat(?:ed|es|ing|ions? of) (?:its|their) (?:[\p{L}-]+ ){0,4}?(?:polic(?:y|ies)|rules|terms|guidelines|standards)\b/giu;
 /** "a spokesperson for Acme said", "in a statement, Acme …" */
 const SPOKE_FOR = /\b(?:spokes(?:person|man|woman)|representative) (?:for|of)\s*$/iu;
 /** "…,” said a WeWork spokesperson" */
@@ -432,6 +475,7 @@ const eventsIn = (sentence: string): EventKind[] =>
  */
 function eventOf(
   article: SituationArticle,
+  sentences: readonly Sentence[],
   own: readonly Sentence[],
   role: Role,
 ): { event: EventKind; sentence: string } {
@@ -449,13 +493,29 @@ function eventOf(
     return { event: role === 'subject' ? 'profile' : 'none', sentence: own[0]?.text ?? '' };
   }
   const headline = own[0]?.at === 0 ? own[0] : undefined;
-  const first = headline ? eventsIn(headline.text)[0] : undefined;
+  // An accusation in a sentence where the brand enforces against the conduct, or of
+  // breaking the brand's own rules, is another's.
+  const eventsOf = (s: Sentence) => {
+    const text = s.text.replace(AGAINST_ITS_RULES, '');
+    return eventsIn(s.conducts ? text : text.replace(CONDUCT, '')).filter(
+      (k) => !(s.enforces && k === 'accusation'),
+    );
+  };
+  const first = headline ? eventsOf(headline)[0] : undefined;
   const counts = new Map<EventKind, { n: number; sentence: string; lede: boolean }>();
+  // A headline that tells no news ("What's the hold-up at SpaceX?") leaves it to the
+  // body's first two sentences naming the brand, wherever they stand.
+  const ownLede = new Set(
+    own
+      .filter((s) => s.at > 0 && first === undefined)
+      .slice(0, 2)
+      .map((s) => s.at),
+  );
   for (const s of own) {
-    for (const kind of new Set(eventsIn(s.text))) {
+    for (const kind of new Set(eventsOf(s))) {
       const c = counts.get(kind) ?? { n: 0, sentence: s.text, lede: false };
       c.n += 1;
-      c.lede ||= s.at <= LEDE;
+      c.lede ||= s.at <= LEDE || ownLede.has(s.at);
       counts.set(kind, c);
     }
   }
@@ -498,7 +558,30 @@ function eventOf(
   const pick = adverse[0] ?? news ?? tone;
   if (pick) return { event: pick[0], sentence: pick[1].sentence };
   if (review) return { event: 'review', sentence: article.title };
+  const told = role === 'subject' ? toldAfter(sentences, own) : undefined;
+  if (told) return told;
   return { event: role === 'subject' ? 'profile' : 'none', sentence: own[0]?.text ?? '' };
+}
+
+/**
+ * A grave event the lede tells right after a sentence naming the brand, without naming it
+ * again ("… cancelling Boeing's Max 737 flights. The U.S. was one of the last countries to
+ * ground the plane after a second deadly crash"): the story the brand's news follows from.
+ * Read only when the brand's own sentences tell no event.
+ */
+function toldAfter(
+  sentences: readonly Sentence[],
+  own: readonly Sentence[],
+): { event: EventKind; sentence: string } | undefined {
+  const after = new Set(own.filter((s) => s.at > 0 && s.at <= LEDE + 1).map((s) => s.at + 1));
+  for (const s of sentences) {
+    if (!after.has(s.at) || s.names) continue;
+    const grave = eventsIn(s.text).find(
+      (k) => eventType(k).polarity === 'adverse' && eventType(k).weight >= 2,
+    );
+    if (grave) return { event: grave, sentence: s.text };
+  }
+  return undefined;
 }
 
 /** A sentence whose speaker is the brand without its name: "The company denied …". */
@@ -642,7 +725,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     OPINION_URL.test(article.url ?? '') ||
     /^(?:opinion|comment|column|editorial)\s*[:|]/i.test(article.title) ||
     OPINION_TEXT.test(bylineParts(article.text));
-  const found = eventOf(article, own, read.role);
+  const found = eventOf(article, sentences, own, read.role);
   // A strike or cuts by another employer's staff at the brand's site ("those striking are
   // contracted by Prospect Airport Services") is news at the brand, not its own dispute.
   const role =

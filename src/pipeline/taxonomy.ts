@@ -15,7 +15,7 @@ export const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high', 'critic
  * An article is read with its own language's list only: "court" is English for a
  * tribunal and French for short.
  */
-export const SIGNAL_LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
+export const SIGNAL_LANGUAGES = ['en', 'fr', 'de', 'es', 'ja'] as const;
 export type SignalLanguage = (typeof SIGNAL_LANGUAGES)[number];
 type Signals = Record<SignalLanguage, readonly string[]>;
 
@@ -81,6 +81,18 @@ export const TOPICS: readonly Topic[] = [
         'riesgo de incendio',
         'asfixia',
       ],
+      ja: [
+        'リコール',
+        '自主回収',
+        '回収',
+        '欠陥',
+        '発火',
+        '負傷',
+        'けが',
+        '危険性',
+        '異物混入',
+        '過熱',
+      ],
     },
   },
   {
@@ -134,6 +146,17 @@ export const TOPICS: readonly Topic[] = [
         'datos personales',
         'privacidad',
       ],
+      ja: [
+        '情報漏えい',
+        '情報漏洩',
+        '漏えい',
+        '漏洩',
+        '流出',
+        '不正アクセス',
+        'ハッキング',
+        'ランサムウェア',
+        '個人情報',
+      ],
     },
   },
   {
@@ -180,6 +203,15 @@ export const TOPICS: readonly Topic[] = [
         'phishing',
         'fallo de seguridad',
         'puerta trasera',
+      ],
+      ja: [
+        '脆弱性',
+        'ゼロデイ',
+        'マルウェア',
+        'サイバー攻撃',
+        'フィッシング',
+        'バックドア',
+        '悪用',
       ],
     },
   },
@@ -244,6 +276,19 @@ export const TOPICS: readonly Topic[] = [
         'evasión fiscal',
         'paraíso fiscal',
       ],
+      ja: [
+        '訴訟',
+        '提訴',
+        '裁判',
+        '判決',
+        '規制当局',
+        '罰金',
+        '制裁金',
+        '課徴金',
+        '捜査',
+        '独占禁止',
+        '和解金',
+      ],
     },
   },
   {
@@ -261,6 +306,7 @@ export const TOPICS: readonly Topic[] = [
       ],
       de: ['streik', 'entlassung', 'stellenabbau', 'gewerkschaft', 'arbeitsniederlegung'],
       es: ['huelga', 'despido', 'sindicato', 'ere', 'paro laboral'],
+      ja: ['ストライキ', '人員削減', 'リストラ', '解雇', '労働組合'],
     },
   },
   {
@@ -271,6 +317,7 @@ export const TOPICS: readonly Topic[] = [
       fr: ['émission', 'pollu', 'déversement', 'marée noire', 'toxique', 'déforest'],
       de: ['emission', 'verschmutz', 'umweltverschmutz', 'ölpest', 'giftig', 'abholzung'],
       es: ['emisiones', 'contamina', 'vertido', 'marea negra', 'tóxic', 'deforest'],
+      ja: ['排出', '汚染', '有害物質', '森林破壊'],
     },
   },
   {
@@ -296,6 +343,7 @@ export const TOPICS: readonly Topic[] = [
         'retrasos',
         'atención al cliente',
       ],
+      ja: ['苦情', '通信障害', 'システム障害', '障害が発生', '不具合', '返金', '遅延'],
     },
   },
   {
@@ -325,6 +373,7 @@ export const TOPICS: readonly Topic[] = [
       ],
       de: ['rücktritt', 'tritt zurück', 'abberufen', 'entlassen'],
       es: ['dimisión', 'dimite', 'destituido', 'cesado'],
+      ja: ['辞任', '退任', '解任', '更迭'],
     },
   },
   {
@@ -350,6 +399,7 @@ export const TOPICS: readonly Topic[] = [
         'las acciones cayeron',
         'cotización',
       ],
+      ja: ['決算', '売上高', '営業利益', '純利益', '株価'],
     },
   },
   {
@@ -360,6 +410,7 @@ export const TOPICS: readonly Topic[] = [
       fr: ['lance', 'lancement', 'dévoile', 'nouveau produit'],
       de: ['stellt vor', 'präsentiert', 'neues produkt', 'markteinführung'],
       es: ['lanza', 'lanzamiento', 'nuevo producto'],
+      ja: ['発売', '提供開始', '新製品', '新サービス'],
     },
   },
   {
@@ -370,6 +421,7 @@ export const TOPICS: readonly Topic[] = [
       fr: ['récompens', 'distingué', 'lauréat', 'salué'],
       de: ['auszeichnung', 'ausgezeichnet', 'preisträger', 'gelobt'],
       es: ['premio', 'premiad', 'galardon', 'reconocimiento'],
+      ja: ['受賞', '表彰', '賞を'],
     },
   },
 ];
@@ -426,6 +478,7 @@ export const INTENSIFIERS: Signals = {
     'arrestad',
     'millones de',
   ],
+  ja: ['死亡', '死者', '死去', '集団訴訟', '不買運動', '逮捕', '刑事', '数百万'],
 };
 
 export interface Scored {
@@ -446,15 +499,21 @@ export interface Reason {
   sentence: string;
 }
 
-/** A signal matches at the start of a word, so `court` is not found in `Harcourt`. */
-const signalPattern = (words: readonly string[]) =>
-  new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map((w) => w.replace(/ /g, '\\s+')).join('|')})`, 'iu');
+/**
+ * A signal matches at the start of a word, so `court` is not found in `Harcourt`; in
+ * Japanese, written without spaces, anywhere.
+ */
+const signalPattern = (words: readonly string[], lang: SignalLanguage) =>
+  new RegExp(
+    `${lang === 'ja' ? '' : '(?<![\\p{L}\\p{N}])'}(?:${words.map((w) => w.replace(/ /g, '\\s+')).join('|')})`,
+    'iu',
+  );
 const PATTERNS = Object.fromEntries(
   SIGNAL_LANGUAGES.map((lang) => [
     lang,
     {
-      topics: TOPICS.map((t) => ({ topic: t, pattern: signalPattern(t.signals[lang]) })),
-      intensifier: signalPattern(INTENSIFIERS[lang]),
+      topics: TOPICS.map((t) => ({ topic: t, pattern: signalPattern(t.signals[lang], lang) })),
+      intensifier: signalPattern(INTENSIFIERS[lang], lang),
     },
   ]),
 ) as Record<SignalLanguage, { topics: { topic: Topic; pattern: RegExp }[]; intensifier: RegExp }>;
@@ -487,6 +546,7 @@ const FALSE_SENSES: Record<SignalLanguage, RegExp[]> = {
   fr: [/\b(?:je|tu|il|elle|on|nous|vous|ils|elles) (?:se )?rappel(?:le|les|lent|ons|ez)\b/giu],
   es: [/\b(?:demanda|demandas) (?:de|del|interna|externa|energética|creciente)\b/giu],
   de: [/\berinner(?:t|n|te|ten)? (?:sich|daran)\b/giu],
+  ja: [],
 };
 
 const signalLanguage = (language: string | null | undefined): SignalLanguage =>

@@ -119,3 +119,14 @@ describe('boilerplateOf', () => {
     expect(boilerplateOf('Acme said it would appeal.')).toBeNull();
   });
 });
+
+describe('a name written with either apostrophe', () => {
+  it('matches an alias with a straight apostrophe where the page curls it, and the reverse', () => {
+    const court = { host: 'tcc.example', name: 'Tax Court', aliases: ["Cour de l'impôt"] };
+    const m = new BrandMatcher([{ brand: court, terms: court }]);
+    expect(m.occurrences('Un juge de la Cour de l’impôt se récuse.')).toHaveLength(1);
+    const curled = { host: 'x.example', name: 'O’Neill Surf' };
+    const c = new BrandMatcher([{ brand: curled, terms: curled }]);
+    expect(c.occurrences("O'Neill Surf opened a shop.")).toHaveLength(1);
+  });
+});

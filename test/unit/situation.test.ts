@@ -1173,3 +1173,81 @@ describe('plans fitted to the story (issue 42, tenth read)', () => {
     expect(over.executiveSummary[0]!.text).toBe('An outage at Acme is reported as over.');
   });
 });
+
+describe('read on held-out pages (issue 42, sixth session)', () => {
+  const read = (title: string, text: string) => situationOf(article(title, text), acme);
+
+  it('reads harassment on a platform the brand polices as its users’, and the brand’s own as an accusation', () => {
+    const platform = read(
+      'Tweets fit a pattern of harassment Acme has banned before',
+      [
+        'Acme said it would take action on any accounts that violated its harassment policies.',
+        'Acme users complained about the reach of the posts.',
+      ].join('\n\n'),
+    );
+    expect(platform.event).not.toBe('accusation');
+    expect(read('Acme discriminated against older workers', 'Acme denied it.').event).toBe(
+      'accusation',
+    );
+    expect(
+      read('Women tell of years of abuse', 'They describe a culture of harassment at Acme.').event,
+    ).toBe('accusation');
+  });
+
+  it('reads a grave event the lede tells right after the brand’s sentence, without its name', () => {
+    const s = read(
+      'A president advises Acme on branding',
+      [
+        'Twitter erupted when the president advised Acme after an airline cancelled its Acme flights.',
+        'The U.S. was one of the last countries to ground the plane after a second deadly crash.',
+        'Acme shares were flat.',
+      ].join('\n\n'),
+    );
+    expect(s.event).toBe('accident');
+    // Only when the brand's own sentences tell no event.
+    expect(
+      read(
+        'Acme recalls kettles',
+        'Acme recalled 10,000 kettles.\n\nRegulators fined a rival for a deadly crash.',
+      ).event,
+    ).toBe('recall');
+  });
+
+  it('takes a newsless headline’s story from the brand’s first sentences, and caps an accident that hurt nobody at high', () => {
+    const text = [
+      'It was a long year for the founder.',
+      'Acme’s first crewed flight has been postponed until 2018, the agency said.',
+      'It is another setback.',
+      'Acme hopes to fly in January, four months after a rocket explosion destroyed the satellite it carried.',
+      '"We are making progress with the investigation into our Sept. 1 anomaly," Acme said.',
+    ].join('\n\n');
+    const s = read('What is the hold-up at Acme?', text);
+    expect(s.event).toBe('accident');
+    expect(generateAdvisory([article('What is the hold-up at Acme?', text)], acme).severity).toBe(
+      'high',
+    );
+    // The brand's own investigation is no regulator's.
+    expect(
+      read('Acme update', 'Acme continues its internal investigation into the fault.').event,
+    ).not.toBe('regulator-action');
+  });
+
+  it('reads Japanese: what happened by its words, who only reported it as a source', () => {
+    const ja = (title: string, text: string) => ({ ...article(title, text), language: 'ja' });
+    const flaw = ja(
+      '人気ソフト「Acme」に脆弱性、アップデートを',
+      'Checkerは2月20日、Acmeに長年にわたって脆弱性が存在していると伝えた。\n\nAcmeの開発元はすでに対応を決定している。',
+    );
+    expect(situationOf(flaw, acme).event).toBe('security-flaw');
+    expect(generateAdvisory([flaw], acme).severity).not.toBe('low');
+    expect(situationOf(flaw, { host: 'checker.example', name: 'Checker' }).role).toBe('source');
+  });
+
+  it('reads a title’s credit as a source', () => {
+    const s = read(
+      'A 19-year-old flaw in Zip',
+      'Researchers found the flaw.\n\nExtracting a 19 Year Old Code Execution from Zip - Acme Research\n\nZip fixed it.',
+    );
+    expect(s.role).toBe('source');
+  });
+});

@@ -44,9 +44,9 @@ describe('the executive summary', () => {
     );
     // A text the service was given is the article as its sender has it: no such step.
     expect(generateAdvisory([first], acme).phases[0]!.actions[0]).not.toMatch(/full article/);
-    const japanese = generateAdvisory([{ ...first, language: 'ja' }], acme);
-    expect(japanese.phases[0]!.actions[0]).toBe(
-      'Have someone who reads Japanese read the article in full before anything else',
+    const korean = generateAdvisory([{ ...first, language: 'ko' }], acme);
+    expect(korean.phases[0]!.actions[0]).toBe(
+      'Have someone who reads Korean read the article in full before anything else',
     );
   });
 
@@ -156,9 +156,9 @@ describe('the executive summary', () => {
     expect(texts(generateAdvisory([first], acme)).some((t) => /^Only \d+ words/.test(t))).toBe(
       false,
     );
-    const ja = { ...long, language: 'ja' };
-    expect(texts(generateAdvisory([ja], acme))).toContain(
-      'Paper 1’s article is in Japanese, which the built-in reader does not assess: have it read before acting.',
+    const ko = { ...long, language: 'ko' };
+    expect(texts(generateAdvisory([ko], acme))).toContain(
+      'Paper 1’s article is in Korean, which the built-in reader does not assess: have it read before acting.',
     );
   });
 
@@ -263,20 +263,20 @@ describe('the executive summary, ordered as a consultant reads (issue 42, tenth 
   });
 
   it('says nothing of the brand’s place in a page it cannot read: no "in passing", no "not the subject"', () => {
-    const ja = {
+    const ko = {
       ...source(
         1,
-        'Kindle for PCをショートカットキーで立ち上がらなくする方法',
-        'ショートカットキーでアプリが起動してしまう問題について説明します。設定では変更できません。\n\nストアは Acme です。',
+        'PC에서 Kindle 단축키를 끄는 방법',
+        '단축키로 앱이 실행되는 문제를 설명합니다. 설정에서는 변경할 수 없습니다.\n\n스토어는 Acme 입니다.',
       ),
-      language: 'ja',
+      language: 'ko',
     };
-    const g = generateAdvisory([ja], acme);
-    expect(g.executiveSummary[0]!.text).toBe(`Paper 1 names Acme in “${ja.title}”.`);
+    const g = generateAdvisory([ko], acme);
+    expect(g.executiveSummary[0]!.text).toBe(`Paper 1 names Acme in “${ko.title}”.`);
     const avoid = g.phases.find((p) => p.title === 'Do not')?.actions ?? [];
     expect(avoid).toEqual(['Do not issue a statement before the article has been read in full']);
     expect(g.phases[0]!.actions[0]).toBe(
-      'Have someone who reads Japanese read the article in full before anything else',
+      'Have someone who reads Korean read the article in full before anything else',
     );
   });
 
