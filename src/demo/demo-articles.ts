@@ -1,6 +1,9 @@
 import type { ArticleInput } from '../pipeline/builtin-advisor.js';
 
-/** Fictional coverage for the demo brands: enough variety to show every severity. */
+/**
+ * Fictional coverage for the demo brands: enough variety to show a crisis, a threat, good
+ * news and the everyday (critical, high and low stories, and each kind of plan).
+ */
 export const DEMO_ARTICLES: { host: string; daysAgo: number; article: ArticleInput }[] = [
   {
     host: 'acme.com',
@@ -41,10 +44,10 @@ export const DEMO_ARTICLES: { host: string; daysAgo: number; article: ArticleInp
     daysAgo: 0,
     article: {
       url: 'https://news.example.org/2026/globex-breach',
-      title: 'Globex investigates data breach affecting customer accounts',
+      title: 'Globex confirms data breach exposing 2.3 million customers',
       publisher: 'Example News',
       published_at: '2026-11-21',
-      text: 'Globex said on Saturday it is investigating a data breach in which personal data of customers may have been exposed. The company has informed the privacy regulator and reset affected passwords. Security researchers said the leak appeared on a criminal forum earlier this week.',
+      text: 'Globex said on Saturday that personal data of 2.3 million customers was exposed in a data breach. The company has informed the privacy regulator and reset affected passwords. Security researchers said the stolen records appeared on a criminal forum earlier this week.',
     },
   },
   {

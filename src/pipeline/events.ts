@@ -170,7 +170,7 @@ export const EVENT_TYPES: readonly EventType[] = [
     polarity: 'adverse',
     weight: 1,
     phrases: re(
-      String.raw`critici[sz]|slammed|backlash|outrage|under fire|boycott|complain(?:ts?|ed|ing)|angry|furious|condemn|blasted|lambast|falls? short|fell short|disappoint|mixed reviews|reviews? (?:are|were) (?:somewhat )?mixed|(?:is|are|were) somewhat mixed|underwhelm|fail(?:s|ed)? to (?:deliver|live up)|broken promises?|(?:is|are|goes|went|step|steps|a step) backwards?`,
+      String.raw`critici[sz]|slammed|backlash|outrage|under fire|boycott|complain(?:ts?|ed|ing|s)?\b|angry|furious|condemn|blasted|lambast|falls? short|fell short|disappoint|mixed reviews|reviews? (?:are|were) (?:somewhat )?mixed|(?:is|are|were) somewhat mixed|underwhelm|fail(?:s|ed)? to (?:deliver|live up)|broken promises?|(?:is|are|goes|went|step|steps|a step) backwards?`,
     ),
   },
   {

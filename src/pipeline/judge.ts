@@ -1,5 +1,5 @@
 import { EVENT_TYPES, eventType } from './events.js';
-import { eventSentence, ownsStory, type Situation } from './situation.js';
+import { eventSentence, ownsStory, recallUnderWay, type Situation } from './situation.js';
 import {
   type Reason,
   type Scored,
@@ -23,7 +23,8 @@ import {
  *   accusation: a row ended leaves what was said), two less when
  *   the coverage reports it did not happen (denied); an opinion piece or criticism
  *   argues, it reports no wrongdoing: medium at most unless people were hurt; an allegation
- *   with nobody hurt is high at most, as is an accident that hurt nobody.
+ *   with nobody hurt is high at most, as is an accident that hurt nobody and a recall the
+ *   brand is already running where nobody died and fewer than 100,000 are touched.
  */
 export function judgeSeverity(
   situation: Situation,
@@ -93,6 +94,12 @@ export function judgeSeverity(
   // An accident that hurt nobody (a rocket lost on the pad) is grave, not a crisis of
   // public safety: high at most.
   if (situation.event === 'accident' && !hurt) score = Math.min(score, 4);
+  // A recall the brand is already running, with nobody killed and not at scale, is being
+  // handled: high at most (a consultant's read of the demo's voluntary kettle recall,
+  // "eleven reports of minor burn injuries", rated critical).
+  if (recallUnderWay(situation) && !situation.harm.deaths && !atScale(situation.harm.scale)) {
+    score = Math.min(score, 4);
+  }
   const signals = scored.reasons.filter(
     (r) => r.topic === 'intensifier' || topicWeight(r.topic) > 0,
   );

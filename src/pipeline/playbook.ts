@@ -7,7 +7,7 @@
 
 import { EVENT_TYPES, eventType } from './events.js';
 import { inProse } from './particulars.js';
-import { eventSentence, ownsStory, type Situation } from './situation.js';
+import { eventSentence, ownsStory, recallUnderWay, type Situation } from './situation.js';
 import { CONSTRAINT_DO_NOT, type Constraint, type DoneStep } from './team-context.js';
 
 /** Phases a plan holds at most. */
@@ -709,6 +709,47 @@ const SITUATION_PLANS = {
     },
     MONITOR,
   ],
+  /**
+   * A recall the brand has already announced: no decision left to take on it, only the
+   * recall to run well and one line to hold (a consultant's read of the demo: "decide
+   * whether to recall" for a recall announced on Friday).
+   */
+  recallUnderWay: [
+    {
+      title: 'Run the recall',
+      owner: 'Quality and customer support',
+      actions: [
+        'Check the recall notice reaches every owner: registered customers, retailers, the website and the product pages',
+        'Make sure returns and refunds cope with the demand the coverage will bring: the help page, the contact line, the refund process',
+      ],
+    },
+    {
+      title: 'Hold one line',
+      owner: 'Communications',
+      actions: [
+        'Answer every question from the recall notice, in its words, adding nothing it does not say',
+        'Repeat the notice’s safety advice wherever customers ask',
+      ],
+    },
+    {
+      title: 'Keep regulators, counsel and partners informed',
+      owner: 'Legal',
+      actions: [
+        'Report to the product-safety authority as the recall runs, where the law requires it',
+        'Share the coverage with legal counsel',
+        'Brief retailers, distributors and customer-facing staff',
+      ],
+    },
+    {
+      title: 'Monitor and follow up',
+      owner: 'Communications',
+      ongoing: true,
+      actions: [
+        'Track new coverage, injury reports and returns until the recall closes',
+        FOLLOW_UP,
+      ],
+    },
+  ],
   /** A problem the coverage reports as over: confirm it, answer when asked, no more. */
   resolved: [
     {
@@ -854,9 +895,13 @@ function withTracking(
 
 /** A phase that gives the brand's line in public, which facts changing would update. */
 const givesALine = (p: Phase) =>
-  [HOLDING.title, HOLD_POSITION.title, KEEP_INFORMED.title, 'Explain the decision'].includes(
-    p.title,
-  ) || p.actions.some((a) => a === ANSWER_WHEN_ASKED || a === SEND_STATEMENT);
+  [
+    HOLDING.title,
+    HOLD_POSITION.title,
+    KEEP_INFORMED.title,
+    'Explain the decision',
+    'Hold one line',
+  ].includes(p.title) || p.actions.some((a) => a === ANSWER_WHEN_ASKED || a === SEND_STATEMENT);
 
 /** A verb agreeing with a party: "critics make", "the union makes". */
 const agree = (party: string, verb: string) => (party.endsWith('s') ? verb : `${verb}s`);
@@ -883,6 +928,8 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   }
   if (situation.status === 'resolved' && situation.event === 'accusation')
     return SITUATION_PLANS.settled;
+  if (recallUnderWay(situation)) return SITUATION_PLANS.recallUnderWay;
+  if (breachOnRecord(situation)) return breachConfirmed(situation);
   switch (situation.event) {
     case 'review':
       return SITUATION_PLANS.review;
@@ -912,6 +959,47 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   }
   if (type.polarity === 'adverse') return planFor(topics);
   return type.topic ? planFor([type.topic]) : PLAYBOOK.general!;
+}
+
+/**
+ * A breach the brand itself confirms on record ("Globex said personal data of 2.3 million
+ * customers was exposed"): the findings the data-privacy plan waits for are in, so its
+ * steps are no longer conditional; a regulator the coverage says was told is kept informed,
+ * not notified again.
+ */
+const breachOnRecord = (situation: Situation) =>
+  situation.event === 'breach' &&
+  situation.status === 'confirmed' &&
+  situation.onRecord !== null &&
+  EXPOSED.test(situation.onRecord);
+const EXPOSED =
+  /\b(?:was|were|had been|has been|have been) (?:exposed|stolen|leaked|compromised|accessed)\b|\bexposed (?:the )?(?:personal )?(?:data|records|information)\b/i;
+
+function breachConfirmed(situation: Situation): Phase[] {
+  const [contain, , holding, , monitor] = PLAYBOOK['data-privacy']!;
+  return [
+    contain!,
+    {
+      title: 'Notify the authority and the people affected',
+      owner: 'Legal',
+      actions: [
+        situation.regulatorTold
+          ? 'Keep the data-protection authority informed as the review goes on: the coverage says it has been told'
+          : 'Notify the data-protection authority within 72 hours of learning of the breach (GDPR art. 33)',
+        'Prepare the notice to the people affected, as the law requires where the risk to them is high',
+      ],
+    },
+    holding!,
+    {
+      title: 'Support the people affected',
+      owner: 'Customer support',
+      actions: [
+        'Open a help page and a contact line for the people affected',
+        'Offer protection that fits the data exposed (credit monitoring for financial data)',
+      ],
+    },
+    monitor!,
+  ];
 }
 
 /** The brand's own claim, named in the criticism: "Google promised 4K at 60fps". */
@@ -1151,7 +1239,14 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   if (situation.event === 'breach' && situation.status !== 'confirmed') {
     out.push('Do not say whether data was exposed until security has established it');
   }
-  if (situation.event === 'lawsuit' || situation.event === 'regulator-action') {
+  if (recallUnderWay(situation)) {
+    out.push('Do not play down the hazard or the injuries: say what the recall notice says');
+  }
+  if (
+    situation.event === 'lawsuit' ||
+    situation.event === 'regulator-action' ||
+    (recallUnderWay(situation) && topics.includes('legal-regulatory'))
+  ) {
     out.push(MERITS);
   }
   if (situation.opinion) {

@@ -37,6 +37,11 @@ export interface Situation {
    */
   onRecord: string | null;
   /**
+   * The coverage says the brand has already told a regulator of it ("The company has
+   * informed the privacy regulator"), in its sentences or those beside them.
+   */
+  regulatorTold: boolean;
+  /**
    * How a contest the brand took part in ended for it ("Wild beat Sabres 4-1": lost; "lift
    * the Islanders over the Penguins": won), by the headline or else most of its sentences;
    * null when none is told. Read for the tone: a result is news however calmly told.
@@ -71,6 +76,19 @@ export const ownsStory = (role: Role) => role === 'subject' || role === 'involve
 /** The sentence the situation's event was read from; empty when it was read from none. */
 export const eventSentence = (situation: Situation) =>
   situation.facts.find((f) => f.fact === 'event')?.sentence ?? '';
+
+const TOLD_REGULATOR =
+  /\b(?:informed|notified|told|alerted|reported it to) (?:the )?(?:[\w-]+ ){0,3}(?:regulators?|authority|authorities|commissioner|ico|cnil)\b/i;
+
+/** A recall the brand itself is running: "Acme recalls", "announced a voluntary recall". */
+const RECALLING =
+  /\b(?:is recalling|are recalling|has recalled|have recalled|recalls|(?<!(?:was|were|been|being|be) )recalled|(?:announced|issued|launched|began|started|expanded) (?:a |an |its )?(?:voluntary |precautionary |nationwide |global )?recall|(?:voluntary|precautionary) recall)\b/i;
+
+/** Whether the story is a recall the brand has already started (not one it is urged to). */
+export const recallUnderWay = (situation: Situation) =>
+  situation.event === 'recall' &&
+  situation.status === 'confirmed' &&
+  RECALLING.test(eventSentence(situation));
 
 export interface Fact {
   fact: 'role' | 'event' | 'status' | 'harm' | 'opinion';
@@ -807,6 +825,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     },
     stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
     onRecord,
+    regulatorTold: about.some((t) => TOLD_REGULATOR.test(t)),
     outcome: outcomeOf(own),
     named: sentences.filter((s) => s.names).map((s) => s.text),
     headlined: sentences[0]!.names,

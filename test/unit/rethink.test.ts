@@ -10,11 +10,12 @@ import {
 import { source } from '../support/source.js';
 
 const acme = { host: 'acme.com', name: 'Acme' };
+// A recall ordered, not yet run by the brand (one it runs is planned as under way).
 const recall = [
   source(
     1,
-    'Acme recalls kettles after injuries',
-    'Acme recalled 40,000 kettles after customers were injured by a faulty switch. Regulators opened an investigation.',
+    'Regulators order Acme kettle recall after injuries',
+    'Regulators ordered Acme to recall 40,000 kettles after customers were injured by a faulty switch, and opened an investigation.',
   ),
   source(
     2,

@@ -1243,6 +1243,71 @@ describe('read on held-out pages (issue 42, sixth session)', () => {
     expect(situationOf(flaw, { host: 'checker.example', name: 'Checker' }).role).toBe('source');
   });
 
+  it('plans a recall the brand already runs as one to run well, not one to decide on', () => {
+    const running = generateAdvisory(
+      [
+        article(
+          'Acme recalls 40,000 kettles after reports of injuries',
+          'Acme announced a voluntary recall of 40,000 electric kettles on Friday. Regulators said they had received eleven reports of minor burn injuries linked to a defect in the lid hinge. Acme said customers should stop using the kettles and contact the company for a full refund.',
+        ),
+      ],
+      acme,
+    );
+    // Handled, nobody killed, not at scale: high, not critical.
+    expect(running.severity).toBe('high');
+    expect(steps(running).join(' ')).not.toMatch(/decide .*whether to stop sales or recall/);
+    expect(steps(running)).toContain(
+      'Check the recall notice reaches every owner: registered customers, retailers, the website and the product pages',
+    );
+    expect(steps(running)).toContain(
+      'Track new coverage, injury reports and returns until the recall closes',
+    );
+    expect(avoid(running)).toContain(
+      'Do not play down the hazard or the injuries: say what the recall notice says',
+    );
+    // A recall others call for is still the brand's decision to take.
+    const urged = generateAdvisory(
+      [
+        article(
+          'Regulators urge Acme to recall kettles',
+          'Regulators urged Acme to recall 40,000 kettles after burn injuries were reported.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(urged).join(' ')).toMatch(/whether to stop sales or recall/);
+  });
+
+  it('plans a breach the brand confirms on record without waiting for the finding it gives', () => {
+    const confirmed = generateAdvisory(
+      [
+        article(
+          'Acme confirms data breach exposing 2.3 million customers',
+          'Acme said on Saturday that personal data of 2.3 million customers was exposed in a data breach. The company has informed the privacy regulator and reset affected passwords.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(confirmed)).toContain(
+      'Keep the data-protection authority informed as the review goes on: the coverage says it has been told',
+    );
+    expect(steps(confirmed).join(' ')).not.toMatch(/^If the review confirms/m);
+    expect(steps(confirmed)).toContain(
+      'Open a help page and a contact line for the people affected',
+    );
+    // Reported by others, not confirmed by the brand: every step waits for the finding.
+    const reported = generateAdvisory(
+      [
+        article(
+          'Hackers claim Acme data',
+          'Hackers claim to have stolen data from Acme, reports say. Acme did not respond.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(reported).join(' | ')).toMatch(/If the review confirms personal data was exposed/);
+  });
+
   it('reads a title’s credit as a source', () => {
     const s = read(
       'A 19-year-old flaw in Zip',
