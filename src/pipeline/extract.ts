@@ -129,8 +129,7 @@ export function extractArticle(
   if (!article?.textContent) return null;
   const text = cleanText(blockText(article.content) ?? article.textContent, MAX_TEXT);
   if (text.length < 200) return null;
-  const siteName = metas.get('og:site_name');
-  const publisher = cleanText(article.siteName || siteName || new URL(canonical).hostname, 200);
+  const publisher = publisherOf(article.siteName || metas.get('og:site_name'), canonical);
   // The headline the page gives its article wins over og:title, which is often the site's
   // name or a line written for sharing; without one, Readability's title (JSON-LD name,
   // og:title… or the <title>), then the <title>; never the publisher's name alone.
@@ -148,4 +147,17 @@ export function extractArticle(
     lang: article.lang || lang,
     opinion,
   };
+}
+
+/**
+ * The publisher's name: the page's site name, unless that is only the label of the
+ * subdomain it is served from ("Hosted" on hosted.ap.org), which names no one; then, as
+ * without a site name, the host (without that label: "ap.org").
+ */
+function publisherOf(siteName: string | null | undefined, url: string): string {
+  const host = new URL(url).hostname;
+  const [label, ...rest] = host.split('.');
+  const name = cleanText(siteName ?? '', 200);
+  if (!name) return host;
+  return rest.length >= 2 && name.toLowerCase() === label ? rest.join('.') : name;
 }

@@ -395,3 +395,17 @@ describe('cleanText on hostile whitespace', () => {
     expect(cleanText(`${'x'.repeat(9)}😀`, 10)).toBe('x'.repeat(9));
   });
 });
+
+describe('the publisher', () => {
+  it('is the site name, unless that is only the subdomain’s label ("Hosted" on hosted.ap.org)', () => {
+    const named = page(`<meta property="og:site_name" content="Daily Planet">`, body4);
+    expect(extractArticle(named, 'https://news.planet.example/a')!.publisher).toBe('Daily Planet');
+    const hosted = page(`<meta property="og:site_name" content="Hosted">`, body4);
+    expect(extractArticle(hosted, 'https://hosted.ap.org/citizensvoice/a')!.publisher).toBe(
+      'ap.org',
+    );
+    expect(extractArticle(page('', body4), 'https://planet.example/a')!.publisher).toBe(
+      'planet.example',
+    );
+  });
+});
