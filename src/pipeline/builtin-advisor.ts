@@ -390,16 +390,18 @@ function summarize(
     // Failing those, the first sentence of the article that names the brand (its lede),
     // news before background ("Acme has long made kettles in Leeds").
     const lede = situation.named.slice(situation.headlined ? 1 : 0);
-    const said =
-      quoteFact(eventSentence(situation)) ||
-      reporting.some(quoteFact) ||
-      lede.filter((n) => !BACKGROUND.test(n)).some(quoteFact) ||
-      lede.some(quoteFact);
-    if (!said) {
+    const headlineSays = () =>
       items.unshift({
         text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
         cites: [first.source_key],
       });
+    // Told only in the headline's words (its sentence a near copy of the title): the
+    // headline says it, not the next line of the lede ("Acme said the line will launch…"
+    // leading an award's summary, the fourteenth read of the demo).
+    if (!quoteFact(eventSentence(situation)) && !reporting.some(quoteFact)) {
+      if (reporting.some((n) => n !== situation.named[0] || !situation.headlined)) headlineSays();
+      else if (!lede.filter((n) => !BACKGROUND.test(n)).some(quoteFact) && !lede.some(quoteFact))
+        headlineSays();
     }
     // What the situation reads, when it says more than the quoted sentence: who acts, and
     // how far the coverage stands behind it.

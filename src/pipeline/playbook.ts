@@ -288,7 +288,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
       title: 'Brief investor relations',
       owner: 'Investor relations',
       actions: [
-        'Prepare answers for analysts and investors on what the coverage stresses (a guidance change, a share move)',
+        'Prepare answers for analysts and investors on what the coverage stresses (guidance, the share price)',
         'Say nothing beyond what has been disclosed: anything new said to some is a disclosure owed to all',
       ],
     },
@@ -595,6 +595,37 @@ const SITUATION_PLANS = {
     MONITOR,
   ],
   /**
+   * Customers' complaints about the service (long waits, a refund open for weeks): the
+   * answer is the cases resolved and the cause fixed, not a review of what the brand can
+   * commit to with legal, nor "opinion" to leave be (the fourteenth read of the demo).
+   */
+  complaints: [
+    {
+      title: 'Resolve the cases described',
+      owner: 'Customer support',
+      actions: [
+        'Find the cases the coverage describes and resolve them first',
+        'Check with the owning team whether the problem is wider than those cases (waiting times, backlogs)',
+      ],
+    },
+    {
+      title: 'Fix the cause',
+      owner: 'Customer support, with the business owner',
+      actions: [
+        'Decide what changes (staffing, opening hours, how long a case may wait) and by when',
+        'Once decided, tell customers what is changing and when it will be better',
+      ],
+    },
+    {
+      title: 'Answer the publisher',
+      owner: 'Communications',
+      actions: [
+        'Give the publisher what was resolved and what is changing, without disputing the customers’ experience',
+      ],
+    },
+    MONITOR,
+  ],
+  /**
    * Criticism that people are put at risk by the product (children's contact details on
    * show, a feature that exposes users): the answer is a change to the product, not a
    * dispute of what was reported (a consultant's read: correcting a child-safety story is
@@ -703,7 +734,9 @@ const SITUATION_PLANS = {
       title: 'Answer only when asked',
       owner: 'Press office',
       actions: [
-        'If asked, repeat what the brand has already said of the outcome, in the same words',
+        // Not the brand's words during the row: a line that made the other side's case
+        // look baseless, repeated, restarts it (the fourteenth read).
+        'If asked, say only that the parties are settling it between them, in words both sides have agreed',
         'Start no new coverage of a row that is over',
       ],
     },
@@ -736,7 +769,7 @@ const SITUATION_PLANS = {
       owner: 'Legal',
       actions: [
         'Report to the product-safety authority as the recall runs, where the law requires it',
-        'Share the coverage with legal counsel',
+        'Share the coverage with legal counsel, and preserve the records of the defect and the reports',
         'Brief retailers, distributors and customer-facing staff',
       ],
     },
@@ -899,6 +932,7 @@ const givesALine = (p: Phase) =>
     HOLDING.title,
     HOLD_POSITION.title,
     KEEP_INFORMED.title,
+    PROTECT_NOW.title,
     'Explain the decision',
     'Hold one line',
   ].includes(p.title) || p.actions.some((a) => a === ANSWER_WHEN_ASKED || a === SEND_STATEMENT);
@@ -939,6 +973,7 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
       return byDecision(situation) ? SITUATION_PLANS.shutoff : SITUATION_PLANS.outage;
     case 'criticism': {
       if (topics.some((t) => SAFETY_TOPICS.has(t))) return SITUATION_PLANS.safetyCriticism;
+      if (customersComplain(situation)) return SITUATION_PLANS.complaints;
       // Criticism that the product falls short of what the brand itself promised: the
       // claim is the brand's own risk, reviewed before anyone answers.
       const plan = situation.named.some((s) => OWN_CLAIM.test(s))
@@ -976,7 +1011,7 @@ const EXPOSED =
   /\b(?:was|were|had been|has been|have been) (?:exposed|stolen|leaked|compromised|accessed)\b|\bexposed (?:the )?(?:personal )?(?:data|records|information)\b/i;
 
 function breachConfirmed(situation: Situation): Phase[] {
-  const [contain, , holding, , monitor] = PLAYBOOK['data-privacy']!;
+  const [contain] = PLAYBOOK['data-privacy']!;
   return [
     contain!,
     {
@@ -989,7 +1024,9 @@ function breachConfirmed(situation: Situation): Phase[] {
         'Prepare the notice to the people affected, as the law requires where the risk to them is high',
       ],
     },
-    holding!,
+    // Not "restate the line and add nothing new": the people whose data is out need
+    // advice now (the fourteenth read of the demo's breach).
+    PROTECT_NOW,
     {
       title: 'Support the people affected',
       owner: 'Customer support',
@@ -998,9 +1035,29 @@ function breachConfirmed(situation: Situation): Phase[] {
         'Offer protection that fits the data exposed (credit monitoring for financial data)',
       ],
     },
-    monitor!,
+    {
+      ...MONITOR,
+      actions: [
+        'Track new coverage, and with security where the stolen data turns up, for four weeks',
+        FOLLOW_UP,
+      ],
+    },
   ];
 }
+const PROTECT_NOW: Phase = {
+  title: 'Tell them how to protect themselves',
+  owner: 'Communications',
+  actions: [
+    'Publish now what the people affected should do: change passwords they use elsewhere, and watch for messages that use the stolen details',
+    'Say what the company has done and when they will hear more, in words security and legal have approved',
+  ],
+};
+
+/** Criticism that is customers complaining: "Customers complain about Acme's support delays". */
+const customersComplain = (situation: Situation) =>
+  !situation.opinion && COMPLAINTS.test(eventSentence(situation));
+const COMPLAINTS =
+  /\b(?:customers?|readers?|users?|passengers?|guests?|shoppers?|subscribers?|clients?|members?)\b[^.;]{0,60}?\bcomplain|\bcomplaints? (?:from|by) (?:customers|readers|users|passengers|guests|shoppers|subscribers|clients|members)\b/i;
 
 /** The brand's own claim, named in the criticism: "Google promised 4K at 60fps". */
 const OWN_CLAIM =
@@ -1225,6 +1282,8 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
     out.push(
       'Do not dispute a safety concern in public: answer it with what the brand is changing',
     );
+  } else if (situation.event === 'criticism' && customersComplain(situation)) {
+    out.push('Do not dispute customers’ experience in public: answer with what is being fixed');
   } else if (situation.event === 'criticism') {
     out.push('Do not argue with opinion in public: answer only the facts that are wrong');
   } else if (situation.status === 'alleged') {
@@ -1241,6 +1300,11 @@ function doNot(situation: Situation, topics: readonly string[], aside: boolean):
   }
   if (recallUnderWay(situation)) {
     out.push('Do not play down the hazard or the injuries: say what the recall notice says');
+  }
+  if (breachOnRecord(situation)) {
+    out.push(
+      'Do not play down how many people are affected, or guess at the cause, before security’s review',
+    );
   }
   if (
     situation.event === 'lawsuit' ||

@@ -1308,6 +1308,70 @@ describe('read on held-out pages (issue 42, sixth session)', () => {
     expect(steps(reported).join(' | ')).toMatch(/If the review confirms personal data was exposed/);
   });
 
+  it('answers customers’ complaints with the cases resolved and the cause fixed (fourteenth read)', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          "Customers complain about Acme's support delays",
+          'Several readers wrote in this week to complain about long waits when contacting Acme customer service. One reader said a refund request had been open for three weeks.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(g)).toContain('Find the cases the coverage describes and resolve them first');
+    expect(steps(g).join(' ')).not.toMatch(/product owner and legal/);
+    expect(avoid(g)).toEqual([
+      'Do not dispute customers’ experience in public: answer with what is being fixed',
+    ]);
+  });
+
+  it('tells the people whose data is out how to protect themselves, and never has a settled row repeated (fourteenth read)', () => {
+    const breach = generateAdvisory(
+      [
+        article(
+          'Acme confirms data breach',
+          'Acme said on Saturday that personal data of 2.3 million customers was exposed in a data breach.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(breach).join(' ')).not.toMatch(/add nothing new/);
+    expect(steps(breach)).toContain(
+      'Publish now what the people affected should do: change passwords they use elsewhere, and watch for messages that use the stolen details',
+    );
+    expect(avoid(breach)).toContain(
+      'Do not play down how many people are affected, or guess at the cause, before security’s review',
+    );
+    const over = generateAdvisory(
+      [
+        article(
+          "Singer's row with Acme seems to be over",
+          'A row between a singer and Acme looks like it is coming to an end. Last week the singer accused Acme of blocking her performance. Acme says she will be allowed to play her old songs.',
+        ),
+      ],
+      acme,
+    );
+    expect(steps(over)).toContain(
+      'If asked, say only that the parties are settling it between them, in words both sides have agreed',
+    );
+    expect(steps(over).join(' ')).not.toMatch(/already said of the outcome/);
+  });
+
+  it('lets the headline say what happened when the article’s sentence for it only repeats it', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme wins design award for its new toaster line',
+          'Acme received the annual industrial design award for its new toaster line. Acme said the line will launch in twelve new markets next spring.',
+        ),
+      ],
+      acme,
+    );
+    expect(g.executiveSummary[0]!.text).toBe(
+      'Paper 1 reports: Acme wins design award for its new toaster line.',
+    );
+  });
+
   it('reads a title’s credit as a source', () => {
     const s = read(
       'A 19-year-old flaw in Zip',
