@@ -221,6 +221,12 @@ function substance(sentence: string): number {
 }
 
 /** Words that put a sentence's news in the past: background to the story, not the story. */
+/**
+ * A sentence naming the brand in a list of names ("names like Chime, Varo, SoFi, Current"):
+ * it says the brand exists, not what the piece says of it; taken last for what happened.
+ */
+const LISTED = /(?:\p{Lu}[\p{L}\d.&'’-]*,\s+){2,}/u;
+
 const BACKGROUND =
   /\b(?:last year|(?:a|one|two|three|four|five|several|many) (?:years|decades) ago|earlier this (?:year|decade)|previously|in the past|back in|has long|for years|since (?:19|20)\d\d)\b/i;
 
@@ -398,10 +404,19 @@ function summarize(
     // Told only in the headline's words (its sentence a near copy of the title): the
     // headline says it, not the next line of the lede ("Acme said the line will launch…"
     // leading an award's summary, the fourteenth read of the demo).
-    if (!quoteFact(eventSentence(situation)) && !reporting.some(quoteFact)) {
-      if (reporting.some((n) => n !== situation.named[0] || !situation.headlined)) headlineSays();
-      else if (!lede.filter((n) => !BACKGROUND.test(n)).some(quoteFact) && !lede.some(quoteFact))
-        headlineSays();
+    // Else the lede: news before background, and a sentence saying something of the
+    // brand before one listing it among others.
+    // (Without an event, the event's sentence is only the first naming the brand.)
+    const eventful = situation.event !== 'none' && situation.event !== 'profile';
+    if (!(eventful && quoteFact(eventSentence(situation))) && !reporting.some(quoteFact)) {
+      const repeated = reporting.some((n) => n !== situation.named[0] || !situation.headlined);
+      const news = lede.filter((n) => !BACKGROUND.test(n));
+      const told =
+        !repeated &&
+        (news.filter((n) => !LISTED.test(n)).some(quoteFact) ||
+          news.some(quoteFact) ||
+          lede.some(quoteFact));
+      if (!told) headlineSays();
     }
     // What the situation reads, when it says more than the quoted sentence: who acts, and
     // how far the coverage stands behind it.

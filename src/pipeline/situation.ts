@@ -824,7 +824,10 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
       scale: scaleSentence ? (SCALE.exec(scaleSentence)?.[0] ?? null) : null,
     },
     stakeholders: STAKEHOLDERS.filter(([, p]) => about.some((s) => p.test(s))).map(([k]) => k),
-    onRecord,
+    // One who defends the brand's acts as its own ("Foreign Secretary Dominic Raab defended
+    // the party's actions") speaks for it: that is its line on record (the fourteenth read:
+    // "find whether anyone has answered" under a summary quoting Raab's defence).
+    onRecord: onRecord ?? (defended && FOR_THE_BRAND.test(defended) ? defended : null),
     regulatorTold: about.some((t) => TOLD_REGULATOR.test(t)),
     outcome: outcomeOf(own),
     named: sentences.filter((s) => s.names).map((s) => s.text),

@@ -1372,6 +1372,30 @@ describe('read on held-out pages (issue 42, sixth session)', () => {
     );
   });
 
+  it('holds the line of one who defends the brand’s acts as its own, and leads with what the piece says of the brand rather than a list naming it', () => {
+    const g = generateAdvisory(
+      [
+        article(
+          'Acme Party under fire for renaming its press account during a debate',
+          'The Acme Party was accused of misleading voters by renaming its press account during a debate. Foreign Secretary Jane Roe defended the party’s actions, saying the account was clearly linked to the party.',
+        ),
+      ],
+      party,
+    );
+    expect(g.situation.onRecord).toMatch(/^Foreign Secretary Jane Roe defended/);
+    expect(steps(g).join(' ')).not.toMatch(/Find whether anyone has already answered/);
+    const listed = generateAdvisory(
+      [
+        article(
+          'The future of banking',
+          'Neo-banks are getting attention here, with names like Acme, Varo, SoFi, Current and GoBank.\n\nAt Acme and Varo, you can get what sounds a little like a payday loan, your paycheck cashed two days early.',
+        ),
+      ],
+      acme,
+    );
+    expect(listed.executiveSummary[0]!.text).toMatch(/^At Acme and Varo/);
+  });
+
   it('reads a title’s credit as a source', () => {
     const s = read(
       'A 19-year-old flaw in Zip',
