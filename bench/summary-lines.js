@@ -6,4 +6,4 @@
  * quoted items only by their length.
  */
 export const OWN_LINE =
-  / reports: | publishers report it: |^Among the sources read so far, only .+ reports it\.$| (?:names .+|cites .+ as a source) in “|^Only \d+ words of .+ could be read|’s article is in .+, which the built-in reader does not assess|^This is .+’s own announcement, published on its site|^The coverage reports | is reported as over\.$|^An opinion piece (?:levels|discusses) /;
+  / reports: | publishers report it: |^Among the sources read so far, only .+ reports it\.$| (?:names .+|cites .+ as a source) in “|^Only \d+ words of .+ could be read|’s article is in .+, which the built-in reader does not assess|^This is .+’s own announcement, published on its site|^The coverage reports | is reported as (?:over|coming to an end)\.$|^An opinion piece (?:levels|discusses) /;

@@ -25,9 +25,15 @@ export function readAs(situation: Situation, name: string): string | null {
     return `An opinion piece ${verb} ${what}${status}.`;
   }
   if (!status && !situation.by) return null;
-  // Over is said of the thing itself: "An outage at Disney is reported as over."
+  // Over is said of the thing itself: "An outage at Disney is reported as over." A row the
+  // coverage says "looks like it's coming to an end" is not said to be over (the
+  // fourteenth read: the organiser "denies that anything has been definitely sorted").
   if (situation.status === 'resolved' && situation.event !== 'criticism') {
-    return `${what[0]!.toUpperCase()}${what.slice(1)} is reported as over.`;
+    const said = situation.facts.find((f) => f.fact === 'status')?.sentence ?? '';
+    const state = /\b(?:coming to an end|ending|winding down)\b/i.test(said)
+      ? 'coming to an end'
+      : 'over';
+    return `${what[0]!.toUpperCase()}${what.slice(1)} is reported as ${state}.`;
   }
   return `The coverage reports ${what}${status}.`;
 }

@@ -1345,7 +1345,7 @@ describe('read on held-out pages (issue 42, sixth session)', () => {
     const over = generateAdvisory(
       [
         article(
-          "Singer's row with Acme seems to be over",
+          'Acme will let a singer play her old songs',
           'A row between a singer and Acme looks like it is coming to an end. Last week the singer accused Acme of blocking her performance. Acme says she will be allowed to play her old songs.',
         ),
       ],
@@ -1355,6 +1355,10 @@ describe('read on held-out pages (issue 42, sixth session)', () => {
       'If asked, say only that the parties are settling it between them, in words both sides have agreed',
     );
     expect(steps(over).join(' ')).not.toMatch(/already said of the outcome/);
+    // Said to be ending, it is not said to be over.
+    expect(over.executiveSummary[0]!.text).toBe(
+      'An accusation against Acme is reported as coming to an end.',
+    );
   });
 
   it('lets the headline say what happened when the article’s sentence for it only repeats it', () => {

@@ -305,7 +305,7 @@ describe('the executive summary, ordered as a consultant reads (issue 42, tenth 
 function generated(text: string) {
   return (
     / reports: /.test(text) ||
-    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess|’s own announcement, published on its site|^The coverage reports | is reported as over\.$|^An opinion piece (?:levels|discusses) /.test(
+    / publishers report it: |^Among the sources read so far, only .+ reports it\.$|^Only \d+ words of |, which the built-in reader does not assess|’s own announcement, published on its site|^The coverage reports | is reported as (?:over|coming to an end)\.$|^An opinion piece (?:levels|discusses) /.test(
       text,
     )
   );
