@@ -953,7 +953,9 @@ function basePlan(situation: Situation, topics: readonly string[]): Phase[] {
 function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   const type = eventType(situation.event);
   if (situation.ownSite && type.polarity !== 'adverse') return SITUATION_PLANS.ownAnnouncement;
-  if (situation.opinion && type.weight < 3) return SITUATION_PLANS.opinion;
+  // Criticism that people are put at risk is answered by the product, argued or reported.
+  const safety = situation.event === 'criticism' && topics.some((t) => SAFETY_TOPICS.has(t));
+  if (situation.opinion && type.weight < 3 && !safety) return SITUATION_PLANS.opinion;
   if (isPlanForResolved(situation)) {
     // Over until the next one: those it touched are told how they will be warned again.
     return situation.event === 'outage' && byDecision(situation)
@@ -972,7 +974,7 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
     case 'outage':
       return byDecision(situation) ? SITUATION_PLANS.shutoff : SITUATION_PLANS.outage;
     case 'criticism': {
-      if (topics.some((t) => SAFETY_TOPICS.has(t))) return SITUATION_PLANS.safetyCriticism;
+      if (safety) return SITUATION_PLANS.safetyCriticism;
       if (customersComplain(situation)) return SITUATION_PLANS.complaints;
       // Criticism that the product falls short of what the brand itself promised: the
       // claim is the brand's own risk, reviewed before anyone answers.

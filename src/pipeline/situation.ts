@@ -181,6 +181,25 @@ const OPINION_URL =
 const OPINION_TEXT =
   /\b(?:is a (?:columnist|contributing (?:writer|columnist|editor)|contributor)|the views expressed|this (?:column|op-ed|essay) |opinion columnist|an opinion piece)\b/i;
 
+/**
+ * A piece its writer argues in the first person, outside quotes ("what I'll call rewind
+ * design", "I'm not complaining"): a column, whatever the page calls it. News speaks in the
+ * third person, and a reporter's own "told me", "I heard" is reporting, not arguing.
+ */
+const FIRST_PERSON =
+  /(?<![\p{L}“"‘])I(?:['’](?:m|ll|ve|d)| am| think| believe| suspect| guess| mean| feel| find| hope| wonder| love| hate| want| can['’]t| don['’]t| would| will)\b/u;
+function firstPerson(text: string): boolean {
+  let n = 0;
+  for (const paragraph of text.split(/\n\s*\n|\n/)) {
+    // Quoted speech is someone else's voice.
+    const own = paragraph.replace(/[“"][^”"]*[”"]/g, '');
+    for (const sentence of own.split(/(?<=[.!?])\s+/)) {
+      if (FIRST_PERSON.test(sentence) && ++n >= 4) return true;
+    }
+  }
+  return false;
+}
+
 /** Where a page says who wrote it and as what: its first and last two paragraphs. */
 function bylineParts(text: string): string {
   const paragraphs = text.split(/\n\s*\n|\n/).filter((p) => p.trim());
@@ -742,7 +761,8 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     article.opinion === true ||
     OPINION_URL.test(article.url ?? '') ||
     /^(?:opinion|comment|column|editorial)\s*[:|]/i.test(article.title) ||
-    OPINION_TEXT.test(bylineParts(article.text));
+    OPINION_TEXT.test(bylineParts(article.text)) ||
+    (firstPerson(article.text) && !REVIEW_PAGE.test(`${article.url ?? ''} ${article.title}`));
   const found = eventOf(article, sentences, own, read.role);
   // A strike or cuts by another employer's staff at the brand's site ("those striking are
   // contracted by Prospect Airport Services") is news at the brand, not its own dispute.

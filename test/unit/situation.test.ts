@@ -1400,6 +1400,35 @@ describe('read on held-out pages (issue 42, sixth session)', () => {
     expect(listed.executiveSummary[0]!.text).toMatch(/^At Acme and Varo/);
   });
 
+  it('reads a piece argued in the first person as opinion, not a reporter’s “told me” nor a review', () => {
+    const column = read(
+      'The future of Acme innovation is backwards',
+      [
+        'The new Acme laptop is a lot like the old one. It would seem the future is what I’ll call rewind design.',
+        'I’m not complaining. The laptop looks fine. Acme has been dealing with outrage over its keyboards.',
+        'I think the keyboard is a big deal. I suspect Acme knows it.',
+      ].join('\n\n'),
+    );
+    expect(column.opinion).toBe(true);
+    const reported = read(
+      'Women describe years at Acme',
+      [
+        'A lawyer told me that an Acme executive harassed her client. I heard the same from two others.',
+        'I could not confirm the rumours at the time. Acme denied the allegations.',
+      ].join('\n\n'),
+    );
+    expect(reported.opinion).toBe(false);
+    const review = situationOf(
+      article(
+        'Acme Phone review: the best yet',
+        'I think the Acme Phone is the best yet. I’m impressed by the battery. I love the screen. I’d buy it.',
+        'https://news.example/reviews/acme-phone',
+      ),
+      acme,
+    );
+    expect(review.opinion).toBe(false);
+  });
+
   it('reads a title’s credit as a source', () => {
     const s = read(
       'A 19-year-old flaw in Zip',
