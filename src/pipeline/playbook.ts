@@ -217,7 +217,8 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     MONITOR,
   ],
   labor: [
-    FACTS,
+    // Who was told what, and on which terms, is HR's to establish.
+    { ...FACTS, owner: 'HR' },
     {
       title: 'Talk to employees first',
       owner: 'HR, with employment counsel',
@@ -278,7 +279,7 @@ export const PLAYBOOK: Record<string, Phase[]> = {
     // right, and answering what it stresses, within what has been disclosed.
     {
       title: 'Check the numbers',
-      owner: 'Finance',
+      owner: 'Investor relations, with finance',
       actions: [
         'Check the figures and guidance reported against what the company released',
         'If a figure is misreported, have investor relations ask the publisher to correct it',
@@ -390,7 +391,10 @@ const HOLD_POSITION: Phase = {
   title: 'Hold the position on record',
   owner: 'Communications',
   actions: [
-    'Have leadership and legal decide whether to hold what the brand has already said or change it; until then, restate it and add nothing new',
+    // Until then nothing new, and nothing repeated: restating a defiant line on record
+    // ("we make no apology for … the nonsense and lies") while the accusation stands keeps
+    // the story alive (the fifteenth read); "we are cooperating" loses nothing by waiting.
+    'Have leadership and legal decide whether to hold what the brand has already said or change it; until then, say nothing new in public',
   ],
 };
 
@@ -734,9 +738,10 @@ const SITUATION_PLANS = {
       title: 'Answer only when asked',
       owner: 'Press office',
       actions: [
-        // Not the brand's words during the row: a line that made the other side's case
-        // look baseless, repeated, restarts it (the fourteenth read).
-        'If asked, say only that the parties are settling it between them, in words both sides have agreed',
+        // Neither the brand's words during the row (the fourteenth read: they made the other
+        // side's case look baseless) nor "the parties are settling it", which concedes the
+        // other side's framing (the fifteenth): the outcome, and nothing of the row.
+        'If asked, confirm the outcome in one line, with no comment on what either side said during the row',
         'Start no new coverage of a row that is over',
       ],
     },

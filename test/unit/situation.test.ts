@@ -1352,7 +1352,7 @@ describe('read on held-out pages (issue 42, sixth session)', () => {
       acme,
     );
     expect(steps(over)).toContain(
-      'If asked, say only that the parties are settling it between them, in words both sides have agreed',
+      'If asked, confirm the outcome in one line, with no comment on what either side said during the row',
     );
     expect(steps(over).join(' ')).not.toMatch(/already said of the outcome/);
     // Said to be ending, it is not said to be over.
@@ -1388,6 +1388,10 @@ describe('read on held-out pages (issue 42, sixth session)', () => {
     );
     expect(g.situation.onRecord).toMatch(/^Foreign Secretary Jane Roe defended/);
     expect(steps(g).join(' ')).not.toMatch(/Find whether anyone has already answered/);
+    // Held or changed by leadership's decision; until then nothing is repeated (a defiant
+    // line restated keeps the story alive: the fifteenth read).
+    expect(steps(g).join(' ')).toMatch(/until then, say nothing new in public/);
+    expect(steps(g).join(' ')).not.toMatch(/restate/);
     const listed = generateAdvisory(
       [
         article(
