@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { CONNECTOR_IDS, type ConnectorId } from './connectors/connector.js';
 import type { Plan } from './db/schema.js';
 
 /** Every setting the service reads, validated once at start so a typo fails loudly, not later. */
@@ -113,6 +114,24 @@ const Env = z.object({
     .int()
     .min(1000)
     .default(15 * 60_000),
+  /**
+   * The connectors every brand gets, on by default (docs/sources.md): a comma-separated
+   * list of google-news, bing-news, gdelt, hacker-news; empty for none.
+   */
+  CONNECTORS: z.string().default('google-news,bing-news,gdelt,hacker-news'),
+  /** How often each brand's connectors ask for new coverage. */
+  CONNECTOR_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(15 * 60_000),
+  /** Requests each connector makes a minute across all brands: the services' own limits. */
+  CONNECTOR_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Where each connector asks (tests point them at a local server). */
+  GOOGLE_NEWS_URL: z.url({ protocol: /^https?$/ }).default('https://news.google.com'),
+  BING_NEWS_URL: z.url({ protocol: /^https?$/ }).default('https://www.bing.com'),
+  GDELT_URL: z.url({ protocol: /^https?$/ }).default('https://api.gdeltproject.org'),
+  HN_SEARCH_URL: z.url({ protocol: /^https?$/ }).default('https://hn.algolia.com'),
   /** First retry delay of a failed job; doubles with each attempt. */
   JOB_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
   METER_LEASE_MS: z.coerce.number().int().min(1).default(30_000),
@@ -222,6 +241,11 @@ export interface Config {
   jobLeaseMs: number;
   retentionDays: { jobs: number; webhooks: number };
   feedPollMs: number;
+  /** The connectors every brand gets (docs/sources.md), and how they poll. */
+  connectors: ConnectorId[];
+  connectorPollMs: number;
+  connectorRequestsPerMinute: number;
+  connectorUrls: Record<ConnectorId, string>;
   seatCaps: Record<Plan, number>;
   http: {
     headersTimeoutMs: number;
@@ -233,6 +257,21 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** CONNECTORS read: known ids only, each once. */
+function connectorList(raw: string): ConnectorId[] {
+  const ids = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = ids.filter((id) => !(CONNECTOR_IDS as readonly string[]).includes(id));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `invalid configuration:\n  CONNECTORS: unknown connector ${unknown.join(', ')} (known: ${CONNECTOR_IDS.join(', ')})`,
+    );
+  }
+  return [...new Set(ids)] as ConnectorId[];
+}
 
 export function parseDatabaseUrl(url: string): Database {
   if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', url };
@@ -345,6 +384,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     oauthRegistrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR,
     jobLeaseMs: e.JOB_LEASE_MS,
     feedPollMs: e.FEED_POLL_MS,
+    connectors: connectorList(e.CONNECTORS),
+    connectorPollMs: e.CONNECTOR_POLL_MS,
+    connectorRequestsPerMinute: e.CONNECTOR_REQUESTS_PER_MINUTE,
+    connectorUrls: {
+      'google-news': e.GOOGLE_NEWS_URL.replace(/\/+$/, ''),
+      'bing-news': e.BING_NEWS_URL.replace(/\/+$/, ''),
+      gdelt: e.GDELT_URL.replace(/\/+$/, ''),
+      'hacker-news': e.HN_SEARCH_URL.replace(/\/+$/, ''),
+    },
     inviteTtlDays: e.INVITE_TTL_DAYS,
     retentionDays: { jobs: e.RETENTION_JOBS_DAYS, webhooks: e.RETENTION_WEBHOOKS_DAYS },
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,

@@ -34,6 +34,7 @@ import * as alerts from './migrations/0020-alerts.js';
 import * as emailSenderName from './migrations/0021-email-sender-name.js';
 import * as undatedSources from './migrations/0022-undated-sources.js';
 import * as opinionSources from './migrations/0023-opinion-sources.js';
+import * as connectors from './migrations/0024-connectors.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -238,6 +239,7 @@ export function migrator(db: Db): Migrator {
         '0021-email-sender-name': emailSenderName,
         '0022-undated-sources': undatedSources,
         '0023-opinion-sources': opinionSources,
+        '0024-connectors': connectors,
       }),
     },
   });

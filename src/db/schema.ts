@@ -106,6 +106,37 @@ export interface FeedItemsTable {
   created_at: string;
 }
 
+export interface BrandConnectorsTable {
+  id: string;
+  brand_id: string;
+  connector: string;
+  enabled: Generated<number>;
+  cursor: string | null;
+  next_poll_at: string | null;
+  last_polled_at: string | null;
+  last_status: string | null;
+  last_error: string | null;
+  failing_since: string | null;
+  items_found: Generated<number>;
+  created_at: string;
+}
+
+export interface ConnectorItemsTable {
+  id: string;
+  brand_connector_id: string;
+  item_key: string;
+  url: string;
+  outcome: string;
+  event_uri: string | null;
+  created_at: string;
+}
+
+export interface ConnectorBackoffTable {
+  connector: string;
+  until: string;
+  reason: string;
+}
+
 export interface StoriesTable {
   id: string;
   event_uri: string;
@@ -567,6 +598,9 @@ export interface DB {
   brands: BrandsTable;
   brand_feeds: BrandFeedsTable;
   feed_items: FeedItemsTable;
+  brand_connectors: BrandConnectorsTable;
+  connector_items: ConnectorItemsTable;
+  connector_backoff: ConnectorBackoffTable;
   stories: StoriesTable;
   articles: ArticlesTable;
   advisories: AdvisoriesTable;

@@ -62,13 +62,21 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
   }
 
   const accounts = { northwind, acme, globex, initech };
-  for (const b of DEMO_BRANDS)
-    await addBrand(app, {
+  for (const b of DEMO_BRANDS) {
+    const id = await addBrand(app, {
       accountId: accounts[b.account],
       host: b.host,
       name: b.name,
       verified: b.verified,
     });
+    // The demo's brands are made up: the real world's "Acme" news is not theirs, so their
+    // connectors start switched off (a team switches one on with `brs source on`).
+    await app.db
+      .updateTable('brand_connectors')
+      .set({ enabled: 0 })
+      .where('brand_id', '=', id)
+      .execute();
+  }
   await grantDelegation(app, {
     partnerId: northwind,
     clientId: acme,

@@ -89,6 +89,15 @@ export async function deleteBrand(
     await trx.deleteFrom('coverage_days').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('feed_items').where('feed_id', 'in', feeds).execute();
     await trx.deleteFrom('brand_feeds').where('brand_id', '=', brand.id).execute();
+    await trx
+      .deleteFrom('connector_items')
+      .where(
+        'brand_connector_id',
+        'in',
+        trx.selectFrom('brand_connectors').select('id').where('brand_id', '=', brand.id),
+      )
+      .execute();
+    await trx.deleteFrom('brand_connectors').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('story_requests').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('delegations').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('brands').where('id', '=', brand.id).execute();

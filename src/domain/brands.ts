@@ -7,6 +7,7 @@ import type { BrandTerms, MatchPolicy } from '../pipeline/brand-matcher.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
 import { requireBrandHost } from './brand-host.js';
+import { seedConnectors } from './connector-rows.js';
 
 /** A brand host is monitored by exactly one account; others reach it through delegations. */
 export async function addBrand(
@@ -48,6 +49,8 @@ export async function addBrand(
         created_at: now,
       })
       .execute();
+    // Coverage found from the start, with no feed URL to paste (docs/sources.md).
+    await seedConnectors(trx, app.config, id, now);
     await writeAudit(trx, {
       accountId,
       brandId: id,

@@ -9,7 +9,7 @@ import { decodeBody } from '../pipeline/charset.js';
 import { type FeedItem, parseFeed } from '../pipeline/feed.js';
 import { readArticle } from '../pipeline/read-article.js';
 import { writeAudit } from './audit.js';
-import { ingestArticle } from './ingest-article.js';
+import { type BrandRow, ingestArticle } from './ingest-article.js';
 
 /**
  * Monitored sources: RSS and Atom feeds per brand (docs/pipeline.md, "Feeds"). Each feed
@@ -288,7 +288,19 @@ export async function pollFeedJob(
   const counts = { created: 0, joined: 0, skipped: 0 };
   let retry = 0;
   for (const item of batch) {
-    const outcome = await ingestItem(app, feed, item);
+    const outcome = await ingestLink(
+      app,
+      {
+        id: feed.brand_id,
+        account_id: feed.account_id,
+        host: feed.host,
+        name: feed.name,
+        aliases: feed.aliases,
+        match_policy: feed.match_policy,
+      },
+      item,
+      ACTOR,
+    );
     // A page that may work later (down, slow, 5xx) is not remembered: the next poll
     // reads it again.
     if (outcome.transient) {
@@ -340,30 +352,20 @@ async function remember(
     .execute();
 }
 
-async function ingestItem(
+/**
+ * A link read from its page into the pipeline for the brand (a feed's item, a connector's):
+ * what became of it; `transient` when the page may read later (down, slow, 5xx).
+ */
+export async function ingestLink(
   app: AppContext,
-  feed: {
-    brand_id: string;
-    account_id: string;
-    host: string;
-    name: string;
-    aliases: string;
-    match_policy: string;
-  },
-  item: FeedItem,
+  brand: BrandRow,
+  item: { url: string; published_at?: string },
+  actor: string,
 ): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
   const read = await readArticle(app.config, item.url, item.published_at ?? null, app.clock.now());
   if (!read.ok) return { outcome: `skipped: ${read.reason}`, transient: read.transient };
-  const brand = {
-    id: feed.brand_id,
-    account_id: feed.account_id,
-    host: feed.host,
-    name: feed.name,
-    aliases: feed.aliases,
-    match_policy: feed.match_policy,
-  };
   try {
-    const r = await ingestArticle(app, brand, read.article, ACTOR);
+    const r = await ingestArticle(app, brand, read.article, actor);
     return { outcome: r.status, event_uri: r.event_uri };
   } catch (e) {
     if (e instanceof AppError && e.code === 'invalid') {

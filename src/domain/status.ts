@@ -1,11 +1,12 @@
 import type { AppContext } from '../context.js';
 import { migrator } from '../db/database.js';
+import { failingConnectors } from './connectors.js';
 
 /**
  * What an operator watches across every instance at once (docs/deployment.md, "What to
  * watch"), read from the shared database: the job backlog and how late it runs, jobs
  * failed and webhook deliveries given up in the last day, deliveries waiting for a
- * retry, and the schema version. Every figure is one count on an index.
+ * retry, the schema version, and the brands' connectors failing for an hour or more.
  */
 export async function serviceStatus(app: AppContext) {
   const now = app.clock.now();
@@ -52,6 +53,7 @@ export async function serviceStatus(app: AppContext) {
       .executeTakeFirst(),
     migrator(app.db).getMigrations(),
   ]);
+  const failing = await failingConnectors(app);
   const oldest = due?.oldest ? String(due.oldest) : null;
   return {
     jobs: {
@@ -64,6 +66,8 @@ export async function serviceStatus(app: AppContext) {
       failed_last_day: count(failed),
     },
     webhooks: { pending: count(waiting), failed_last_day: count(givenUp) },
+    // Connectors that have failed for an hour or more (docs/sources.md).
+    connectors: { failing: failing.length, first: failing.slice(0, 5) },
     schema: {
       migrations: migrations.filter((m) => m.executedAt).length,
       pending: migrations.filter((m) => !m.executedAt).length,

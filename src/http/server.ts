@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { sweepExpiredOAuth } from '../db/oauth-store.js';
+import { startConnectorScheduler } from '../domain/connectors.js';
 import { startDigestScheduler } from '../domain/digests.js';
 import { startFeedScheduler } from '../domain/feeds.js';
 import { sweepExpiredIdempotency } from '../domain/idempotency.js';
@@ -168,9 +169,11 @@ export async function buildServer(
   if (opts.runJobs ?? true) {
     app.jobs.start();
     const stopFeeds = startFeedScheduler(app);
+    const stopConnectors = startConnectorScheduler(app);
     const stopDigests = startDigestScheduler(app);
     fastify.addHook('onClose', async () => {
       stopFeeds();
+      stopConnectors();
       stopDigests();
       await app.jobs.stop();
     });

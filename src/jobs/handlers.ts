@@ -1,5 +1,6 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
 import { deliverAlertJob, evaluateAlertsJob, giveUpAlert } from '../domain/alerts.js';
+import { pollConnectorJob } from '../domain/connectors.js';
 import { backfillCoverageJob } from '../domain/coverage.js';
 import { sendDigestJob } from '../domain/digests.js';
 import { pollFeedJob } from '../domain/feeds.js';
@@ -14,6 +15,7 @@ import {
   ALERT_DELIVER,
   ALERTS_EVALUATE,
   CLIENT_BRANDS,
+  CONNECTOR_POLL,
   COVERAGE_BACKFILL,
   DIGEST_SEND,
   EMAIL_SEND,
@@ -33,6 +35,7 @@ export const jobDefinitions = [
   defineJob(WEBHOOK_DELIVER, deliverWebhookJob),
   defineJob(STORY_FROM_URL, storyFromUrlJob),
   defineJob(FEED_POLL, pollFeedJob),
+  defineJob(CONNECTOR_POLL, pollConnectorJob),
   defineJob(METERING_SETTLE, settleReservationJob),
   defineJob(SEARCH_BACKFILL, backfillSearchJob),
   defineJob(COVERAGE_BACKFILL, backfillCoverageJob),

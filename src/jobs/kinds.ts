@@ -26,6 +26,8 @@ export const ADVISORY_PROPOSE = kind('advisory.propose', z.strictObject({ adviso
 export const CLIENT_BRANDS = kind('billing.client_brands', z.strictObject({ account: Id }));
 export const WEBHOOK_DELIVER = kind('webhook.deliver', z.strictObject({ delivery: Id }));
 export const FEED_POLL = kind('feed.poll', z.strictObject({ feed: Id }));
+/** One brand's connector asked for new coverage (domain/connectors.ts). */
+export const CONNECTOR_POLL = kind('connector.poll', z.strictObject({ source: Id }));
 export const METERING_SETTLE = kind('billing.settle', z.strictObject({ reservation: Id }));
 export const STORY_FROM_URL = kind(
   'story.from_url',

@@ -10,7 +10,8 @@ const BIN = fileURLToPath(new URL('../../bin/brs.js', import.meta.url));
 /** The parent's environment minus BASE_URL, which Vitest sets to '/' for Vite's sake. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const { BASE_URL: _vite, ...rest } = process.env;
-  return { ...rest, LOG_LEVEL: 'warn', ...extra };
+  // Connectors ask the internet; a test that wants them names them (and local servers).
+  return { ...rest, LOG_LEVEL: 'warn', CONNECTORS: '', ...extra };
 }
 
 /**

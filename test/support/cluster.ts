@@ -54,7 +54,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
   const lbPort = await freePort();
   const url = `http://127.0.0.1:${lbPort}`;
   const seeder = await createContext(
-    loadConfig({ DATABASE_URL: db.url, BASE_URL: url, LOG_LEVEL: 'fatal' }),
+    loadConfig({ DATABASE_URL: db.url, BASE_URL: url, LOG_LEVEL: 'fatal', CONNECTORS: '' }),
   );
   await migrate(seeder.db);
   const world = await seedWorld(seeder);
@@ -106,7 +106,13 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
 
   const query: Cluster['query'] = async (read) => {
     const app = await createContext(
-      loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'fatal', BASE_URL: url, ...env }),
+      loadConfig({
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'fatal',
+        BASE_URL: url,
+        CONNECTORS: '',
+        ...env,
+      }),
     );
     try {
       return await read(app.db, app);

@@ -48,6 +48,8 @@ export async function startService(
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     LOG_LEVEL: 'fatal',
+    // Connectors ask the internet; a test that wants them names them (and local servers).
+    CONNECTORS: '',
     ...env,
     DATABASE_URL: db.url,
     PORT: String(port),

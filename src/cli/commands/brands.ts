@@ -8,6 +8,7 @@ import {
   setBrandMatchPolicy,
   shownMatchPolicy,
 } from '../../domain/brands.js';
+import { type ConnectorStatus, listConnectors, setConnector } from '../../domain/connectors.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { invalid } from '../../errors.js';
 import { BrandHost } from '../../operations/schemas.js';
@@ -133,7 +134,11 @@ export function registerBrands(program: Command): void {
       ),
     );
 
-  const source = program.command('source').description("a brand's monitored RSS and Atom feeds");
+  const source = program
+    .command('source')
+    .description(
+      "a brand's sources: the connectors that find its coverage, and its RSS and Atom feeds",
+    );
   source
     .command('add')
     .requiredOption('--brand <host>', 'brand host')
@@ -156,17 +161,47 @@ export function registerBrands(program: Command): void {
       action(
         async (app, o: { brand: string }) => {
           const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
-          return { sources: await listFeeds(app, b.id) };
+          return {
+            connectors: await listConnectors(app, b.id),
+            sources: await listFeeds(app, b.id),
+          };
         },
         (o) =>
-          (o.sources as Awaited<ReturnType<typeof listFeeds>>)
-            .map(
+          [
+            ...(o.connectors as ConnectorStatus[]).map(
+              (c) =>
+                `${c.connector}  ${c.enabled ? 'on' : 'off'}  ${c.last_status ?? 'not polled yet'}  last ${c.last_polled_at ?? '-'}  next ${c.next_poll_at ?? '-'}  ${c.items_found} found${c.last_error ? `  (${c.last_error})` : ''}`,
+            ),
+            ...(o.sources as Awaited<ReturnType<typeof listFeeds>>).map(
               (f) =>
                 `${f.id}  ${f.url}  ${f.last_status ?? 'not polled yet'}${f.last_error ? `  (${f.last_error})` : ''}`,
-            )
-            .join('\n') || '(no sources)',
+            ),
+          ].join('\n') || '(no sources)',
       ),
     );
+  for (const [verb, on] of [
+    ['on', true],
+    ['off', false],
+  ] as const) {
+    source
+      .command(verb)
+      .description(`switch one of a brand's connectors ${verb}`)
+      .requiredOption('--brand <host>', 'brand host')
+      .requiredOption('--connector <id>', 'google-news, bing-news, gdelt or hacker-news')
+      .option('--json', 'print one JSON object')
+      .action(
+        action(
+          async (app, o: { brand: string; connector: string }) => {
+            const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+            return { connector: await setConnector(app, b, o.connector, on, 'operator') };
+          },
+          (o) => {
+            const c = o.connector as ConnectorStatus;
+            return `${c.connector} ${c.enabled ? 'on' : 'off'}`;
+          },
+        ),
+      );
+  }
   source
     .command('remove')
     .requiredOption('--brand <host>', 'brand host')

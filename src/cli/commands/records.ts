@@ -44,7 +44,11 @@ export function registerRecords(program: Command): void {
       ),
     );
 
-  command(program, 'status', 'what to watch: job backlog and failures, webhook deliveries').action(
+  command(
+    program,
+    'status',
+    'what to watch: job backlog and failures, webhook deliveries, failing connectors',
+  ).action(
     action(
       async (app) => serviceStatus(app),
       (o) => {
@@ -53,6 +57,11 @@ export function registerRecords(program: Command): void {
           `jobs      ${s.jobs.due} due (oldest ${s.jobs.oldest_due_seconds} s late), ${s.jobs.running} running, ${s.jobs.failed_last_day} failed in the last day`,
           `webhooks  ${s.webhooks.pending} waiting for a retry, ${s.webhooks.failed_last_day} given up in the last day`,
           `schema    ${s.schema.migrations} migrations, ${s.schema.pending} to apply`,
+          `sources   ${s.connectors.failing === 0 ? 'no connector failing' : `${s.connectors.failing} connector${s.connectors.failing === 1 ? '' : 's'} failing for an hour or more`}`,
+          ...s.connectors.first.map(
+            (c) =>
+              `  warning: ${c.host} ${c.connector} failing since ${c.failing_since}: ${c.last_error}`,
+          ),
         ].join('\n');
       },
     ),

@@ -1,0 +1,72 @@
+import type { Config } from '../config.js';
+import type { BrandTerms } from '../pipeline/brand-matcher.js';
+
+/**
+ * Coverage the service finds itself (docs/sources.md): one module per service it asks,
+ * each behind this interface. A connector says where to ask for a brand's coverage since
+ * its cursor, and reads the answer into items; the poll job (domain/connectors.ts) does the
+ * asking, the rate limits and the reading of each item into the pipeline.
+ */
+export interface Connector {
+  id: ConnectorId;
+  /** As the team sees it: "Google News". */
+  name: string;
+  /** The request for a brand's coverage since the cursor (null at the first poll). */
+  request(base: string, query: BrandQuery, cursor: string | null, now: Date): string;
+  /** What `Accept` asks for. */
+  accept: string;
+  /** The answer read into items, newest first, and the cursor for the next poll. Throws on
+   *  an answer it cannot read (a changed format), which the poll records. */
+  parse(body: string, url: string, now: Date): ConnectorPage;
+}
+
+export const CONNECTOR_IDS = ['google-news', 'bing-news', 'gdelt', 'hacker-news'] as const;
+export type ConnectorId = (typeof CONNECTOR_IDS)[number];
+
+export interface ConnectorItem {
+  /** What tells the connector it has seen the item before (a guid, an id, the URL). */
+  key: string;
+  /** The article's address; for a post, the post's. */
+  url: string;
+  title?: string;
+  /** ISO date or time, when the service gives one. */
+  published_at?: string;
+  /** A post's own text, read as it is (no page fetch); absent for a link to an article. */
+  post?: {
+    text: string;
+    author: string | null;
+    publisher: string;
+    /** Points, likes, comments: a post makes a story only when it reaches people. */
+    engagement: number;
+  };
+}
+
+export interface ConnectorPage {
+  items: ConnectorItem[];
+  /** Where the next poll starts (a time, an id); null to keep the one held. */
+  cursor: string | null;
+}
+
+/** A brand as a search query: its names and aliases, and the phrases its policy excludes. */
+export interface BrandQuery {
+  names: string[];
+  exclude: string[];
+}
+
+export function brandQuery(terms: BrandTerms): BrandQuery {
+  const names = [...new Set([terms.name, ...(terms.aliases ?? [])].map((n) => n.trim()))].filter(
+    (n) => n.length >= 2,
+  );
+  return { names, exclude: [...(terms.match?.exclude ?? [])].filter((e) => e.trim()) };
+}
+
+/** `"Acme" OR "Acme Corp" -"Acme Road"`: the syntax Google News and Bing News share. */
+export function orQuery(query: BrandQuery): string {
+  const quote = (t: string) => `"${t.replace(/"/g, '')}"`;
+  return [query.names.map(quote).join(' OR '), ...query.exclude.map((e) => `-${quote(e)}`)].join(
+    ' ',
+  );
+}
+
+/** Where each connector asks, as configured (tests point them at a local server). */
+export const baseOf = (config: Config, id: ConnectorId) => config.connectorUrls[id];

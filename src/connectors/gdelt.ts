@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import type { Connector } from './connector.js';
+
+/**
+ * The GDELT DOC 2.0 API's article list (api.gdeltproject.org/api/v2/doc/doc?mode=ArtList
+ * &format=json): news in 65 languages, each article's URL, title, domain and the time GDELT
+ * saw it. The cursor is the newest `seendate` read; the next poll asks from there.
+ * Without one, the last day. No key.
+ */
+export const gdelt: Connector = {
+  id: 'gdelt',
+  name: 'GDELT',
+  accept: 'application/json',
+  request(base, query, cursor) {
+    const terms = query.names.map((n) => `"${n.replace(/"/g, '')}"`);
+    const q = [
+      terms.length > 1 ? `(${terms.join(' OR ')})` : terms[0]!,
+      ...query.exclude.map((e) => `-"${e.replace(/"/g, '')}"`),
+    ].join(' ');
+    const since = cursor ? `&startdatetime=${cursor}` : '&timespan=1d';
+    return `${base}/api/v2/doc/doc?query=${encodeURIComponent(q)}&mode=ArtList&format=json&maxrecords=75&sort=DateDesc${since}`;
+  },
+  parse(body) {
+    // An empty result is "{}"; an error (a query too short, a bad operator) is plain text.
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      throw new Error(`GDELT answered: ${body.trim().slice(0, 200) || 'nothing'}`);
+    }
+    const parsed = Answer.safeParse(json);
+    if (!parsed.success) throw new Error('GDELT answered in a format this connector does not read');
+    const items = [];
+    let newest: string | null = null;
+    for (const a of parsed.data.articles ?? []) {
+      const seen = seenDate(a.seendate);
+      if (!/^https?:\/\//i.test(a.url)) continue;
+      items.push({
+        key: a.url,
+        url: a.url,
+        title: a.title,
+        ...(seen && { published_at: seen.iso }),
+      });
+      if (seen && (newest === null || seen.cursor > newest)) newest = seen.cursor;
+    }
+    return { items, cursor: newest };
+  },
+};
+
+const Answer = z.object({
+  articles: z
+    .array(z.object({ url: z.string(), title: z.string().optional(), seendate: z.string() }))
+    .optional(),
+});
+
+/** "20191114T183000Z" as an ISO time and as the next poll's startdatetime (a second on). */
+function seenDate(raw: string): { iso: string; cursor: string } | null {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(raw);
+  if (!m) return null;
+  const at = new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);
+  if (Number.isNaN(at.getTime())) return null;
+  const next = new Date(at.getTime() + 1000).toISOString();
+  return { iso: at.toISOString(), cursor: next.replace(/[-:T]/g, '').slice(0, 14) };
+}

@@ -1,0 +1,81 @@
+import { decodeHTML } from 'entities';
+import { z } from 'zod';
+import type { Connector, ConnectorItem } from './connector.js';
+
+/**
+ * Hacker News through its Algolia search API (hn.algolia.com/api/v1/search_by_date): the
+ * newest stories naming the brand. A story linking an article is read as that article; a
+ * text post (Ask HN) is read as it is, with its points and comments as its reach. The
+ * cursor is the newest `created_at_i` read. No key.
+ */
+export const hackerNews: Connector = {
+  id: 'hacker-news',
+  name: 'Hacker News',
+  accept: 'application/json',
+  request(base, query, cursor) {
+    const since = cursor ? `&numericFilters=${encodeURIComponent(`created_at_i>${cursor}`)}` : '';
+    // One query: Algolia has no OR; the name is what people write.
+    return `${base}/api/v1/search_by_date?query=${encodeURIComponent(query.names[0] ?? '')}&tags=story&hitsPerPage=50${since}`;
+  },
+  parse(body) {
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      throw new Error('Hacker News search answered with something other than JSON');
+    }
+    const parsed = Answer.safeParse(json);
+    if (!parsed.success) {
+      throw new Error('Hacker News search answered in a format this connector does not read');
+    }
+    const items: ConnectorItem[] = [];
+    let newest: number | null = null;
+    for (const hit of parsed.data.hits) {
+      if (newest === null || hit.created_at_i > newest) newest = hit.created_at_i;
+      const thread = `https://news.ycombinator.com/item?id=${hit.objectID}`;
+      const when = new Date(hit.created_at_i * 1000).toISOString();
+      if (hit.url && /^https?:\/\//i.test(hit.url)) {
+        items.push({
+          key: hit.objectID,
+          url: hit.url,
+          title: hit.title ?? undefined,
+          published_at: when,
+        });
+      } else if (hit.story_text) {
+        items.push({
+          key: hit.objectID,
+          url: thread,
+          title: hit.title ?? undefined,
+          published_at: when,
+          post: {
+            text: textOf(hit.story_text),
+            author: hit.author ?? null,
+            publisher: 'Hacker News',
+            engagement: (hit.points ?? 0) + (hit.num_comments ?? 0),
+          },
+        });
+      }
+    }
+    return { items, cursor: newest === null ? null : String(newest) };
+  },
+};
+
+const Answer = z.object({
+  hits: z.array(
+    z.object({
+      objectID: z.string(),
+      created_at_i: z.number(),
+      title: z.string().nullish(),
+      url: z.string().nullish(),
+      author: z.string().nullish(),
+      story_text: z.string().nullish(),
+      points: z.number().nullish(),
+      num_comments: z.number().nullish(),
+    }),
+  ),
+});
+
+/** A post's HTML (paragraphs, links, entities) as plain text. */
+function textOf(html: string): string {
+  return decodeHTML(html.replace(/<p>/gi, '\n\n').replace(/<[^>]+>/g, '')).trim();
+}

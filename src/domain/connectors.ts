@@ -1,0 +1,505 @@
+import {
+  baseOf,
+  brandQuery,
+  type ConnectorId,
+  type ConnectorItem,
+} from '../connectors/connector.js';
+import { CONNECTORS } from '../connectors/index.js';
+import { type AppContext, inTransaction } from '../context.js';
+import type { Db } from '../db/database.js';
+import { AppError, invalid } from '../errors.js';
+import { newId } from '../ids.js';
+import { CONNECTOR_POLL, encodePayload } from '../jobs/kinds.js';
+import { enqueue } from '../jobs/queue.js';
+import { FetchRefused, safeFetch } from '../net/safe-fetch.js';
+import { decodeBody } from '../pipeline/charset.js';
+import { writeAudit } from './audit.js';
+import { brandTermsOf } from './brands.js';
+import { rowId, seedConnectors } from './connector-rows.js';
+import { ingestLink } from './feeds.js';
+import { type BrandRow, ingestArticle } from './ingest-article.js';
+
+/**
+ * Coverage the service finds itself (docs/sources.md, issue 43): every brand gets the
+ * configured connectors, on, the moment it is added; the team can switch each off. Each
+ * (brand, connector) is polled like a feed: claimed by moving its next poll forward in
+ * the transaction that enqueues the job, so one process asks; what each item became is
+ * remembered, so nothing is read twice. A connector's service asking it to wait (429,
+ * Retry-After) holds that connector for every brand until then; each connector makes at
+ * most CONNECTOR_REQUESTS_PER_MINUTE requests a minute in all.
+ */
+
+/** Items read per poll; the rest wait for the next one. */
+const ITEMS_PER_POLL = 25;
+/** At the first poll, what the service held before monitoring began is history: these last. */
+const FIRST_POLL_ITEMS = 10;
+/** A post makes a story of its own only with this much reach (points, comments, likes). */
+export const POST_REACH = 10;
+/** Brands given their connectors per scheduler run (the rest at the next). */
+const SEED_BATCH = 500;
+const ACTOR = 'monitor';
+
+/**
+ * Brands added by any path (the CLI, the portal, onboarding, an older release) that lack
+ * a configured connector get it: the scheduler runs this first.
+ */
+async function seedMissing(app: AppContext): Promise<void> {
+  const at = app.clock.now().toISOString();
+  for (const connector of app.config.connectors) {
+    const lacking = await app.db
+      .selectFrom('brands as b')
+      .select('b.id')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('brand_connectors as c')
+              .select('c.id')
+              .whereRef('c.brand_id', '=', 'b.id')
+              .where('c.connector', '=', connector),
+          ),
+        ),
+      )
+      .limit(SEED_BATCH)
+      .execute();
+    if (lacking.length === 0) continue;
+    await app.db
+      .insertInto('brand_connectors')
+      .values(
+        lacking.map((b) => ({
+          id: rowId(b.id, connector),
+          brand_id: b.id,
+          connector,
+          next_poll_at: at,
+          created_at: at,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['brand_id', 'connector']).doNothing())
+      .execute();
+  }
+}
+
+/** Enqueues the polls that are due, within each connector's rate; answers how many. */
+export async function scheduleDueConnectors(app: AppContext): Promise<number> {
+  const connectors = app.config.connectors;
+  if (connectors.length === 0) return 0;
+  await seedMissing(app);
+  const now = app.clock.now();
+  const at = now.toISOString();
+  const next = new Date(now.getTime() + app.config.connectorPollMs).toISOString();
+  const waiting = new Set(
+    (
+      await app.db
+        .selectFrom('connector_backoff')
+        .select('connector')
+        .where('until', '>', at)
+        .execute()
+    ).map((r) => r.connector),
+  );
+  let claimed = 0;
+  for (const connector of connectors) {
+    if (waiting.has(connector)) continue;
+    // A minute's share of the connector's requests: the scheduler runs each minute.
+    const due = await app.db
+      .selectFrom('brand_connectors')
+      .select(['id', 'next_poll_at'])
+      .where('connector', '=', connector)
+      .where('enabled', '=', 1)
+      .where((eb) => eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', at)]))
+      .orderBy('next_poll_at')
+      .limit(app.config.connectorRequestsPerMinute)
+      .execute();
+    for (const row of due) {
+      await inTransaction(app, async (app) => {
+        const trx = app.db;
+        const moved = await trx
+          .updateTable('brand_connectors')
+          .set({ next_poll_at: next })
+          .where('id', '=', row.id)
+          .where('next_poll_at', row.next_poll_at === null ? 'is' : '=', row.next_poll_at)
+          .executeTakeFirst();
+        // Another process moved it first: that one polls.
+        if (Number(moved.numUpdatedRows) !== 1) return;
+        const pending = await trx
+          .selectFrom('jobs')
+          .select('id')
+          .where('name', '=', CONNECTOR_POLL.name)
+          .where('payload', '=', encodePayload(CONNECTOR_POLL, { source: row.id }))
+          .where('status', 'in', ['queued', 'running'])
+          .executeTakeFirst();
+        if (pending) return;
+        await enqueue(trx, CONNECTOR_POLL, { source: row.id }, { now: at, maxAttempts: 3 });
+        claimed++;
+      });
+    }
+  }
+  return claimed;
+}
+
+/** Schedules due connectors now and then every minute (or CONNECTOR_POLL_MS, if shorter). */
+export function startConnectorScheduler(app: AppContext): () => void {
+  if (app.config.connectors.length === 0) return () => {};
+  const run = () => {
+    scheduleDueConnectors(app).catch((err) =>
+      app.log?.warn({ err }, 'connector scheduling failed'),
+    );
+  };
+  run();
+  const timer = setInterval(run, Math.min(60_000, app.config.connectorPollMs));
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export interface ConnectorPollOutcome {
+  status: string;
+  items?: number;
+  created?: number;
+  joined?: number;
+  skipped?: number;
+}
+
+/**
+ * The poll job: asks the connector's service for the brand's coverage since the cursor
+ * and reads each new item into the pipeline. What goes wrong with the service is recorded
+ * on the row (last_status, last_error, failing_since) and the job ends; only an outage of
+ * our own throws, for a retry.
+ */
+export async function pollConnectorJob(
+  app: AppContext,
+  payload: { source: string },
+): Promise<ConnectorPollOutcome> {
+  const row = await app.db
+    .selectFrom('brand_connectors as c')
+    .innerJoin('brands as b', 'b.id', 'c.brand_id')
+    .select(['c.id', 'c.connector', 'c.enabled', 'c.cursor', 'c.last_polled_at'])
+    .select(['c.failing_since', 'b.id as brand_id', 'b.account_id', 'b.host', 'b.name'])
+    .select(['b.aliases', 'b.match_policy'])
+    .where('c.id', '=', payload.source)
+    .executeTakeFirst();
+  if (row?.enabled !== 1) return { status: 'switched off' };
+  const connector = CONNECTORS[row.connector as ConnectorId];
+  if (!connector || !app.config.connectors.includes(connector.id)) {
+    return { status: 'not configured' };
+  }
+  const now = app.clock.now();
+  const at = now.toISOString();
+  const record = (fields: { last_status: string; last_error?: string | null }) =>
+    app.db
+      .updateTable('brand_connectors')
+      .set({
+        last_polled_at: at,
+        last_error: null,
+        ...fields,
+        // Since when it has been failing, for `brs status`; cleared by a poll that works.
+        failing_since: fields.last_error ? (row.failing_since ?? at) : null,
+      })
+      .where('id', '=', row.id)
+      .execute();
+
+  const brand: BrandRow = {
+    id: row.brand_id,
+    account_id: row.account_id,
+    host: row.host,
+    name: row.name,
+    aliases: row.aliases,
+    match_policy: row.match_policy,
+  };
+  const url = connector.request(
+    baseOf(app.config, connector.id),
+    brandQuery(brandTermsOf(brand)),
+    row.cursor,
+    now,
+  );
+  let res: Awaited<ReturnType<typeof safeFetch>>;
+  try {
+    res = await safeFetch(app.config, url, { headers: { accept: connector.accept } });
+  } catch (e) {
+    if (!(e instanceof FetchRefused)) throw e;
+    await record({ last_status: 'unreachable', last_error: e.message });
+    return { status: 'unreachable' };
+  }
+  if (res.status === 429) {
+    // The service's own limit: every brand's poll of this connector waits.
+    const until = new Date(now.getTime() + retryAfterMs(res.headers.get('retry-after'), now));
+    await holdConnector(app.db, connector.id, until.toISOString(), 'HTTP 429');
+    await record({
+      last_status: 'HTTP 429',
+      last_error: `${connector.name} asked to wait until ${until.toISOString()}`,
+    });
+    return { status: 'HTTP 429' };
+  }
+  if (res.status !== 200) {
+    await record({
+      last_status: `HTTP ${res.status}`,
+      last_error: `${connector.name} answered HTTP ${res.status}`,
+    });
+    return { status: `HTTP ${res.status}` };
+  }
+  let page: ReturnType<typeof connector.parse>;
+  try {
+    // JSON is UTF-8 by definition; a feed says its encoding as XML does.
+    const text = connector.accept.includes('json')
+      ? res.body.toString('utf8')
+      : decodeBody(res.body, res.headers.get('content-type'), 'xml').text;
+    page = connector.parse(text, res.url, now);
+  } catch (e) {
+    await record({ last_status: 'unreadable', last_error: (e as Error).message });
+    return { status: 'unreadable' };
+  }
+
+  const fresh = await unseen(app.db, row.id, row.brand_id, page.items);
+  let queue = [...fresh].reverse();
+  if (row.last_polled_at === null && queue.length > FIRST_POLL_ITEMS) {
+    // What the service held before monitoring began is not news: remembered unread.
+    for (const item of queue.slice(0, queue.length - FIRST_POLL_ITEMS)) {
+      await remember(app.db, row.id, item, { outcome: 'skipped: before monitoring began' }, at);
+    }
+    queue = queue.slice(-FIRST_POLL_ITEMS);
+  }
+  const batch = queue.slice(0, ITEMS_PER_POLL);
+  const counts = { created: 0, joined: 0, skipped: 0 };
+  let retry = 0;
+  for (const item of batch) {
+    const outcome = await ingestItem(app, brand, item);
+    if (outcome.transient) {
+      retry++;
+      continue;
+    }
+    if (outcome.outcome === 'created' || outcome.outcome === 'joined') counts[outcome.outcome]++;
+    else if (outcome.outcome !== 'exists') counts.skipped++;
+    await remember(app.db, row.id, item, outcome, at);
+  }
+  await app.db
+    .updateTable('brand_connectors')
+    .set((eb) => ({
+      last_polled_at: at,
+      last_error: null,
+      failing_since: null,
+      last_status: `200: ${batch.length} new item${batch.length === 1 ? '' : 's'}${retry ? `, ${retry} to retry` : ''}`,
+      items_found: eb('items_found', '+', batch.length - retry),
+      // The cursor moves only once every item up to it was read.
+      ...(batch.length === queue.length && retry === 0 && page.cursor && { cursor: page.cursor }),
+    }))
+    .where('id', '=', row.id)
+    .execute();
+  return { status: '200', items: batch.length, ...counts };
+}
+
+/**
+ * The items not seen before: neither by this connector for the brand, nor by another
+ * connector or a feed as an article the brand's stories already hold (the same article
+ * found by Google News and GDELT is read once).
+ */
+async function unseen(
+  db: Db,
+  rowId: string,
+  brandId: string,
+  items: readonly ConnectorItem[],
+): Promise<ConnectorItem[]> {
+  if (items.length === 0) return [];
+  const keys = new Set(
+    (
+      await db
+        .selectFrom('connector_items')
+        .select('item_key')
+        .where('brand_connector_id', '=', rowId)
+        .where(
+          'item_key',
+          'in',
+          items.map((i) => i.key),
+        )
+        .execute()
+    ).map((r) => r.item_key),
+  );
+  const held = new Set(
+    (
+      await db
+        .selectFrom('articles as a')
+        .innerJoin('stories as s', 's.id', 'a.story_id')
+        .select('a.url')
+        .where('s.brand_id', '=', brandId)
+        .where(
+          'a.url',
+          'in',
+          items.map((i) => i.url),
+        )
+        .execute()
+    ).map((r) => r.url),
+  );
+  const out: ConnectorItem[] = [];
+  const urls = new Set<string>();
+  for (const item of items) {
+    if (keys.has(item.key) || held.has(item.url) || urls.has(item.url)) continue;
+    urls.add(item.url);
+    out.push(item);
+  }
+  return out;
+}
+
+/** One item into the pipeline: a link read from its page, a post as it is. */
+async function ingestItem(
+  app: AppContext,
+  brand: BrandRow,
+  item: ConnectorItem,
+): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
+  if (!item.post) return ingestLink(app, brand, item, ACTOR);
+  const { post } = item;
+  if (post.engagement < POST_REACH) {
+    return { outcome: `skipped: little reach (${post.engagement})` };
+  }
+  try {
+    const r = await ingestArticle(
+      app,
+      brand,
+      {
+        url: item.url,
+        title: item.title?.trim() || post.text.slice(0, 80),
+        publisher: post.publisher,
+        published_at: (item.published_at ?? app.clock.now().toISOString()).slice(0, 10),
+        text: post.text,
+        type: 'forum',
+      },
+      ACTOR,
+    );
+    return { outcome: r.status, event_uri: r.event_uri };
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'invalid') {
+      return { outcome: `skipped: ${e.message.replace(/^article: /, '')}` };
+    }
+    throw e;
+  }
+}
+
+async function remember(
+  db: Db,
+  rowId: string,
+  item: ConnectorItem,
+  outcome: { outcome: string; event_uri?: string },
+  at: string,
+) {
+  await db
+    .insertInto('connector_items')
+    .values({
+      id: newId('cit'),
+      brand_connector_id: rowId,
+      item_key: item.key,
+      url: item.url,
+      outcome: outcome.outcome,
+      event_uri: outcome.event_uri ?? null,
+      created_at: at,
+    })
+    .onConflict((oc) => oc.columns(['brand_connector_id', 'item_key']).doNothing())
+    .execute();
+}
+
+/** Every brand's poll of a connector waits until `until` (the later of two holds wins). */
+async function holdConnector(db: Db, connector: string, until: string, reason: string) {
+  await db
+    .insertInto('connector_backoff')
+    .values({ connector, until, reason })
+    .onConflict((oc) =>
+      oc.column('connector').doUpdateSet((eb) => ({
+        until: eb
+          .case()
+          .when('connector_backoff.until', '<', until)
+          .then(until)
+          .else(eb.ref('connector_backoff.until'))
+          .end(),
+        reason,
+      })),
+    )
+    .execute();
+}
+
+/** Retry-After in seconds or as an HTTP date; a minute when absent or unreadable, an hour at most. */
+export function retryAfterMs(header: string | null, now: Date): number {
+  const MINUTE = 60_000;
+  if (!header) return MINUTE;
+  const seconds = Number(header.trim());
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now.getTime();
+  if (!Number.isFinite(ms) || ms <= 0) return MINUTE;
+  return Math.min(ms, 60 * MINUTE);
+}
+
+export interface ConnectorStatus {
+  connector: ConnectorId;
+  name: string;
+  enabled: boolean;
+  last_polled_at: string | null;
+  last_status: string | null;
+  last_error: string | null;
+  failing_since: string | null;
+  items_found: number;
+  next_poll_at: string | null;
+}
+
+/** A brand's connectors and how each is doing (`brs source list`, the brand page). */
+export async function listConnectors(app: AppContext, brandId: string): Promise<ConnectorStatus[]> {
+  const rows = await app.db
+    .selectFrom('brand_connectors')
+    .selectAll()
+    .where('brand_id', '=', brandId)
+    .orderBy('connector')
+    .execute();
+  return rows
+    .filter((r) => r.connector in CONNECTORS)
+    .map((r) => ({
+      connector: r.connector as ConnectorId,
+      name: CONNECTORS[r.connector as ConnectorId].name,
+      enabled: r.enabled === 1,
+      last_polled_at: r.last_polled_at,
+      last_status: r.last_status,
+      last_error: r.last_error,
+      failing_since: r.failing_since,
+      items_found: r.items_found,
+      next_poll_at: r.enabled === 1 ? r.next_poll_at : null,
+    }));
+}
+
+/** Switches one of a brand's connectors on or off. */
+export async function setConnector(
+  app: AppContext,
+  brand: { id: string; account_id: string },
+  connector: string,
+  enabled: boolean,
+  actor: string,
+): Promise<ConnectorStatus> {
+  if (!(app.config.connectors as readonly string[]).includes(connector)) {
+    throw invalid(
+      `connector: must be one of ${app.config.connectors.join(', ') || 'none (CONNECTORS is empty)'}`,
+    );
+  }
+  const at = app.clock.now().toISOString();
+  await inTransaction(app, async (app) => {
+    await seedConnectors(app.db, app.config, brand.id, at);
+    await app.db
+      .updateTable('brand_connectors')
+      .set({ enabled: enabled ? 1 : 0, ...(enabled && { next_poll_at: at }) })
+      .where('id', '=', rowId(brand.id, connector as ConnectorId))
+      .execute();
+    await writeAudit(app.db, {
+      accountId: brand.account_id,
+      brandId: brand.id,
+      actor,
+      action: enabled ? 'connector.enabled' : 'connector.disabled',
+      details: { connector },
+      at,
+    });
+  });
+  const status = (await listConnectors(app, brand.id)).find((c) => c.connector === connector);
+  return status!;
+}
+
+/** Connectors failing for an hour or more, across brands (`brs status` warns of them). */
+export async function failingConnectors(app: AppContext) {
+  const hourAgo = new Date(app.clock.now().getTime() - 3_600_000).toISOString();
+  return app.db
+    .selectFrom('brand_connectors as c')
+    .innerJoin('brands as b', 'b.id', 'c.brand_id')
+    .select(['b.host', 'c.connector', 'c.failing_since', 'c.last_error'])
+    .where('c.enabled', '=', 1)
+    .where('c.failing_since', 'is not', null)
+    .where('c.failing_since', '<=', hourAgo)
+    .orderBy('c.failing_since')
+    .limit(50)
+    .execute();
+}

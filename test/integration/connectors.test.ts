@@ -1,0 +1,372 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/domain/accounts.js';
+import { createKey } from '../../src/domain/api-key-admin.js';
+import { requireBrandByHost } from '../../src/domain/brands.js';
+import {
+  listConnectors,
+  POST_REACH,
+  scheduleDueConnectors,
+  setConnector,
+} from '../../src/domain/connectors.js';
+import { brs } from '../support/cli.js';
+import { startService, type TestService } from '../support/harness.js';
+
+/**
+ * Issue 43: coverage found with no feed URL given. One local server answers as Google
+ * News, Bing News, GDELT and Hacker News search do (their documented formats, in samples
+ * written here) and serves the publishers' pages; a brand added with `brs brand add` gets
+ * every connector on, and stories arrive from news search and from a forum post.
+ */
+let svc: TestService;
+let base: string;
+let site: http.Server;
+let key: string;
+let account: string;
+let env: Record<string, string>;
+const asked: string[] = [];
+
+const page = (title: string, publisher: string, paragraphs: string[]) =>
+  `<!doctype html><html lang="en"><head><title>${title}</title>
+<meta property="og:site_name" content="${publisher}">
+<meta property="article:published_time" content="2026-11-28T08:00:00Z"></head>
+<body><article><h1>${title}</h1>
+${paragraphs.map((p) => `<p>${p}</p>`).join('\n')}</article></body></html>`;
+
+const recall = [
+  'Zentrix is recalling 40,000 PowerCell 9 battery packs sold across Europe after reports that the packs overheat while charging and pose a fire risk.',
+  'The recall covers every pack made between March and September, the company said, and owners should stop charging the battery packs at once.',
+  'Zentrix said customers can return the packs to any store for a full refund, and that it had informed the product-safety regulator.',
+];
+const PAGES: Record<string, string> = {
+  '/news/zentrix-recall': page(
+    'Zentrix recalls 40,000 PowerCell 9 battery packs',
+    'Daily Ledger',
+    recall,
+  ),
+  '/tech/powercell-pulled': page(
+    'Zentrix pulls PowerCell 9 packs over fire risk',
+    'Gadget Weekly',
+    [
+      'Owners of the PowerCell 9 should stop charging their battery packs now: Zentrix announced a recall of 40,000 units because of a fire risk from overheating.',
+      'The recall covers packs made between March and September and sold across Europe, according to the notice.',
+      'Zentrix said it had informed the product-safety regulator and that refunds are available in every store.',
+    ],
+  ),
+};
+
+/** What each service answers now: a test changes its own. */
+const answer: Record<
+  string,
+  () => { status: number; headers?: Record<string, string>; body: string }
+> = {};
+const rss = (items: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>search</title>${items}</channel></rss>`;
+
+function reset() {
+  answer.google = () => ({
+    status: 200,
+    headers: { 'content-type': 'application/rss+xml' },
+    body: rss(
+      `<item><title>Zentrix recalls 40,000 PowerCell 9 battery packs - Daily Ledger</title><link>${base}/gn/CBMi1</link><guid isPermaLink="false">CBMi1</guid><pubDate>Sat, 28 Nov 2026 09:00:00 GMT</pubDate><source url="${base}">Daily Ledger</source></item>`,
+    ),
+  });
+  answer.bing = () => ({
+    status: 200,
+    headers: { 'content-type': 'application/rss+xml' },
+    body: rss(
+      `<item><title>Zentrix recalls battery packs</title><link>${base}/news/apiclick.aspx?ref=FexRss&amp;url=${encodeURIComponent(`${base}/news/zentrix-recall`)}&amp;c=1</link><pubDate>Sat, 28 Nov 2026 09:05:00 GMT</pubDate></item>`,
+    ),
+  });
+  answer.gdelt = () => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      articles: [
+        {
+          url: `${base}/tech/powercell-pulled`,
+          title: 'Zentrix pulls PowerCell 9 packs over fire risk',
+          seendate: '20261128T100000Z',
+          domain: '127.0.0.1',
+          language: 'English',
+        },
+        {
+          url: `${base}/news/zentrix-recall`,
+          title: 'Zentrix recalls 40,000 PowerCell 9 battery packs',
+          seendate: '20261128T091500Z',
+          domain: '127.0.0.1',
+          language: 'English',
+        },
+      ],
+    }),
+  });
+  answer.hn = () => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      hits: [
+        {
+          objectID: '9001',
+          created_at_i: 1795860000,
+          title: 'Ask HN: Zentrix support has stopped answering warranty claims',
+          url: null,
+          author: 'owner42',
+          story_text:
+            'My Zentrix e-bike battery died after four months and Zentrix support has not answered my warranty claim in five weeks.<p>Several people in our local club report the same: Zentrix stopped replying to warranty claims after the recall.',
+          points: 48,
+          num_comments: 31,
+        },
+        {
+          objectID: '9002',
+          created_at_i: 1795856400,
+          title: 'Show HN: my Zentrix battery case',
+          url: null,
+          author: 'maker',
+          story_text: 'I printed a case for my Zentrix battery.',
+          points: 2,
+          num_comments: 0,
+        },
+      ],
+      nbHits: 2,
+      page: 0,
+      nbPages: 1,
+      hitsPerPage: 50,
+    }),
+  });
+}
+
+beforeAll(async () => {
+  site = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    asked.push(`${url.pathname}${url.search}`);
+    const send = (a: { status: number; headers?: Record<string, string>; body: string }) =>
+      res.writeHead(a.status, a.headers ?? {}).end(a.body);
+    if (url.pathname === '/rss/search') return send(answer.google!());
+    if (url.pathname === '/news/search') return send(answer.bing!());
+    if (url.pathname === '/api/v2/doc/doc') return send(answer.gdelt!());
+    if (url.pathname === '/api/v1/search_by_date') return send(answer.hn!());
+    // Google News' links lead to the publisher's page by redirect.
+    if (url.pathname === '/gn/CBMi1') {
+      return res.writeHead(302, { location: `${base}/news/zentrix-recall` }).end();
+    }
+    const html = PAGES[url.pathname];
+    if (html) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+    res.writeHead(404).end();
+  });
+  site.listen(0, '127.0.0.1');
+  await once(site, 'listening');
+  const port = (site.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
+  const urls = {
+    FETCH_ALLOW_HOSTS: `127.0.0.1:${port}`,
+    CONNECTORS: 'google-news,bing-news,gdelt,hacker-news',
+    GOOGLE_NEWS_URL: base,
+    BING_NEWS_URL: base,
+    GDELT_URL: base,
+    HN_SEARCH_URL: base,
+  };
+  svc = await startService(urls, { runJobs: false });
+  const db = svc.app.config.database;
+  env = { ...urls, DATABASE_URL: db.dialect === 'postgres' ? db.url : db.file };
+  account = await createAccount(svc.app, 'Zentrix', 'partner');
+  key = (await createKey(svc.app, { accountId: account, role: 'owner', scope: null, actor: 't' }))
+    .key;
+});
+afterAll(async () => {
+  site.close();
+  await svc.close();
+});
+
+let brands = 0;
+/** A brand named Zentrix of the test's own, added as an operator adds one. */
+async function zentrix() {
+  const host = `zentrix-${++brands}.example`;
+  const added = await brs(
+    env,
+    'brand',
+    'add',
+    '--account',
+    account,
+    '--host',
+    host,
+    '--name',
+    'Zentrix',
+  );
+  expect(added.code).toBe(0);
+  const brand = await requireBrandByHost(svc.app, host);
+  const stories = async () =>
+    (await svc.request('GET', '/v1/stories', { key, query: { brand: host } })).body.stories as {
+      event_uri: string;
+      title: string;
+      sources_count?: number;
+    }[];
+  return { host, brand, stories };
+}
+
+/** Makes only this brand's connectors due (the given ones, or all), then runs the polls. */
+async function pollBrand(brandId: string, only?: string[]) {
+  await svc.app.db
+    .updateTable('brand_connectors')
+    .set({ next_poll_at: '2099-01-01T00:00:00.000Z' })
+    .execute();
+  let due = svc.app.db
+    .updateTable('brand_connectors')
+    .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+    .where('brand_id', '=', brandId);
+  if (only) due = due.where('connector', 'in', only);
+  await due.execute();
+  const claimed = await Promise.all([
+    scheduleDueConnectors(svc.app),
+    scheduleDueConnectors(svc.app),
+  ]);
+  await svc.app.jobs.drain();
+  return claimed.reduce((a, b) => a + b, 0);
+}
+
+describe('connectors', () => {
+  it('find a brand’s coverage from the moment it is added: news search and a forum post, each article read once', async () => {
+    reset();
+    const { host, brand, stories } = await zentrix();
+    const start = asked.length;
+    const on = await listConnectors(svc.app, brand.id);
+    expect(on.map((c) => [c.connector, c.enabled])).toEqual([
+      ['bing-news', true],
+      ['gdelt', true],
+      ['google-news', true],
+      ['hacker-news', true],
+    ]);
+    // One connector after another, so which finds an article first is known; each poll is
+    // enqueued once though two schedulers run at the same instant.
+    for (const connector of ['google-news', 'bing-news', 'gdelt', 'hacker-news']) {
+      expect(await pollBrand(brand.id, [connector])).toBe(1);
+    }
+
+    const list = await stories();
+    // The recall (three connectors found its two articles) and the forum thread.
+    expect(list).toHaveLength(2);
+    const articles = await svc.app.db
+      .selectFrom('articles as a')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select(['a.url', 'a.type', 'a.publisher'])
+      .where('s.brand_id', '=', brand.id)
+      .orderBy('a.url')
+      .execute();
+    expect(articles).toEqual([
+      { url: `${base}/news/zentrix-recall`, type: 'news', publisher: 'Daily Ledger' },
+      { url: `${base}/tech/powercell-pulled`, type: 'news', publisher: 'Gadget Weekly' },
+      { url: 'https://news.ycombinator.com/item?id=9001', type: 'forum', publisher: 'Hacker News' },
+    ]);
+    // Each publisher's page was fetched once, whichever connectors listed it (Bing's and
+    // GDELT's listing of the recall were known as the article Google News led to).
+    const fetched = asked.slice(start);
+    expect(fetched.filter((a) => a === '/news/zentrix-recall')).toHaveLength(1);
+    expect(fetched.filter((a) => a === '/tech/powercell-pulled')).toHaveLength(1);
+    // A post with little reach makes no story; it is remembered with why.
+    const small = await svc.app.db
+      .selectFrom('connector_items')
+      .select('outcome')
+      .where('item_key', '=', '9002')
+      .where('brand_connector_id', '=', `${brand.id}.hacker-news`)
+      .executeTakeFirstOrThrow();
+    expect(small.outcome).toBe('skipped: little reach (2)');
+    expect(POST_REACH).toBeGreaterThan(2);
+
+    const status = await brs(env, 'source', 'list', '--brand', host);
+    expect(status.code).toBe(0);
+    const byId = Object.fromEntries(
+      (status.out.connectors as { connector: string }[]).map((c) => [c.connector, c]),
+    );
+    expect(byId['hacker-news']).toMatchObject({
+      enabled: true,
+      last_status: '200: 2 new items',
+      items_found: 2,
+    });
+    expect(byId.gdelt).toMatchObject({ enabled: true, last_error: null });
+
+    // Polled again with nothing new: nothing is fetched or added again; the cursors moved.
+    const before = asked.length;
+    await pollBrand(brand.id);
+    expect(asked.slice(before).filter((a) => !/search|doc\/doc/.test(a))).toEqual([]);
+    expect(asked.slice(before).find((a) => a.startsWith('/api/v2/doc/doc'))).toContain(
+      'startdatetime=20261128100001',
+    );
+    expect(asked.slice(before).find((a) => a.startsWith('/api/v1/search_by_date'))).toContain(
+      encodeURIComponent('created_at_i>1795860000'),
+    );
+    expect(await stories()).toHaveLength(2);
+  });
+
+  it('wait as a service asks (429, Retry-After), record its failures, and read again once it answers', async () => {
+    reset();
+    const { brand } = await zentrix();
+    answer.gdelt = () => ({ status: 429, headers: { 'retry-after': '120' }, body: 'slow down' });
+    answer.hn = () => ({ status: 503, body: 'down' });
+    answer.bing = () => ({
+      status: 200,
+      headers: { 'content-type': 'text/plain' },
+      body: 'not a feed',
+    });
+    await pollBrand(brand.id, ['gdelt', 'hacker-news', 'bing-news']);
+    const rows = Object.fromEntries(
+      (await listConnectors(svc.app, brand.id)).map((c) => [c.connector, c]),
+    );
+    expect(rows.gdelt).toMatchObject({ last_status: 'HTTP 429' });
+    expect(rows.gdelt!.last_error).toMatch(/^GDELT asked to wait until /);
+    expect(rows['hacker-news']).toMatchObject({
+      last_status: 'HTTP 503',
+      last_error: 'Hacker News answered HTTP 503',
+    });
+    expect(rows['hacker-news']!.failing_since).not.toBeNull();
+    expect(rows['bing-news']).toMatchObject({ last_status: 'unreadable' });
+    // GDELT is held for every brand until Retry-After has passed.
+    const hold = await svc.app.db
+      .selectFrom('connector_backoff')
+      .selectAll()
+      .where('connector', '=', 'gdelt')
+      .executeTakeFirstOrThrow();
+    expect(Date.parse(hold.until) - Date.now()).toBeGreaterThan(100_000);
+    answer.gdelt = () => ({ status: 200, body: '{}' });
+    expect(await pollBrand(brand.id, ['gdelt'])).toBe(0);
+
+    // An hour failing: `brs status` warns.
+    await svc.app.db
+      .updateTable('brand_connectors')
+      .set({ failing_since: '2000-01-01T00:00:00.000Z' })
+      .where('id', '=', `${brand.id}.hacker-news`)
+      .execute();
+    const status = await brs(env, 'status');
+    expect(status.out.connectors.failing).toBeGreaterThanOrEqual(1);
+    // The service answers again: the failure clears.
+    answer.hn = () => ({ status: 200, body: '{"hits":[]}' });
+    await pollBrand(brand.id, ['hacker-news']);
+    const hn = (await listConnectors(svc.app, brand.id)).find(
+      (c) => c.connector === 'hacker-news',
+    )!;
+    expect(hn).toMatchObject({
+      last_status: '200: 0 new items',
+      last_error: null,
+      failing_since: null,
+    });
+    await svc.app.db.deleteFrom('connector_backoff').execute();
+  });
+
+  it('can be switched off by the team, and on again', async () => {
+    reset();
+    const { host, brand } = await zentrix();
+    const off = await brs(env, 'source', 'off', '--brand', host, '--connector', 'google-news');
+    expect(off.code).toBe(0);
+    expect(off.out.connector).toMatchObject({
+      connector: 'google-news',
+      enabled: false,
+      next_poll_at: null,
+    });
+    expect(await pollBrand(brand.id, ['google-news'])).toBe(0);
+    const unknown = await brs(env, 'source', 'off', '--brand', host, '--connector', 'twitter');
+    expect(unknown.code).not.toBe(0);
+    expect(JSON.stringify(unknown.out)).toMatch(/connector: must be one of/);
+    await setConnector(svc.app, brand, 'google-news', true, 'operator');
+    expect(await pollBrand(brand.id, ['google-news'])).toBe(1);
+  });
+});
