@@ -31,13 +31,17 @@ export interface ConnectorItem {
   title?: string;
   /** ISO date or time, when the service gives one. */
   published_at?: string;
-  /** A post's own text, read as it is (no page fetch); absent for a link to an article. */
-  post?: {
+  /**
+   * Read as it is, with no page fetch: a post's own text, or a headline whose page the
+   * service does not lead to (Google News); absent for a link to an article.
+   */
+  given?: {
     text: string;
-    author: string | null;
     publisher: string;
-    /** Points, likes, comments: a post makes a story only when it reaches people. */
-    engagement: number;
+    author: string | null;
+    type: 'news' | 'forum' | 'social';
+    /** A post's points, likes and comments: it makes a story only with reach; null for news. */
+    reach: number | null;
   };
 }
 

@@ -3,8 +3,12 @@ import { type Connector, orQuery } from './connector.js';
 
 /**
  * Google News' RSS search (news.google.com/rss/search?q=…): the newest articles matching
- * the brand's names, as an RSS 2.0 feed whose links lead, by redirect, to the publisher's
- * page. No key; no cursor (the feed is a window on recent news: items seen are skipped).
+ * the brand's names. Its links (news.google.com/rss/articles/CBMi…) do not lead to the
+ * publisher's page by redirect (a script does, in a browser), and the only way to the
+ * article's address is an undocumented Google call this service does not make: an item is
+ * read as its headline, "Headline - Publisher", with the link as its source. The same
+ * article found with its page by another connector is known by its headline. No key; no
+ * cursor (the feed is a window on recent news: items seen are skipped).
  */
 export const googleNews: Connector = {
   id: 'google-news',
@@ -15,6 +19,16 @@ export const googleNews: Connector = {
     return `${base}/rss/search?q=${q}&hl=en-US&gl=US&ceid=US:en`;
   },
   parse(body, url, now) {
-    return { items: parseFeed(body, url, now).map((i) => ({ ...i })), cursor: null };
+    const items = parseFeed(body, url, now).map((i) => {
+      const cut = i.title.lastIndexOf(' - ');
+      const headline = cut > 0 ? i.title.slice(0, cut).trim() : i.title;
+      const publisher = cut > 0 ? i.title.slice(cut + 3).trim() : 'Google News';
+      return {
+        ...i,
+        title: headline,
+        given: { text: headline, publisher, author: null, type: 'news' as const, reach: null },
+      };
+    });
+    return { items, cursor: null };
   },
 };

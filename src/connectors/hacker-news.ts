@@ -47,11 +47,12 @@ export const hackerNews: Connector = {
           url: thread,
           title: hit.title ?? undefined,
           published_at: when,
-          post: {
+          given: {
             text: textOf(hit.story_text),
-            author: hit.author ?? null,
             publisher: 'Hacker News',
-            engagement: (hit.points ?? 0) + (hit.num_comments ?? 0),
+            author: hit.author ?? null,
+            type: 'forum',
+            reach: (hit.points ?? 0) + (hit.num_comments ?? 0),
           },
         });
       }

@@ -310,41 +310,47 @@ async function unseen(
         .execute()
     ).map((r) => r.item_key),
   );
-  const held = new Set(
-    (
-      await db
-        .selectFrom('articles as a')
-        .innerJoin('stories as s', 's.id', 'a.story_id')
-        .select('a.url')
-        .where('s.brand_id', '=', brandId)
-        .where(
+  // A headline read as it is (Google News') is the article already held under that title.
+  const titles = items.filter((i) => i.given && i.title).map((i) => i.title!);
+  const heldRows = await db
+    .selectFrom('articles as a')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select(['a.url', 'a.title'])
+    .where('s.brand_id', '=', brandId)
+    .where((eb) =>
+      eb.or([
+        eb(
           'a.url',
           'in',
           items.map((i) => i.url),
-        )
-        .execute()
-    ).map((r) => r.url),
-  );
+        ),
+        ...(titles.length > 0 ? [eb('a.title', 'in', titles)] : []),
+      ]),
+    )
+    .execute();
+  const held = new Set(heldRows.map((r) => r.url));
+  const heldTitles = new Set(heldRows.map((r) => r.title.trim().toLowerCase()));
   const out: ConnectorItem[] = [];
   const urls = new Set<string>();
   for (const item of items) {
     if (keys.has(item.key) || held.has(item.url) || urls.has(item.url)) continue;
+    if (item.given && item.title && heldTitles.has(item.title.trim().toLowerCase())) continue;
     urls.add(item.url);
     out.push(item);
   }
   return out;
 }
 
-/** One item into the pipeline: a link read from its page, a post as it is. */
+/** One item into the pipeline: a link read from its page; a post or a headline as it is. */
 async function ingestItem(
   app: AppContext,
   brand: BrandRow,
   item: ConnectorItem,
 ): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
-  if (!item.post) return ingestLink(app, brand, item, ACTOR);
-  const { post } = item;
-  if (post.engagement < POST_REACH) {
-    return { outcome: `skipped: little reach (${post.engagement})` };
+  const { given } = item;
+  if (!given) return ingestLink(app, brand, item, ACTOR);
+  if (given.reach !== null && given.reach < POST_REACH) {
+    return { outcome: `skipped: little reach (${given.reach})` };
   }
   try {
     const r = await ingestArticle(
@@ -352,11 +358,11 @@ async function ingestItem(
       brand,
       {
         url: item.url,
-        title: item.title?.trim() || post.text.slice(0, 80),
-        publisher: post.publisher,
+        title: item.title?.trim() || given.text.slice(0, 80),
+        publisher: given.publisher,
         published_at: (item.published_at ?? app.clock.now().toISOString()).slice(0, 10),
-        text: post.text,
-        type: 'forum',
+        text: given.text,
+        type: given.type,
       },
       ACTOR,
     );

@@ -70,7 +70,7 @@ function reset() {
     status: 200,
     headers: { 'content-type': 'application/rss+xml' },
     body: rss(
-      `<item><title>Zentrix recalls 40,000 PowerCell 9 battery packs - Daily Ledger</title><link>${base}/gn/CBMi1</link><guid isPermaLink="false">CBMi1</guid><pubDate>Sat, 28 Nov 2026 09:00:00 GMT</pubDate><source url="${base}">Daily Ledger</source></item>`,
+      `<item><title>Zentrix recalls 40,000 PowerCell 9 battery packs - Daily Ledger</title><link>${base}/rss/articles/CBMi1?oc=5</link><guid isPermaLink="false">CBMi1</guid><pubDate>Sat, 28 Nov 2026 09:00:00 GMT</pubDate><source url="${base}">Daily Ledger</source></item>`,
     ),
   });
   answer.bing = () => ({
@@ -147,9 +147,13 @@ beforeAll(async () => {
     if (url.pathname === '/news/search') return send(answer.bing!());
     if (url.pathname === '/api/v2/doc/doc') return send(answer.gdelt!());
     if (url.pathname === '/api/v1/search_by_date') return send(answer.hn!());
-    // Google News' links lead to the publisher's page by redirect.
-    if (url.pathname === '/gn/CBMi1') {
-      return res.writeHead(302, { location: `${base}/news/zentrix-recall` }).end();
+    // Google News' links lead to the publisher only through a script, as Google's do.
+    if (url.pathname.startsWith('/rss/articles/')) {
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<html><body><c-wiz data-n-a-sg="x"></c-wiz><script>location.href="…"</script></body></html>',
+        );
     }
     const html = PAGES[url.pathname];
     if (html) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
@@ -244,25 +248,31 @@ describe('connectors', () => {
     }
 
     const list = await stories();
-    // The recall (three connectors found its two articles) and the forum thread.
+    // The recall (its headline from Google News, its two articles' pages from Bing and
+    // GDELT) and the forum thread.
     expect(list).toHaveLength(2);
     const articles = await svc.app.db
       .selectFrom('articles as a')
       .innerJoin('stories as s', 's.id', 'a.story_id')
-      .select(['a.url', 'a.type', 'a.publisher'])
+      .select(['s.event_uri', 'a.url', 'a.type', 'a.publisher'])
       .where('s.brand_id', '=', brand.id)
       .orderBy('a.url')
       .execute();
-    expect(articles).toEqual([
+    expect(articles.map(({ event_uri: _, ...a }) => a)).toEqual([
       { url: `${base}/news/zentrix-recall`, type: 'news', publisher: 'Daily Ledger' },
+      { url: `${base}/rss/articles/CBMi1?oc=5`, type: 'news', publisher: 'Daily Ledger' },
       { url: `${base}/tech/powercell-pulled`, type: 'news', publisher: 'Gadget Weekly' },
       { url: 'https://news.ycombinator.com/item?id=9001', type: 'forum', publisher: 'Hacker News' },
     ]);
-    // Each publisher's page was fetched once, whichever connectors listed it (Bing's and
-    // GDELT's listing of the recall were known as the article Google News led to).
+    // The three news articles are one story.
+    expect(new Set(articles.filter((a) => a.type === 'news').map((a) => a.event_uri)).size).toBe(1);
+    // Each publisher's page was fetched once, whichever connectors listed it (GDELT's
+    // listing of the recall was known as the article Bing led to), and Google's
+    // script page never.
     const fetched = asked.slice(start);
     expect(fetched.filter((a) => a === '/news/zentrix-recall')).toHaveLength(1);
     expect(fetched.filter((a) => a === '/tech/powercell-pulled')).toHaveLength(1);
+    expect(fetched.filter((a) => a.startsWith('/rss/articles/'))).toEqual([]);
     // A post with little reach makes no story; it is remembered with why.
     const small = await svc.app.db
       .selectFrom('connector_items')
@@ -350,6 +360,21 @@ describe('connectors', () => {
       failing_since: null,
     });
     await svc.app.db.deleteFrom('connector_backoff').execute();
+  });
+
+  it('know a Google News headline as the article another connector already read', async () => {
+    reset();
+    const { brand, stories } = await zentrix();
+    expect(await pollBrand(brand.id, ['bing-news'])).toBe(1);
+    expect(await pollBrand(brand.id, ['google-news'])).toBe(1);
+    const held = await svc.app.db
+      .selectFrom('articles as a')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select('a.url')
+      .where('s.brand_id', '=', brand.id)
+      .execute();
+    expect(held.map((a) => a.url)).toEqual([`${base}/news/zentrix-recall`]);
+    expect(await stories()).toHaveLength(1);
   });
 
   it('can be switched off by the team, and on again', async () => {

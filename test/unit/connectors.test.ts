@@ -31,7 +31,7 @@ ${items}
 </channel></rss>`;
 
 describe('Google News', () => {
-  it('asks the RSS search with the query, and reads the feed’s items', () => {
+  it('asks the RSS search with the query, and reads each item as its headline and publisher', () => {
     const url = googleNews.request('https://news.google.com', acme, null, now);
     expect(url).toBe(
       `https://news.google.com/rss/search?q=${encodeURIComponent('"Acme" OR "Acme Corp" -"Acme Road"')}&hl=en-US&gl=US&ceid=US:en`,
@@ -40,17 +40,26 @@ describe('Google News', () => {
       rss(`<item><title>Acme recalls kettles - Daily Planet</title>
 <link>https://news.google.com/rss/articles/CBMiAbc?oc=5</link>
 <guid isPermaLink="false">CBMiAbc</guid><pubDate>Sat, 28 Nov 2026 09:00:00 GMT</pubDate>
+<description>&lt;a href="https://news.google.com/rss/articles/CBMiAbc?oc=5"&gt;Acme recalls kettles&lt;/a&gt;&amp;nbsp;&amp;nbsp;&lt;font color="#6f6f6f"&gt;Daily Planet&lt;/font&gt;</description>
 <source url="https://planet.example">Daily Planet</source></item>`),
       url,
       now,
     );
     expect(page.cursor).toBeNull();
+    // Its link leads to the article only through a script: the headline is read as it is.
     expect(page.items).toEqual([
       {
         key: 'CBMiAbc',
         url: 'https://news.google.com/rss/articles/CBMiAbc?oc=5',
-        title: 'Acme recalls kettles - Daily Planet',
+        title: 'Acme recalls kettles',
         published_at: '2026-11-28',
+        given: {
+          text: 'Acme recalls kettles',
+          publisher: 'Daily Planet',
+          author: null,
+          type: 'news',
+          reach: null,
+        },
       },
     ]);
     expect(() => googleNews.parse('<html>rate limited</html>', url, now)).toThrow();
@@ -174,18 +183,19 @@ describe('Hacker News', () => {
       url: 'https://news.ycombinator.com/item?id=401',
       title: 'Ask HN: Is Acme support down for everyone?',
       published_at: '2026-11-28T10:00:00.000Z',
-      post: {
+      given: {
         text: "Acme's support has not answered in three weeks.\n\nAnyone else?",
-        author: 'someone',
         publisher: 'Hacker News',
-        engagement: 42,
+        author: 'someone',
+        type: 'forum',
+        reach: 42,
       },
     });
     expect(page.items[1]).toMatchObject({
       key: '400',
       url: 'https://planet.example/news/acme-recall',
     });
-    expect(page.items[1]!.post).toBeUndefined();
+    expect(page.items[1]!.given).toBeUndefined();
     expect(() => hackerNews.parse('{"hits": "none"}', '', now)).toThrow(/format/);
     expect(() => hackerNews.parse('<html>', '', now)).toThrow(/JSON/);
   });
