@@ -20,7 +20,13 @@ export interface Connector {
   parse(body: string, url: string, now: Date): ConnectorPage;
 }
 
-export const CONNECTOR_IDS = ['google-news', 'bing-news', 'gdelt', 'hacker-news'] as const;
+export const CONNECTOR_IDS = [
+  'google-news',
+  'bing-news',
+  'gdelt',
+  'hacker-news',
+  'mastodon',
+] as const;
 export type ConnectorId = (typeof CONNECTOR_IDS)[number];
 
 export interface ConnectorItem {

@@ -3,6 +3,7 @@ import type { Connector, ConnectorId } from './connector.js';
 import { gdelt } from './gdelt.js';
 import { googleNews } from './google-news.js';
 import { hackerNews } from './hacker-news.js';
+import { mastodon } from './mastodon.js';
 
 /** Every connector, by id (docs/sources.md). */
 export const CONNECTORS: Record<ConnectorId, Connector> = {
@@ -10,4 +11,5 @@ export const CONNECTORS: Record<ConnectorId, Connector> = {
   'bing-news': bingNews,
   gdelt,
   'hacker-news': hackerNews,
+  mastodon,
 };

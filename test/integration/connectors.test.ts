@@ -16,9 +16,10 @@ import { startService, type TestService } from '../support/harness.js';
 
 /**
  * Issue 43: coverage found with no feed URL given. One local server answers as Google
- * News, Bing News, GDELT and Hacker News search do (their documented formats, in samples
- * written here) and serves the publishers' pages; a brand added with `brs brand add` gets
- * every connector on, and stories arrive from news search and from a forum post.
+ * News, Bing News, GDELT, Hacker News search and a Mastodon instance do (their documented
+ * formats, in samples written here) and serves the publishers' pages; a brand added with
+ * `brs brand add` gets every connector on, and stories arrive from three kinds of source:
+ * news, a forum thread and a social post.
  */
 let svc: TestService;
 let base: string;
@@ -66,6 +67,36 @@ const rss = (items: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>search</title>${items}</channel></rss>`;
 
 function reset() {
+  answer.mastodon = () => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([
+      {
+        id: '113000000000000020',
+        created_at: '2026-11-28T11:00:00.000Z',
+        uri: 'https://social.example/users/cyclist/statuses/113000000000000020',
+        url: 'https://social.example/@cyclist/113000000000000020',
+        content:
+          '<p>Zentrix opened its flagship store in Lyon today and the queue went round the block. <a href="https://social.example/tags/zentrix">#<span>Zentrix</span></a></p>',
+        replies_count: 14,
+        reblogs_count: 40,
+        favourites_count: 120,
+        account: { acct: 'cyclist@social.example', followers_count: 900 },
+      },
+      {
+        id: '113000000000000019',
+        created_at: '2026-11-28T10:30:00.000Z',
+        uri: 'https://social.example/users/quiet/statuses/113000000000000019',
+        url: 'https://social.example/@quiet/113000000000000019',
+        content:
+          '<p>Thinking about a <a href="https://social.example/tags/zentrix">#Zentrix</a> bike.</p>',
+        replies_count: 0,
+        reblogs_count: 0,
+        favourites_count: 1,
+        account: { acct: 'quiet@social.example', followers_count: 12 },
+      },
+    ]),
+  });
   answer.google = () => ({
     status: 200,
     headers: { 'content-type': 'application/rss+xml' },
@@ -147,6 +178,7 @@ beforeAll(async () => {
     if (url.pathname === '/news/search') return send(answer.bing!());
     if (url.pathname === '/api/v2/doc/doc') return send(answer.gdelt!());
     if (url.pathname === '/api/v1/search_by_date') return send(answer.hn!());
+    if (url.pathname === '/api/v1/timelines/tag/zentrix') return send(answer.mastodon!());
     // Google News' links lead to the publisher only through a script, as Google's do.
     if (url.pathname.startsWith('/rss/articles/')) {
       return res
@@ -165,11 +197,12 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   const urls = {
     FETCH_ALLOW_HOSTS: `127.0.0.1:${port}`,
-    CONNECTORS: 'google-news,bing-news,gdelt,hacker-news',
+    CONNECTORS: 'google-news,bing-news,gdelt,hacker-news,mastodon',
     GOOGLE_NEWS_URL: base,
     BING_NEWS_URL: base,
     GDELT_URL: base,
     HN_SEARCH_URL: base,
+    MASTODON_URL: base,
   };
   svc = await startService(urls, { runJobs: false });
   const db = svc.app.config.database;
@@ -230,7 +263,7 @@ async function pollBrand(brandId: string, only?: string[]) {
 }
 
 describe('connectors', () => {
-  it('find a brand’s coverage from the moment it is added: news search and a forum post, each article read once', async () => {
+  it('find a brand’s coverage from the moment it is added: news, a forum thread and a social post, each article read once', async () => {
     reset();
     const { host, brand, stories } = await zentrix();
     const start = asked.length;
@@ -240,29 +273,36 @@ describe('connectors', () => {
       ['gdelt', true],
       ['google-news', true],
       ['hacker-news', true],
+      ['mastodon', true],
     ]);
     // One connector after another, so which finds an article first is known; each poll is
     // enqueued once though two schedulers run at the same instant.
-    for (const connector of ['google-news', 'bing-news', 'gdelt', 'hacker-news']) {
+    for (const connector of ['google-news', 'bing-news', 'gdelt', 'hacker-news', 'mastodon']) {
       expect(await pollBrand(brand.id, [connector])).toBe(1);
     }
 
     const list = await stories();
-    // The recall (its headline from Google News, its two articles' pages from Bing and
-    // GDELT) and the forum thread.
-    expect(list).toHaveLength(2);
+    // Three kinds of source: the recall in the news (its headline from Google News, its two
+    // articles' pages from Bing and GDELT), a forum thread and a social post.
+    expect(list).toHaveLength(3);
     const articles = await svc.app.db
       .selectFrom('articles as a')
       .innerJoin('stories as s', 's.id', 'a.story_id')
       .select(['s.event_uri', 'a.url', 'a.type', 'a.publisher'])
       .where('s.brand_id', '=', brand.id)
+      .orderBy('a.type')
       .orderBy('a.url')
       .execute();
     expect(articles.map(({ event_uri: _, ...a }) => a)).toEqual([
+      { url: 'https://news.ycombinator.com/item?id=9001', type: 'forum', publisher: 'Hacker News' },
       { url: `${base}/news/zentrix-recall`, type: 'news', publisher: 'Daily Ledger' },
       { url: `${base}/rss/articles/CBMi1?oc=5`, type: 'news', publisher: 'Daily Ledger' },
       { url: `${base}/tech/powercell-pulled`, type: 'news', publisher: 'Gadget Weekly' },
-      { url: 'https://news.ycombinator.com/item?id=9001', type: 'forum', publisher: 'Hacker News' },
+      {
+        url: 'https://social.example/@cyclist/113000000000000020',
+        type: 'social',
+        publisher: 'Mastodon (social.example)',
+      },
     ]);
     // The three news articles are one story.
     expect(new Set(articles.filter((a) => a.type === 'news').map((a) => a.event_uri)).size).toBe(1);
@@ -298,14 +338,19 @@ describe('connectors', () => {
     // Polled again with nothing new: nothing is fetched or added again; the cursors moved.
     const before = asked.length;
     await pollBrand(brand.id);
-    expect(asked.slice(before).filter((a) => !/search|doc\/doc/.test(a))).toEqual([]);
+    expect(asked.slice(before).filter((a) => !/search|doc\/doc|timelines\/tag/.test(a))).toEqual(
+      [],
+    );
+    expect(asked.slice(before).find((a) => a.startsWith('/api/v1/timelines/tag/'))).toContain(
+      'since_id=113000000000000020',
+    );
     expect(asked.slice(before).find((a) => a.startsWith('/api/v2/doc/doc'))).toContain(
       'startdatetime=20261128100001',
     );
     expect(asked.slice(before).find((a) => a.startsWith('/api/v1/search_by_date'))).toContain(
       encodeURIComponent('created_at_i>1795860000'),
     );
-    expect(await stories()).toHaveLength(2);
+    expect(await stories()).toHaveLength(3);
   });
 
   it('wait as a service asks (429, Retry-After), record its failures, and read again once it answers', async () => {

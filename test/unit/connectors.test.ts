@@ -4,6 +4,7 @@ import { brandQuery, orQuery } from '../../src/connectors/connector.js';
 import { gdelt } from '../../src/connectors/gdelt.js';
 import { googleNews } from '../../src/connectors/google-news.js';
 import { hackerNews } from '../../src/connectors/hacker-news.js';
+import { hashtagOf, mastodon } from '../../src/connectors/mastodon.js';
 import { retryAfterMs } from '../../src/domain/connectors.js';
 
 /**
@@ -198,6 +199,79 @@ describe('Hacker News', () => {
     expect(page.items[1]!.given).toBeUndefined();
     expect(() => hackerNews.parse('{"hits": "none"}', '', now)).toThrow(/format/);
     expect(() => hackerNews.parse('<html>', '', now)).toThrow(/JSON/);
+  });
+});
+
+describe('Mastodon', () => {
+  const status = (id: string, over: Record<string, unknown> = {}) => ({
+    id,
+    created_at: '2026-11-28T10:00:00.000Z',
+    in_reply_to_id: null,
+    sensitive: false,
+    spoiler_text: '',
+    visibility: 'public',
+    language: 'en',
+    uri: `https://social.example/users/ann/statuses/${id}`,
+    url: `https://social.example/@ann/${id}`,
+    replies_count: 1,
+    reblogs_count: 2,
+    favourites_count: 3,
+    content:
+      '<p>The new <a href="https://social.example/tags/acme" class="mention hashtag">#<span>Acme</span></a> store is open.<br />Queue around the block &amp; free coffee.</p>',
+    account: {
+      id: '1',
+      username: 'ann',
+      acct: 'ann@social.example',
+      display_name: 'Ann',
+      followers_count: 50,
+    },
+    media_attachments: [],
+    ...over,
+  });
+
+  it('asks the hashtag’s public timeline since the newest status, and reads posts with their reach', () => {
+    expect(hashtagOf('Acme Corp')).toBe('acmecorp');
+    const first = mastodon.request('https://mastodon.social', acme, null, now);
+    expect(first).toBe('https://mastodon.social/api/v1/timelines/tag/acme?limit=40');
+    const next = mastodon.request('https://mastodon.social', acme, '113000000000000009', now);
+    expect(next).toBe(
+      'https://mastodon.social/api/v1/timelines/tag/acme?limit=40&since_id=113000000000000009',
+    );
+    const page = mastodon.parse(
+      JSON.stringify([
+        status('113000000000000010'),
+        status('113000000000000009', {
+          account: { acct: 'big@news.example', followers_count: 250_000 },
+          reblogs_count: 0,
+          favourites_count: 0,
+          replies_count: 0,
+        }),
+        status('99', { url: null }),
+      ]),
+      '',
+      now,
+    );
+    expect(page.cursor).toBe('113000000000000010');
+    expect(page.items).toHaveLength(2);
+    expect(page.items[0]).toEqual({
+      key: 'https://social.example/users/ann/statuses/113000000000000010',
+      url: 'https://social.example/@ann/113000000000000010',
+      title: 'The new #Acme store is open.\nQueue around the block & free coffee.',
+      published_at: '2026-11-28T10:00:00.000Z',
+      given: {
+        text: 'The new #Acme store is open.\nQueue around the block & free coffee.',
+        publisher: 'Mastodon (social.example)',
+        author: 'ann@social.example',
+        type: 'social',
+        reach: 6,
+      },
+    });
+    // A widely followed account reaches people before anyone reacts.
+    expect(page.items[1]!.given!.reach).toBe(2500);
+    expect(mastodon.parse('[]', '', now)).toEqual({ items: [], cursor: null });
+    expect(() =>
+      mastodon.parse('{"error":"This method requires an authenticated user"}', '', now),
+    ).toThrow(/format/);
   });
 });
 
