@@ -116,9 +116,9 @@ const Env = z.object({
     .default(15 * 60_000),
   /**
    * The connectors every brand gets, on by default (docs/sources.md): a comma-separated
-   * list of google-news, bing-news, gdelt, hacker-news, mastodon; empty for none.
+   * list of google-news, bing-news, gdelt, hacker-news, reddit, mastodon; empty for none.
    */
-  CONNECTORS: z.string().default('google-news,bing-news,gdelt,hacker-news,mastodon'),
+  CONNECTORS: z.string().default('google-news,bing-news,gdelt,hacker-news,reddit,mastodon'),
   /** How often each brand's connectors ask for new coverage. */
   CONNECTOR_POLL_MS: z.coerce
     .number()
@@ -132,6 +132,7 @@ const Env = z.object({
   BING_NEWS_URL: z.url({ protocol: /^https?$/ }).default('https://www.bing.com'),
   GDELT_URL: z.url({ protocol: /^https?$/ }).default('https://api.gdeltproject.org'),
   HN_SEARCH_URL: z.url({ protocol: /^https?$/ }).default('https://hn.algolia.com'),
+  REDDIT_URL: z.url({ protocol: /^https?$/ }).default('https://www.reddit.com'),
   /** The Mastodon instance whose public hashtag timelines are read. */
   MASTODON_URL: z.url({ protocol: /^https?$/ }).default('https://mastodon.social'),
   /** First retry delay of a failed job; doubles with each attempt. */
@@ -394,6 +395,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'bing-news': e.BING_NEWS_URL.replace(/\/+$/, ''),
       gdelt: e.GDELT_URL.replace(/\/+$/, ''),
       'hacker-news': e.HN_SEARCH_URL.replace(/\/+$/, ''),
+      reddit: e.REDDIT_URL.replace(/\/+$/, ''),
       mastodon: e.MASTODON_URL.replace(/\/+$/, ''),
     },
     inviteTtlDays: e.INVITE_TTL_DAYS,

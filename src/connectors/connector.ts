@@ -15,9 +15,12 @@ export interface Connector {
   request(base: string, query: BrandQuery, cursor: string | null, now: Date): string;
   /** What `Accept` asks for. */
   accept: string;
-  /** The answer read into items, newest first, and the cursor for the next poll. Throws on
-   *  an answer it cannot read (a changed format), which the poll records. */
-  parse(body: string, url: string, now: Date): ConnectorPage;
+  /**
+   * The answer read into items, newest first, and the cursor for the next poll (the one it
+   * was asked with, for a service that cannot be asked "since"). Throws on an answer it
+   * cannot read (a changed format), which the poll records.
+   */
+  parse(body: string, url: string, now: Date, cursor?: string | null): ConnectorPage;
 }
 
 export const CONNECTOR_IDS = [
@@ -25,6 +28,7 @@ export const CONNECTOR_IDS = [
   'bing-news',
   'gdelt',
   'hacker-news',
+  'reddit',
   'mastodon',
 ] as const;
 export type ConnectorId = (typeof CONNECTOR_IDS)[number];

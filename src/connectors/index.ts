@@ -4,6 +4,7 @@ import { gdelt } from './gdelt.js';
 import { googleNews } from './google-news.js';
 import { hackerNews } from './hacker-news.js';
 import { mastodon } from './mastodon.js';
+import { reddit } from './reddit.js';
 
 /** Every connector, by id (docs/sources.md). */
 export const CONNECTORS: Record<ConnectorId, Connector> = {
@@ -11,5 +12,6 @@ export const CONNECTORS: Record<ConnectorId, Connector> = {
   'bing-news': bingNews,
   gdelt,
   'hacker-news': hackerNews,
+  reddit,
   mastodon,
 };

@@ -240,7 +240,7 @@ export async function pollConnectorJob(
     const text = connector.accept.includes('json')
       ? res.body.toString('utf8')
       : decodeBody(res.body, res.headers.get('content-type'), 'xml').text;
-    page = connector.parse(text, res.url, now);
+    page = connector.parse(text, res.url, now, row.cursor);
   } catch (e) {
     await record({ last_status: 'unreadable', last_error: (e as Error).message });
     return { status: 'unreadable' };

@@ -67,6 +67,35 @@ const rss = (items: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>search</title>${items}</channel></rss>`;
 
 function reset() {
+  // Reddit links the recall already read: known by its address, not fetched again.
+  answer.reddit = () => ({
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      kind: 'Listing',
+      data: {
+        after: null,
+        children: [
+          {
+            kind: 't3',
+            data: {
+              name: 't3_z1',
+              title: 'Zentrix recalls its PowerCell 9 packs',
+              selftext: '',
+              url: `${base}/news/zentrix-recall`,
+              permalink: '/r/ebikes/comments/z1/zentrix_recalls/',
+              author: 'rider',
+              subreddit: 'ebikes',
+              created_utc: 1795860000,
+              score: 80,
+              num_comments: 30,
+              is_self: false,
+            },
+          },
+        ],
+      },
+    }),
+  });
   answer.mastodon = () => ({
     status: 200,
     headers: { 'content-type': 'application/json' },
@@ -179,6 +208,7 @@ beforeAll(async () => {
     if (url.pathname === '/api/v2/doc/doc') return send(answer.gdelt!());
     if (url.pathname === '/api/v1/search_by_date') return send(answer.hn!());
     if (url.pathname === '/api/v1/timelines/tag/zentrix') return send(answer.mastodon!());
+    if (url.pathname === '/search.json') return send(answer.reddit!());
     // Google News' links lead to the publisher only through a script, as Google's do.
     if (url.pathname.startsWith('/rss/articles/')) {
       return res
@@ -197,12 +227,13 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   const urls = {
     FETCH_ALLOW_HOSTS: `127.0.0.1:${port}`,
-    CONNECTORS: 'google-news,bing-news,gdelt,hacker-news,mastodon',
+    CONNECTORS: 'google-news,bing-news,gdelt,hacker-news,reddit,mastodon',
     GOOGLE_NEWS_URL: base,
     BING_NEWS_URL: base,
     GDELT_URL: base,
     HN_SEARCH_URL: base,
     MASTODON_URL: base,
+    REDDIT_URL: base,
   };
   svc = await startService(urls, { runJobs: false });
   const db = svc.app.config.database;
@@ -274,10 +305,18 @@ describe('connectors', () => {
       ['google-news', true],
       ['hacker-news', true],
       ['mastodon', true],
+      ['reddit', true],
     ]);
     // One connector after another, so which finds an article first is known; each poll is
     // enqueued once though two schedulers run at the same instant.
-    for (const connector of ['google-news', 'bing-news', 'gdelt', 'hacker-news', 'mastodon']) {
+    for (const connector of [
+      'google-news',
+      'bing-news',
+      'gdelt',
+      'hacker-news',
+      'reddit',
+      'mastodon',
+    ]) {
       expect(await pollBrand(brand.id, [connector])).toBe(1);
     }
 

@@ -5,6 +5,7 @@ import { gdelt } from '../../src/connectors/gdelt.js';
 import { googleNews } from '../../src/connectors/google-news.js';
 import { hackerNews } from '../../src/connectors/hacker-news.js';
 import { hashtagOf, mastodon } from '../../src/connectors/mastodon.js';
+import { reddit } from '../../src/connectors/reddit.js';
 import { retryAfterMs } from '../../src/domain/connectors.js';
 
 /**
@@ -199,6 +200,75 @@ describe('Hacker News', () => {
     expect(page.items[1]!.given).toBeUndefined();
     expect(() => hackerNews.parse('{"hits": "none"}', '', now)).toThrow(/format/);
     expect(() => hackerNews.parse('<html>', '', now)).toThrow(/JSON/);
+  });
+});
+
+describe('Reddit', () => {
+  const post = (name: string, created: number, over: Record<string, unknown> = {}) => ({
+    kind: 't3',
+    data: {
+      name,
+      id: name.slice(3),
+      title: 'Acme support is ignoring warranty claims',
+      selftext: 'Five weeks and no answer from Acme &amp; no refund.',
+      url: `https://www.reddit.com/r/ebikes/comments/${name.slice(3)}/x/`,
+      permalink: `/r/ebikes/comments/${name.slice(3)}/x/`,
+      author: 'rider',
+      subreddit: 'ebikes',
+      created_utc: created,
+      score: 40,
+      num_comments: 12,
+      is_self: true,
+      ...over,
+    },
+  });
+  const listing = (children: unknown[]) =>
+    JSON.stringify({ kind: 'Listing', data: { after: null, dist: children.length, children } });
+
+  it('asks the search for the newest posts, reads text posts with their reach and link posts as their article', () => {
+    const url = new URL(reddit.request('https://www.reddit.com', acme, null, now));
+    expect(url.pathname).toBe('/search.json');
+    expect(url.searchParams.get('q')).toBe('"Acme" OR "Acme Corp" -"Acme Road"');
+    expect(url.searchParams.get('sort')).toBe('new');
+    const page = reddit.parse(
+      listing([
+        post('t3_b', 1795860000),
+        post('t3_a', 1795856400, {
+          is_self: false,
+          selftext: '',
+          url: 'https://planet.example/news/acme-recall',
+        }),
+      ]),
+      '',
+      now,
+      null,
+    );
+    expect(page.cursor).toBe('1795860000');
+    expect(page.items[0]).toEqual({
+      key: 't3_b',
+      url: 'https://www.reddit.com/r/ebikes/comments/b/x/',
+      title: 'Acme support is ignoring warranty claims',
+      published_at: '2026-11-28T10:00:00.000Z',
+      given: {
+        text: 'Acme support is ignoring warranty claims\n\nFive weeks and no answer from Acme & no refund.',
+        publisher: 'Reddit (r/ebikes)',
+        author: 'rider',
+        type: 'forum',
+        reach: 52,
+      },
+    });
+    expect(page.items[1]).toEqual({
+      key: 't3_a',
+      url: 'https://planet.example/news/acme-recall',
+      title: 'Acme support is ignoring warranty claims',
+      published_at: '2026-11-28T09:00:00.000Z',
+    });
+    // The search cannot be asked "since": what the cursor has seen is dropped here.
+    const later = reddit.parse(listing([post('t3_b', 1795860000)]), '', now, '1795860000');
+    expect(later).toEqual({ items: [], cursor: '1795860000' });
+    expect(() =>
+      reddit.parse('{"message": "Too Many Requests", "error": 429}', '', now, null),
+    ).toThrow(/format/);
   });
 });
 

@@ -187,7 +187,10 @@ export function registerBrands(program: Command): void {
       .command(verb)
       .description(`switch one of a brand's connectors ${verb}`)
       .requiredOption('--brand <host>', 'brand host')
-      .requiredOption('--connector <id>', 'google-news, bing-news, gdelt, hacker-news or mastodon')
+      .requiredOption(
+        '--connector <id>',
+        'google-news, bing-news, gdelt, hacker-news, reddit or mastodon',
+      )
       .option('--json', 'print one JSON object')
       .action(
         action(

@@ -1,0 +1,85 @@
+import { decodeHTML } from 'entities';
+import { z } from 'zod';
+import { type Connector, type ConnectorItem, orQuery } from './connector.js';
+
+/**
+ * Reddit's search (GET /search.json?q=…&sort=new): the newest posts naming the brand
+ * across subreddits. A link post is read as the article it links to; a text post is read
+ * as it is, with its score and comments as its reach. Reddit's search has no "since": the
+ * cursor is the newest `created_utc` read, and older posts are dropped here. No key
+ * (Reddit asks for a descriptive User-Agent and limits anonymous use; its OAuth API is the
+ * licensed route for volume).
+ */
+export const reddit: Connector = {
+  id: 'reddit',
+  name: 'Reddit',
+  accept: 'application/json',
+  request(base, query) {
+    return `${base}/search.json?q=${encodeURIComponent(orQuery(query))}&sort=new&limit=100&t=week&raw_json=1`;
+  },
+  parse(body, _url, _now, cursor = null) {
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      throw new Error('Reddit answered with something other than JSON');
+    }
+    const parsed = Listing.safeParse(json);
+    if (!parsed.success)
+      throw new Error('Reddit answered in a format this connector does not read');
+    const since = cursor ? Number(cursor) : 0;
+    const items: ConnectorItem[] = [];
+    let newest: number | null = null;
+    for (const { data: p } of parsed.data.data.children) {
+      if (newest === null || p.created_utc > newest) newest = p.created_utc;
+      if (p.created_utc <= since) continue;
+      const thread = `https://www.reddit.com${p.permalink}`;
+      const when = new Date(p.created_utc * 1000).toISOString();
+      if (
+        !p.is_self &&
+        p.url &&
+        /^https?:\/\//i.test(p.url) &&
+        !/reddit\.com|redd\.it/i.test(p.url)
+      ) {
+        items.push({ key: p.name, url: p.url, title: p.title, published_at: when });
+      } else if (p.selftext.trim()) {
+        items.push({
+          key: p.name,
+          url: thread,
+          title: p.title,
+          published_at: when,
+          given: {
+            text: `${p.title}\n\n${decodeHTML(p.selftext).trim()}`,
+            publisher: `Reddit (r/${p.subreddit})`,
+            author: p.author,
+            type: 'forum',
+            reach: Math.max(0, p.score) + p.num_comments,
+          },
+        });
+      }
+    }
+    return { items, cursor: newest === null ? null : String(Math.max(newest, since)) };
+  },
+};
+
+const Listing = z.object({
+  data: z.object({
+    children: z.array(
+      z.object({
+        data: z.object({
+          name: z.string(),
+          title: z.string(),
+          selftext: z.string().default(''),
+          url: z.string().nullish(),
+          permalink: z.string(),
+          author: z.string(),
+          subreddit: z.string(),
+          created_utc: z.number(),
+          score: z.number(),
+          num_comments: z.number(),
+          is_self: z.boolean(),
+        }),
+      }),
+    ),
+  }),
+});
