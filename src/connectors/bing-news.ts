@@ -10,6 +10,7 @@ export const bingNews: Connector = {
   id: 'bing-news',
   name: 'Bing News',
   accept: 'application/rss+xml, application/xml;q=0.9, text/xml;q=0.8',
+  perMinute: 30,
   request(base, query) {
     return `${base}/news/search?q=${encodeURIComponent(orQuery(query))}&format=rss`;
   },

@@ -15,6 +15,8 @@ export interface Connector {
   request(base: string, query: BrandQuery, cursor: string | null, now: Date): string;
   /** What `Accept` asks for. */
   accept: string;
+  /** Requests a minute its service allows from one address (docs/sources.md). */
+  perMinute: number;
   /**
    * The answer read into items, newest first, and the cursor for the next poll (the one it
    * was asked with, for a service that cannot be asked "since"). Throws on an answer it

@@ -11,13 +11,17 @@ export const gdelt: Connector = {
   id: 'gdelt',
   name: 'GDELT',
   accept: 'application/json',
-  request(base, query, cursor) {
+  perMinute: 12,
+  request(base, query, cursor, now) {
     const terms = query.names.map((n) => `"${n.replace(/"/g, '')}"`);
     const q = [
       terms.length > 1 ? `(${terms.join(' OR ')})` : terms[0]!,
       ...query.exclude.map((e) => `-"${e.replace(/"/g, '')}"`),
     ].join(' ');
-    const since = cursor ? `&startdatetime=${cursor}` : '&timespan=1d';
+    // GDELT searches its last three months: an older cursor (a brand with no coverage for
+    // that long) asks from the window's start, not for an error.
+    const window = stamp(new Date(now.getTime() - 89 * 86_400_000));
+    const since = cursor ? `&startdatetime=${cursor < window ? window : cursor}` : '&timespan=1d';
     return `${base}/api/v2/doc/doc?query=${encodeURIComponent(q)}&mode=ArtList&format=json&maxrecords=75&sort=DateDesc${since}`;
   },
   parse(body) {
@@ -53,12 +57,14 @@ const Answer = z.object({
     .optional(),
 });
 
+/** A time as GDELT's startdatetime: YYYYMMDDHHMMSS, UTC. */
+const stamp = (at: Date) => at.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+
 /** "20191114T183000Z" as an ISO time and as the next poll's startdatetime (a second on). */
 function seenDate(raw: string): { iso: string; cursor: string } | null {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(raw);
   if (!m) return null;
   const at = new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);
   if (Number.isNaN(at.getTime())) return null;
-  const next = new Date(at.getTime() + 1000).toISOString();
-  return { iso: at.toISOString(), cursor: next.replace(/[-:T]/g, '').slice(0, 14) };
+  return { iso: at.toISOString(), cursor: stamp(new Date(at.getTime() + 1000)) };
 }

@@ -14,6 +14,7 @@ export const googleNews: Connector = {
   id: 'google-news',
   name: 'Google News',
   accept: 'application/rss+xml, application/xml;q=0.9, text/xml;q=0.8',
+  perMinute: 30,
   request(base, query) {
     const q = encodeURIComponent(orQuery(query));
     return `${base}/rss/search?q=${q}&hl=en-US&gl=US&ceid=US:en`;

@@ -12,6 +12,7 @@ export const hackerNews: Connector = {
   id: 'hacker-news',
   name: 'Hacker News',
   accept: 'application/json',
+  perMinute: 30,
   request(base, query, cursor) {
     const since = cursor ? `&numericFilters=${encodeURIComponent(`created_at_i>${cursor}`)}` : '';
     // One query: Algolia has no OR; the name is what people write.

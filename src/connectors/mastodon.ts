@@ -12,6 +12,7 @@ export const mastodon: Connector = {
   id: 'mastodon',
   name: 'Mastodon',
   accept: 'application/json',
+  perMinute: 30,
   request(base, query, cursor) {
     const tag = hashtagOf(query.names[0] ?? '');
     const since = cursor ? `&since_id=${encodeURIComponent(cursor)}` : '';
@@ -39,7 +40,9 @@ export const mastodon: Connector = {
         newest = s.id;
       }
       const text = textOf(s.content);
-      if (!text || !s.url) continue;
+      // A status without a web address, or with one that is not http(s), is not shown.
+      const host = s.url && /^https?:\/\//i.test(s.url) ? hostOf(s.url) : null;
+      if (!text || !s.url || !host) continue;
       const engagement = s.reblogs_count + s.favourites_count + s.replies_count;
       items.push({
         key: s.uri,
@@ -48,7 +51,7 @@ export const mastodon: Connector = {
         published_at: s.created_at,
         given: {
           text,
-          publisher: `Mastodon (${new URL(s.url).hostname})`,
+          publisher: `Mastodon (${host})`,
           author: s.account.acct,
           type: 'social',
           // A hundred followers count as one interaction: a post from a widely followed
@@ -74,6 +77,14 @@ const Answer = z.array(
     account: z.object({ acct: z.string(), followers_count: z.number().nullish() }),
   }),
 );
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return null;
+  }
+};
 
 /** "Acme Corp" as the hashtag people write: #acmecorp. */
 export function hashtagOf(name: string): string {

@@ -14,6 +14,7 @@ export const reddit: Connector = {
   id: 'reddit',
   name: 'Reddit',
   accept: 'application/json',
+  perMinute: 10,
   request(base, query) {
     return `${base}/search.json?q=${encodeURIComponent(orQuery(query))}&sort=new&limit=100&t=week&raw_json=1`;
   },

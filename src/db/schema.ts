@@ -114,6 +114,7 @@ export interface BrandConnectorsTable {
   cursor: string | null;
   next_poll_at: string | null;
   last_polled_at: string | null;
+  first_read_at: string | null;
   last_status: string | null;
   last_error: string | null;
   failing_since: string | null;

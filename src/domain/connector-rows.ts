@@ -29,6 +29,7 @@ export async function seedConnectors(
         created_at: at,
       })),
     )
-    .onConflict((oc) => oc.columns(['brand_id', 'connector']).doNothing())
+    // Any conflict (the id or the pair): another process seeded it first.
+    .onConflict((oc) => oc.doNothing())
     .execute();
 }

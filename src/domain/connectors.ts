@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import {
   baseOf,
   brandQuery,
@@ -24,9 +25,10 @@ import { type BrandRow, ingestArticle } from './ingest-article.js';
  * configured connectors, on, the moment it is added; the team can switch each off. Each
  * (brand, connector) is polled like a feed: claimed by moving its next poll forward in
  * the transaction that enqueues the job, so one process asks; what each item became is
- * remembered, so nothing is read twice. A connector's service asking it to wait (429,
- * Retry-After) holds that connector for every brand until then; each connector makes at
- * most CONNECTOR_REQUESTS_PER_MINUTE requests a minute in all.
+ * remembered, so nothing is read twice. Each connector's requests are paced across all
+ * processes: one process a minute takes the connector's window (a compare-and-set on
+ * `connector_backoff`) and claims at most its rate, spread over the minute; a 429's
+ * Retry-After moves the window, and a poll already queued waits for it too.
  */
 
 /** Items read per poll; the rest wait for the next one. */
@@ -35,79 +37,97 @@ const ITEMS_PER_POLL = 25;
 const FIRST_POLL_ITEMS = 10;
 /** A post makes a story of its own only with this much reach (points, comments, likes). */
 export const POST_REACH = 10;
-/** Brands given their connectors per scheduler run (the rest at the next). */
-const SEED_BATCH = 500;
+/** A connector's window: the requests claimed at once are spread over it. */
+const WINDOW_MS = 60_000;
+/** Why a connector is held: the minute's window, or its service's 429. */
+const WINDOW = 'window';
 const ACTOR = 'monitor';
 
 /**
- * Brands added by any path (the CLI, the portal, onboarding, an older release) that lack
- * a configured connector get it: the scheduler runs this first.
+ * Brands added by any path (an agency's client onboarding, an older release) that lack a
+ * configured connector get it, in one statement per connector; the scheduler runs this
+ * at start and every ten minutes.
  */
-async function seedMissing(app: AppContext): Promise<void> {
+export async function seedMissing(app: AppContext): Promise<void> {
   const at = app.clock.now().toISOString();
   for (const connector of app.config.connectors) {
-    const lacking = await app.db
-      .selectFrom('brands as b')
-      .select('b.id')
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('brand_connectors as c')
-              .select('c.id')
-              .whereRef('c.brand_id', '=', 'b.id')
-              .where('c.connector', '=', connector),
-          ),
-        ),
-      )
-      .limit(SEED_BATCH)
-      .execute();
-    if (lacking.length === 0) continue;
     await app.db
       .insertInto('brand_connectors')
-      .values(
-        lacking.map((b) => ({
-          id: rowId(b.id, connector),
-          brand_id: b.id,
-          connector,
-          next_poll_at: at,
-          created_at: at,
-        })),
+      .columns(['id', 'brand_id', 'connector', 'next_poll_at', 'created_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('brands as b')
+          .select([
+            sql<string>`b.id || ${`.${connector}`}`.as('id'),
+            'b.id as brand_id',
+            sql<string>`cast(${connector} as text)`.as('connector'),
+            sql<string>`cast(${at} as text)`.as('next_poll_at'),
+            sql<string>`cast(${at} as text)`.as('created_at'),
+          ])
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('brand_connectors as c')
+                  .select('c.id')
+                  .whereRef('c.brand_id', '=', 'b.id')
+                  .where('c.connector', '=', connector),
+              ),
+            ),
+          ),
       )
-      .onConflict((oc) => oc.columns(['brand_id', 'connector']).doNothing())
+      .onConflict((oc) => oc.doNothing())
       .execute();
   }
 }
 
-/** Enqueues the polls that are due, within each connector's rate; answers how many. */
+/** Requests a connector may make a minute: its service's limit, within CONNECTOR_REQUESTS_PER_MINUTE. */
+const rateOf = (app: AppContext, connector: ConnectorId) =>
+  Math.min(app.config.connectorRequestsPerMinute, CONNECTORS[connector].perMinute);
+
+/**
+ * Takes the connector's window for this process: true when no process holds it (its last
+ * window ended, and no 429 asks to wait). One process a minute wins, however many run.
+ */
+async function takeWindow(app: AppContext, connector: ConnectorId, at: string): Promise<boolean> {
+  const until = new Date(Date.parse(at) + WINDOW_MS).toISOString();
+  await app.db
+    .insertInto('connector_backoff')
+    .values({ connector, until: at, reason: WINDOW })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const taken = await app.db
+    .updateTable('connector_backoff')
+    .set({ until, reason: WINDOW })
+    .where('connector', '=', connector)
+    .where('until', '<=', at)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
+}
+
+/**
+ * Enqueues the polls that are due, each connector within its rate, spread over the
+ * minute; answers how many this process claimed.
+ */
 export async function scheduleDueConnectors(app: AppContext): Promise<number> {
-  const connectors = app.config.connectors;
-  if (connectors.length === 0) return 0;
-  await seedMissing(app);
   const now = app.clock.now();
   const at = now.toISOString();
   const next = new Date(now.getTime() + app.config.connectorPollMs).toISOString();
-  const waiting = new Set(
-    (
-      await app.db
-        .selectFrom('connector_backoff')
-        .select('connector')
-        .where('until', '>', at)
-        .execute()
-    ).map((r) => r.connector),
-  );
   let claimed = 0;
-  for (const connector of connectors) {
-    if (waiting.has(connector)) continue;
-    // A minute's share of the connector's requests: the scheduler runs each minute.
+  for (const connector of app.config.connectors) {
+    if (!(await takeWindow(app, connector, at))) continue;
+    const rate = rateOf(app, connector);
     const due = await app.db
-      .selectFrom('brand_connectors')
-      .select(['id', 'next_poll_at'])
-      .where('connector', '=', connector)
-      .where('enabled', '=', 1)
-      .where((eb) => eb.or([eb('next_poll_at', 'is', null), eb('next_poll_at', '<=', at)]))
-      .orderBy('next_poll_at')
-      .limit(app.config.connectorRequestsPerMinute)
+      .selectFrom('brand_connectors as c')
+      // A row whose brand is gone (deleted mid-seed) is never claimed.
+      .innerJoin('brands as b', 'b.id', 'c.brand_id')
+      .select(['c.id', 'c.next_poll_at'])
+      .where('c.connector', '=', connector)
+      .where('c.enabled', '=', 1)
+      .where((eb) => eb.or([eb('c.next_poll_at', 'is', null), eb('c.next_poll_at', '<=', at)]))
+      .orderBy('c.next_poll_at')
+      .limit(rate)
       .execute();
+    let k = 0;
     for (const row of due) {
       await inTransaction(app, async (app) => {
         const trx = app.db;
@@ -127,7 +147,14 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
           .where('status', 'in', ['queued', 'running'])
           .executeTakeFirst();
         if (pending) return;
-        await enqueue(trx, CONNECTOR_POLL, { source: row.id }, { now: at, maxAttempts: 3 });
+        // Spread over the window: the service sees a steady pace, not a burst.
+        const runAt = new Date(now.getTime() + Math.floor((k++ * WINDOW_MS) / rate));
+        await enqueue(
+          trx,
+          CONNECTOR_POLL,
+          { source: row.id },
+          { now: at, runAt: runAt.toISOString(), maxAttempts: 3 },
+        );
         claimed++;
       });
     }
@@ -135,16 +162,22 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
   return claimed;
 }
 
-/** Schedules due connectors now and then every minute (or CONNECTOR_POLL_MS, if shorter). */
+/**
+ * Seeds missing rows and schedules due connectors now, then every minute (or
+ * CONNECTOR_POLL_MS, if shorter); seeds again every ten runs.
+ */
 export function startConnectorScheduler(app: AppContext): () => void {
   if (app.config.connectors.length === 0) return () => {};
-  const run = () => {
-    scheduleDueConnectors(app).catch((err) =>
-      app.log?.warn({ err }, 'connector scheduling failed'),
-    );
+  let runs = 0;
+  const run = async () => {
+    if (runs++ % 10 === 0) await seedMissing(app);
+    await scheduleDueConnectors(app);
   };
-  run();
-  const timer = setInterval(run, Math.min(60_000, app.config.connectorPollMs));
+  const tick = () => {
+    run().catch((err) => app.log?.warn({ err }, 'connector scheduling failed'));
+  };
+  tick();
+  const timer = setInterval(tick, Math.min(60_000, app.config.connectorPollMs));
   timer.unref();
   return () => clearInterval(timer);
 }
@@ -170,7 +203,7 @@ export async function pollConnectorJob(
   const row = await app.db
     .selectFrom('brand_connectors as c')
     .innerJoin('brands as b', 'b.id', 'c.brand_id')
-    .select(['c.id', 'c.connector', 'c.enabled', 'c.cursor', 'c.last_polled_at'])
+    .select(['c.id', 'c.connector', 'c.enabled', 'c.cursor', 'c.first_read_at'])
     .select(['c.failing_since', 'b.id as brand_id', 'b.account_id', 'b.host', 'b.name'])
     .select(['b.aliases', 'b.match_policy'])
     .where('c.id', '=', payload.source)
@@ -182,6 +215,22 @@ export async function pollConnectorJob(
   }
   const now = app.clock.now();
   const at = now.toISOString();
+  // Queued before its service asked to wait (429): it waits too, and is polled after.
+  const held = await app.db
+    .selectFrom('connector_backoff')
+    .select('until')
+    .where('connector', '=', connector.id)
+    .where('reason', '!=', WINDOW)
+    .where('until', '>', at)
+    .executeTakeFirst();
+  if (held) {
+    await app.db
+      .updateTable('brand_connectors')
+      .set({ next_poll_at: held.until })
+      .where('id', '=', row.id)
+      .execute();
+    return { status: 'waiting' };
+  }
   const record = (fields: { last_status: string; last_error?: string | null }) =>
     app.db
       .updateTable('brand_connectors')
@@ -203,12 +252,15 @@ export async function pollConnectorJob(
     aliases: row.aliases,
     match_policy: row.match_policy,
   };
-  const url = connector.request(
-    baseOf(app.config, connector.id),
-    brandQuery(brandTermsOf(brand)),
-    row.cursor,
-    now,
-  );
+  const query = brandQuery(brandTermsOf(brand));
+  if (query.names.length === 0) {
+    await record({
+      last_status: 'nothing to search',
+      last_error: 'the brand has no name of two letters or more',
+    });
+    return { status: 'nothing to search' };
+  }
+  const url = connector.request(baseOf(app.config, connector.id), query, row.cursor, now);
   let res: Awaited<ReturnType<typeof safeFetch>>;
   try {
     res = await safeFetch(app.config, url, { headers: { accept: connector.accept } });
@@ -248,7 +300,9 @@ export async function pollConnectorJob(
 
   const fresh = await unseen(app.db, row.id, row.brand_id, page.items);
   let queue = [...fresh].reverse();
-  if (row.last_polled_at === null && queue.length > FIRST_POLL_ITEMS) {
+  // The first answer read (not the first poll: one that failed read nothing) holds the
+  // service's backlog, which is history.
+  if (row.first_read_at === null && queue.length > FIRST_POLL_ITEMS) {
     // What the service held before monitoring began is not news: remembered unread.
     for (const item of queue.slice(0, queue.length - FIRST_POLL_ITEMS)) {
       await remember(app.db, row.id, item, { outcome: 'skipped: before monitoring began' }, at);
@@ -276,6 +330,7 @@ export async function pollConnectorJob(
       failing_since: null,
       last_status: `200: ${batch.length} new item${batch.length === 1 ? '' : 's'}${retry ? `, ${retry} to retry` : ''}`,
       items_found: eb('items_found', '+', batch.length - retry),
+      first_read_at: row.first_read_at ?? at,
       // The cursor moves only once every item up to it was read.
       ...(batch.length === queue.length && retry === 0 && page.cursor && { cursor: page.cursor }),
     }))
@@ -310,31 +365,41 @@ async function unseen(
         .execute()
     ).map((r) => r.item_key),
   );
-  // A headline read as it is (Google News') is the article already held under that title.
-  const titles = items.filter((i) => i.given && i.title).map((i) => i.title!);
-  const heldRows = await db
-    .selectFrom('articles as a')
-    .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select(['a.url', 'a.title'])
-    .where('s.brand_id', '=', brandId)
-    .where((eb) =>
-      eb.or([
-        eb(
+  const held = new Set(
+    (
+      await db
+        .selectFrom('articles as a')
+        .innerJoin('stories as s', 's.id', 'a.story_id')
+        .select('a.url')
+        .where(
           'a.url',
           'in',
           items.map((i) => i.url),
-        ),
-        ...(titles.length > 0 ? [eb('a.title', 'in', titles)] : []),
-      ]),
-    )
-    .execute();
-  const held = new Set(heldRows.map((r) => r.url));
-  const heldTitles = new Set(heldRows.map((r) => r.title.trim().toLowerCase()));
+        )
+        .where('s.brand_id', '=', brandId)
+        .execute()
+    ).map((r) => r.url),
+  );
+  // A headline read as it is (Google News') is the article already held under that title.
+  const titles = items.filter((i) => i.given && i.title).map((i) => i.title!);
+  const heldTitles = new Set(
+    titles.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('articles as a')
+            .innerJoin('stories as s', 's.id', 'a.story_id')
+            .select('a.title')
+            .where('s.brand_id', '=', brandId)
+            .where('a.title', 'in', titles)
+            .execute()
+        ).map((r) => r.title),
+  );
   const out: ConnectorItem[] = [];
   const urls = new Set<string>();
   for (const item of items) {
     if (keys.has(item.key) || held.has(item.url) || urls.has(item.url)) continue;
-    if (item.given && item.title && heldTitles.has(item.title.trim().toLowerCase())) continue;
+    if (item.given && item.title && heldTitles.has(item.title)) continue;
     urls.add(item.url);
     out.push(item);
   }
@@ -446,8 +511,9 @@ export async function listConnectors(app: AppContext, brandId: string): Promise<
     .where('brand_id', '=', brandId)
     .orderBy('connector')
     .execute();
+  // A connector taken out of CONNECTORS is not polled, so not shown.
   return rows
-    .filter((r) => r.connector in CONNECTORS)
+    .filter((r) => (app.config.connectors as readonly string[]).includes(r.connector))
     .map((r) => ({
       connector: r.connector as ConnectorId,
       name: CONNECTORS[r.connector as ConnectorId].name,
@@ -479,7 +545,12 @@ export async function setConnector(
     await seedConnectors(app.db, app.config, brand.id, at);
     await app.db
       .updateTable('brand_connectors')
-      .set({ enabled: enabled ? 1 : 0, ...(enabled && { next_poll_at: at }) })
+      // Switched on again, it starts afresh: what was published while it was off is
+      // history, as at a first poll, not a flood of stories.
+      .set({
+        enabled: enabled ? 1 : 0,
+        ...(enabled && { next_poll_at: at, cursor: null, first_read_at: null }),
+      })
       .where('id', '=', rowId(brand.id, connector as ConnectorId))
       .execute();
     await writeAudit(app.db, {
@@ -495,17 +566,28 @@ export async function setConnector(
   return status!;
 }
 
-/** Connectors failing for an hour or more, across brands (`brs status` warns of them). */
+/**
+ * Connectors failing for an hour or more, across brands (`brs status` warns of them): how
+ * many, and the longest failing.
+ */
 export async function failingConnectors(app: AppContext) {
+  const connectors = app.config.connectors;
+  if (connectors.length === 0) return { count: 0, first: [] };
   const hourAgo = new Date(app.clock.now().getTime() - 3_600_000).toISOString();
-  return app.db
+  const failing = app.db
     .selectFrom('brand_connectors as c')
     .innerJoin('brands as b', 'b.id', 'c.brand_id')
-    .select(['b.host', 'c.connector', 'c.failing_since', 'c.last_error'])
     .where('c.enabled', '=', 1)
+    .where('c.connector', 'in', connectors)
     .where('c.failing_since', 'is not', null)
-    .where('c.failing_since', '<=', hourAgo)
-    .orderBy('c.failing_since')
-    .limit(50)
-    .execute();
+    .where('c.failing_since', '<=', hourAgo);
+  const [count, first] = await Promise.all([
+    failing.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    failing
+      .select(['b.host', 'c.connector', 'c.failing_since', 'c.last_error'])
+      .orderBy('c.failing_since')
+      .limit(5)
+      .execute(),
+  ]);
+  return { count: Number(count?.n ?? 0), first };
 }

@@ -71,3 +71,30 @@ export async function pruneFinished(app: AppContext) {
   }
   return { jobs, deliveries };
 }
+
+/** What a connector found is remembered this long (longer than any search's window). */
+const CONNECTOR_ITEMS_DAYS = 60;
+
+/**
+ * Prunes what connectors remembered having read more than CONNECTOR_ITEMS_DAYS ago: their
+ * searches no longer list it (docs/sources.md). Run by the hourly sweep; returns how many.
+ */
+export async function pruneConnectorItems(app: AppContext): Promise<number> {
+  const before = new Date(app.clock.now().getTime() - CONNECTOR_ITEMS_DAYS * DAY_MS).toISOString();
+  let gone = 0;
+  for (;;) {
+    const ids = (
+      await app.db
+        .selectFrom('connector_items')
+        .select('id')
+        .where('created_at', '<', before)
+        .limit(BATCH)
+        .execute()
+    ).map((r) => r.id);
+    if (ids.length === 0) break;
+    const r = await app.db.deleteFrom('connector_items').where('id', 'in', ids).executeTakeFirst();
+    gone += Number(r.numDeletedRows);
+    if (ids.length < BATCH) break;
+  }
+  return gone;
+}

@@ -67,7 +67,7 @@ export async function serviceStatus(app: AppContext) {
     },
     webhooks: { pending: count(waiting), failed_last_day: count(givenUp) },
     // Connectors that have failed for an hour or more (docs/sources.md).
-    connectors: { failing: failing.length, first: failing.slice(0, 5) },
+    connectors: { failing: failing.count, first: failing.first },
     schema: {
       migrations: migrations.filter((m) => m.executedAt).length,
       pending: migrations.filter((m) => !m.executedAt).length,

@@ -9,7 +9,7 @@ import { startConnectorScheduler } from '../domain/connectors.js';
 import { startDigestScheduler } from '../domain/digests.js';
 import { startFeedScheduler } from '../domain/feeds.js';
 import { sweepExpiredIdempotency } from '../domain/idempotency.js';
-import { pruneFinished } from '../domain/retention.js';
+import { pruneConnectorItems, pruneFinished } from '../domain/retention.js';
 import { restError } from '../errors.js';
 import { jobDefinitions } from '../jobs/handlers.js';
 import { mountMcp } from '../mcp/mcp-route.js';
@@ -187,6 +187,9 @@ export async function buildServer(
     );
     sweepExpiredOAuth(app.db).catch((err) => fastify.log.warn({ err }, 'oauth sweep failed'));
     pruneFinished(app).catch((err) => fastify.log.warn({ err }, 'retention sweep failed'));
+    pruneConnectorItems(app).catch((err) =>
+      fastify.log.warn({ err }, 'connector items sweep failed'),
+    );
   }, 3_600_000);
   sweeper.unref();
   fastify.addHook('onClose', async () => clearInterval(sweeper));

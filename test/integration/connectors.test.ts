@@ -8,6 +8,7 @@ import { requireBrandByHost } from '../../src/domain/brands.js';
 import {
   listConnectors,
   POST_REACH,
+  pollConnectorJob,
   scheduleDueConnectors,
   setConnector,
 } from '../../src/domain/connectors.js';
@@ -285,6 +286,8 @@ async function pollBrand(brandId: string, only?: string[]) {
     .where('brand_id', '=', brandId);
   if (only) due = due.where('connector', 'in', only);
   await due.execute();
+  // A new minute: every connector's window is open again (a 429's hold stays).
+  await svc.app.db.deleteFrom('connector_backoff').where('reason', '=', 'window').execute();
   const claimed = await Promise.all([
     scheduleDueConnectors(svc.app),
     scheduleDueConnectors(svc.app),
@@ -461,6 +464,108 @@ describe('connectors', () => {
     expect(await stories()).toHaveLength(1);
   });
 
+  it('read a service’s backlog as history at the first answer read, even after a failed first poll', async () => {
+    reset();
+    const { brand, stories } = await zentrix();
+    answer.hn = () => ({ status: 503, body: 'down' });
+    await pollBrand(brand.id, ['hacker-news']);
+    // Then fifteen text posts with reach, newest first: only the ten newest are read.
+    const hits = Array.from({ length: 15 }, (_, i) => ({
+      objectID: `h${15 - i}`,
+      created_at_i: 1795860000 - i * 60,
+      title: `Ask HN: Zentrix question ${15 - i}`,
+      url: null,
+      author: 'a',
+      story_text: `Zentrix support question number ${15 - i} from a long-time owner of the battery.`,
+      points: 20,
+      num_comments: 5,
+    }));
+    answer.hn = () => ({ status: 200, body: JSON.stringify({ hits }) });
+    await pollBrand(brand.id, ['hacker-news']);
+    const outcomes = await svc.app.db
+      .selectFrom('connector_items')
+      .select(['item_key', 'outcome'])
+      .where('brand_connector_id', '=', `${brand.id}.hacker-news`)
+      .execute();
+    const history = outcomes.filter((o) => o.outcome === 'skipped: before monitoring began');
+    expect(history.map((o) => o.item_key).sort()).toEqual(['h1', 'h2', 'h3', 'h4', 'h5']);
+    expect(outcomes).toHaveLength(15);
+    expect((await stories()).length).toBeGreaterThan(0);
+  });
+
+  it('keep each connector within its rate, one window a minute across processes, spread over it', async () => {
+    reset();
+    const extra = [];
+    for (let i = 0; i < 11; i++) extra.push((await zentrix()).brand.id);
+    await svc.app.db
+      .updateTable('brand_connectors')
+      .set({ next_poll_at: '2099-01-01T00:00:00.000Z' })
+      .execute();
+    await svc.app.db
+      .updateTable('brand_connectors')
+      .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
+      .where('brand_id', 'in', extra)
+      .where('connector', '=', 'reddit')
+      .execute();
+    await svc.app.db.deleteFrom('connector_backoff').execute();
+    // Two processes at the same minute: one takes Reddit's window and claims its ten.
+    const claimed = await Promise.all([
+      scheduleDueConnectors(svc.app),
+      scheduleDueConnectors(svc.app),
+    ]);
+    expect(claimed.sort((a, b) => a - b)).toEqual([0, 10]);
+    expect(await scheduleDueConnectors(svc.app)).toBe(0);
+    const runs = (
+      await svc.app.db
+        .selectFrom('jobs')
+        .select('run_at')
+        .where('name', '=', 'connector.poll')
+        .where('status', '=', 'queued')
+        .orderBy('run_at')
+        .execute()
+    ).map((j) => Date.parse(j.run_at));
+    expect(runs).toHaveLength(10);
+    // Six seconds apart: Reddit's ten a minute, at a steady pace.
+    expect(runs.at(-1)! - runs[0]!).toBeGreaterThanOrEqual(50_000);
+    await svc.app.db
+      .deleteFrom('jobs')
+      .where('name', '=', 'connector.poll')
+      .where('status', '=', 'queued')
+      .execute();
+  });
+
+  it('make a poll already queued wait for a 429’s Retry-After, and go with their brand', async () => {
+    reset();
+    const { host, brand } = await zentrix();
+    const until = new Date(Date.now() + 300_000).toISOString();
+    await svc.app.db
+      .insertInto('connector_backoff')
+      .values({ connector: 'gdelt', until, reason: 'HTTP 429' })
+      .onConflict((oc) => oc.column('connector').doUpdateSet({ until, reason: 'HTTP 429' }))
+      .execute();
+    const before = asked.length;
+    expect(await pollConnectorJob(svc.app, { source: `${brand.id}.gdelt` })).toEqual({
+      status: 'waiting',
+    });
+    expect(asked.slice(before)).toEqual([]);
+    const row = await svc.app.db
+      .selectFrom('brand_connectors')
+      .select('next_poll_at')
+      .where('id', '=', `${brand.id}.gdelt`)
+      .executeTakeFirstOrThrow();
+    expect(row.next_poll_at).toBe(until);
+    await svc.app.db.deleteFrom('connector_backoff').execute();
+
+    const gone = await brs(env, 'brand', 'delete', '--host', host);
+    expect(gone.code).toBe(0);
+    const left = await svc.app.db
+      .selectFrom('brand_connectors')
+      .select('id')
+      .where('brand_id', '=', brand.id)
+      .execute();
+    expect(left).toEqual([]);
+  });
+
   it('can be switched off by the team, and on again', async () => {
     reset();
     const { host, brand } = await zentrix();
@@ -477,5 +582,19 @@ describe('connectors', () => {
     expect(JSON.stringify(unknown.out)).toMatch(/connector: must be one of/);
     await setConnector(svc.app, brand, 'google-news', true, 'operator');
     expect(await pollBrand(brand.id, ['google-news'])).toBe(1);
+    // Switched on again after a while, it starts afresh: what came out meanwhile is history.
+    await svc.app.db
+      .updateTable('brand_connectors')
+      .set({ cursor: '123' })
+      .where('id', '=', `${brand.id}.hacker-news`)
+      .execute();
+    await setConnector(svc.app, brand, 'hacker-news', false, 'operator');
+    await setConnector(svc.app, brand, 'hacker-news', true, 'operator');
+    const again = await svc.app.db
+      .selectFrom('brand_connectors')
+      .select(['cursor', 'first_read_at', 'enabled'])
+      .where('id', '=', `${brand.id}.hacker-news`)
+      .executeTakeFirstOrThrow();
+    expect(again).toEqual({ cursor: null, first_read_at: null, enabled: 1 });
   });
 });

@@ -54,7 +54,13 @@ async function startFaulty(
 ): Promise<Faulty> {
   const stories = opts.stories ?? 30;
   const app = await createContext(
-    loadConfig({ LOG_LEVEL: 'fatal', JOB_POLL_MS: '200', ...env, DATABASE_URL: databaseUrl }),
+    loadConfig({
+      LOG_LEVEL: 'fatal',
+      JOB_POLL_MS: '200',
+      CONNECTORS: '',
+      ...env,
+      DATABASE_URL: databaseUrl,
+    }),
   );
   cleanups.push(() => app.close());
   await migrate(app.db);
@@ -277,7 +283,11 @@ if (postgres) {
     it('unreachable from the start: the API, OAuth, /mcp and /readyz answer 503, never a 500', async () => {
       // Nothing listens on port 1: every query fails to connect.
       const app = await createContext(
-        loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', LOG_LEVEL: 'fatal' }),
+        loadConfig({
+          DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
+          LOG_LEVEL: 'fatal',
+          CONNECTORS: '',
+        }),
       );
       cleanups.push(() => app.close());
       const server = await buildServer(app);

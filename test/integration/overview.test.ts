@@ -297,7 +297,7 @@ describe('the overview', () => {
 describe('migration 0019', () => {
   it('counts the articles and stories stored before it', async () => {
     const fresh = await freshDatabase();
-    const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'fatal' });
+    const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'fatal', CONNECTORS: '' });
     const app = await createContext(config);
     try {
       const { error } = await migrator(app.db).migrateTo('0017-phase-due');

@@ -105,7 +105,12 @@ describe.runIf(testDialect() === 'postgres')(
 
     it('through the service: 300 reads at once, of 20 stories and three keys, each get their own story, all on one connection', async () => {
       const app: AppContext = await createContext(
-        loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'fatal', RATE_LIMIT_PER_MINUTE: '100000' }),
+        loadConfig({
+          DATABASE_URL: db.url,
+          LOG_LEVEL: 'fatal',
+          RATE_LIMIT_PER_MINUTE: '100000',
+          CONNECTORS: '',
+        }),
       );
       const server = await buildServer(app);
       try {

@@ -17,7 +17,7 @@ const FUTURE = '2099-01-01T00:00:00.000Z';
 beforeAll(async () => {
   const fresh = await freshDatabase();
   drop = fresh.drop;
-  const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'fatal' });
+  const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'fatal', CONNECTORS: '' });
   db = openDatabase(config.database, config.databaseTimeouts);
   const { error } = await migrator(db).migrateTo('0006-monitoring');
   if (error) throw error;

@@ -16,7 +16,7 @@ let db: Db;
 
 beforeAll(async () => {
   ({ url, drop } = await freshDatabase());
-  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'fatal' });
+  const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'fatal', CONNECTORS: '' });
   db = openDatabase(config.database, config.databaseTimeouts);
   await migrate(db);
   // What a newer release's `brs migrate` leaves: a migration this version does not know,

@@ -71,6 +71,7 @@ it('gives up a job still running past SHUTDOWN_TIMEOUT_MS: it is queued again an
       LOG_LEVEL: 'fatal',
       JOB_POLL_MS: '20',
       SHUTDOWN_TIMEOUT_MS: '300',
+      CONNECTORS: '',
     }),
   );
   await migrate(app.db);
