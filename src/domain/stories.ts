@@ -13,10 +13,10 @@ export interface StoryPage {
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Cursors are opaque to clients: the (detected_at, id) of the last row, base64url-encoded. */
-const encodeCursor = (detectedAt: string, id: string) =>
+export const encodeCursor = (detectedAt: string, id: string) =>
   Buffer.from(`${detectedAt}|${id}`).toString('base64url');
 
-function decodeCursor(cursor: string): [string, string] {
+export function decodeCursor(cursor: string): [string, string] {
   const [d, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   if (!d || !id || extra !== undefined || !TIMESTAMP.test(d) || !/^[a-z0-9_]+$/.test(id)) {
     throw invalid('cursor: is not a cursor this API returned');

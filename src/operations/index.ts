@@ -3,6 +3,7 @@ import { applyAdvisoryProposal } from './advisory/apply-advisory-proposal.js';
 import { dismissAdvisoryProposal } from './advisory/dismiss-advisory-proposal.js';
 import { triggerAdvisory } from './advisory/trigger-advisory.js';
 import { listBrands } from './brands/list-brands.js';
+import { listMentions } from './brands/list-mentions.js';
 import { createDelegationInvite } from './delegations/create-delegation-invite.js';
 import { dropDelegation } from './delegations/drop-delegation.js';
 import { grantDelegation } from './delegations/grant-delegation.js';
@@ -95,6 +96,7 @@ import { unassignStory } from './teamwork/unassign-story.js';
 export const operations: readonly Operation[] = [
   listBrands,
   listStories,
+  listMentions,
   getStory,
   triggerAdvisory,
   addStoryContext,

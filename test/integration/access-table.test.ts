@@ -62,6 +62,7 @@ function validInput(op: Operation): Record<string, unknown> {
   const inputs: Record<string, Record<string, unknown>> = {
     list_brands: {},
     list_stories: { brand: 'northwind.example' },
+    list_mentions: { brand: 'northwind.example' },
     search_stories: { brand: 'northwind.example', q: 'northwind' },
     get_story: { brand: 'northwind.example', event_uri: w.stories.northwind },
     post_brand_note: {

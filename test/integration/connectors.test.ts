@@ -365,6 +365,42 @@ describe('connectors', () => {
     expect(small.outcome).toBe('skipped: little reach (2)');
     expect(POST_REACH).toBeGreaterThan(2);
 
+    // Every mention, free, with where it came from and the sentence naming the brand.
+    const mentions = await svc.request('GET', '/v1/mentions', { key, query: { brand: host } });
+    expect(mentions.status).toBe(200);
+    expect(mentions.body.mentions).toHaveLength(5);
+    const social = await svc.request('GET', '/v1/mentions', {
+      key,
+      query: { brand: host, type: 'social' },
+    });
+    expect(social.body.mentions).toEqual([
+      expect.objectContaining({
+        url: 'https://social.example/@cyclist/113000000000000020',
+        type: 'social',
+        publisher: 'Mastodon (social.example)',
+        sentence:
+          'Zentrix opened its flagship store in Lyon today and the queue went round the block.',
+        event_uri: expect.stringMatching(/^evt_/),
+      }),
+    ]);
+    // A page at a time, newest found first, each row once.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await svc.request('GET', '/v1/mentions', {
+        key,
+        query: { brand: host, limit: 2, cursor },
+      });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.mentions.map((m: { url: string }) => m.url));
+      cursor = page.body.next_cursor ?? undefined;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(5);
+    expect(
+      (await svc.request('GET', '/v1/mentions', { key, query: { brand: host, cursor: 'nope' } }))
+        .status,
+    ).toBe(400);
+
     const status = await brs(env, 'source', 'list', '--brand', host);
     expect(status.code).toBe(0);
     const byId = Object.fromEntries(

@@ -1,0 +1,105 @@
+import type { Db } from '../db/database.js';
+import { BrandMatcher } from '../pipeline/brand-matcher.js';
+import { sentenceAround } from '../pipeline/sentences.js';
+import { brandTermsOf } from './brands.js';
+import { decodeCursor, encodeCursor } from './stories.js';
+import type { SentimentBand } from './story-search.js';
+
+/**
+ * Every mention of a brand, as it was found (docs/sources.md, "Mentions"; issue 43): each
+ * source of its stories with where it came from (type, publisher, language, date, link),
+ * how it speaks of the brand and the sentence that names it. Free on every plan: the
+ * paywall stays on the advisory.
+ */
+export interface MentionRow {
+  url: string;
+  title: string;
+  publisher: string;
+  type: string;
+  language: string | null;
+  published_at: string;
+  found_at: string;
+  sentiment: number | null;
+  /** The first sentence naming the brand (the title when only it does); null if none. */
+  sentence: string | null;
+  /** The story it is a source of. */
+  event_uri: string;
+}
+
+export interface MentionFilter {
+  type?: string;
+  language?: string;
+  sentiment?: SentimentBand;
+}
+
+/** Where sentiment bands meet, for one source's score (as the story search's bands). */
+const BAND_EDGE = 0.2;
+
+/** A page of a brand's mentions, newest found first, and the cursor after it (or null). */
+export async function listMentionPage(
+  db: Db,
+  brand: {
+    id: string;
+    host: string;
+    name: string;
+    aliases?: string | null;
+    match_policy?: string | null;
+  },
+  filter: MentionFilter,
+  limit: number,
+  cursor?: string,
+): Promise<{ rows: MentionRow[]; nextCursor: string | null }> {
+  let q = db
+    .selectFrom('articles as a')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select(['a.id', 'a.url', 'a.title', 'a.publisher', 'a.type', 'a.language'])
+    .select(['a.published_at', 'a.created_at', 'a.sentiment', 'a.text', 's.event_uri'])
+    .where('s.brand_id', '=', brand.id);
+  if (filter.type) q = q.where('a.type', '=', filter.type);
+  if (filter.language) q = q.where('a.language', '=', filter.language);
+  if (filter.sentiment === 'positive') q = q.where('a.sentiment', '>', BAND_EDGE);
+  if (filter.sentiment === 'negative') q = q.where('a.sentiment', '<', -BAND_EDGE);
+  if (filter.sentiment === 'neutral') {
+    q = q.where('a.sentiment', '>=', -BAND_EDGE).where('a.sentiment', '<=', BAND_EDGE);
+  }
+  if (cursor) {
+    const [before, beforeId] = decodeCursor(cursor);
+    q = q.where((eb) =>
+      eb.or([
+        eb('a.created_at', '<', before),
+        eb.and([eb('a.created_at', '=', before), eb('a.id', '<', beforeId)]),
+      ]),
+    );
+  }
+  const found = await q
+    .orderBy('a.created_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  const page = found.slice(0, limit);
+  const matcher = new BrandMatcher([{ brand: true as const, terms: brandTermsOf(brand) }]);
+  const rows = page.map((a) => ({
+    url: a.url,
+    title: a.title,
+    publisher: a.publisher,
+    type: a.type,
+    language: a.language,
+    published_at: a.published_at,
+    found_at: a.created_at,
+    sentiment: a.sentiment,
+    sentence: namingSentence(matcher, a.title, a.text),
+    event_uri: a.event_uri,
+  }));
+  const last = page.at(-1);
+  return {
+    rows,
+    nextCursor: found.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+  };
+}
+
+/** The first sentence of the text naming the brand, else the title if it does. */
+function namingSentence(matcher: BrandMatcher<true>, title: string, text: string): string | null {
+  const at = matcher.occurrences(text)[0];
+  if (at) return sentenceAround(text, at.start, at.end);
+  return matcher.occurrences(title).length > 0 ? title : null;
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { listMentionPage } from '../../domain/brand-mentions.js';
+import { SENTIMENT_BANDS } from '../../domain/story-search.js';
+import { brandFor } from '../../policy.js';
+import { defineOperation } from '../operation.js';
+import { BrandHost, Cursor, Limit, SourceType } from '../schemas.js';
+
+/**
+ * Every mention of a brand, as found (issue 43, docs/api.md): an addition beside the spec's
+ * operations, free on every plan on every door (the paywall stays on the advisory).
+ */
+export const listMentions = defineOperation({
+  id: 'list_mentions',
+  summary: 'List the mentions of a brand',
+  description:
+    'Every source found naming the brand, newest first: where it came from (type, publisher, language, date, link), how it speaks of the brand, the sentence that names it and the story it belongs to. Free on every plan. Pass next_cursor back as cursor, with the same filters, for the next page.',
+  input: z.object({
+    brand: BrandHost,
+    type: SourceType.optional().describe(
+      'Only this source type: news, blog, social, forum, review, …',
+    ),
+    language: z
+      .string()
+      .regex(/^[a-z]{2}$/, 'must be an ISO 639-1 code such as en')
+      .optional()
+      .describe('Only sources in this language, ISO 639-1 (e.g. en, fr)'),
+    sentiment: z
+      .enum(SENTIMENT_BANDS)
+      .optional()
+      .describe(
+        'How the source speaks of the brand: negative (below -0.2), neutral, positive (above 0.2)',
+      ),
+    limit: Limit,
+    cursor: Cursor,
+  }),
+  output: z.object({
+    brand: z.string(),
+    mentions: z.array(
+      z.object({
+        url: z.string(),
+        title: z.string(),
+        publisher: z.string(),
+        type: z.string(),
+        language: z.string().nullable(),
+        published_at: z.string(),
+        found_at: z.string(),
+        sentiment: z.number().nullable(),
+        sentence: z.string().nullable(),
+        event_uri: z.string(),
+      }),
+    ),
+    next_cursor: z.string().nullable().describe('cursor of the next page, or null on the last'),
+  }),
+  access: {},
+  hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  async handler({ app, actor }, input) {
+    const { brand } = await brandFor(app, actor, input.brand);
+    const page = await listMentionPage(
+      app.db,
+      brand,
+      { type: input.type, language: input.language, sentiment: input.sentiment },
+      input.limit,
+      input.cursor,
+    );
+    return { brand: brand.host, mentions: page.rows, next_cursor: page.nextCursor };
+  },
+  rest: { method: 'GET', path: '/v1/mentions' },
+});
