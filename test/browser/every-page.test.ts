@@ -105,6 +105,7 @@ async function pages(page: Page): Promise<string[]> {
   return [
     '/app',
     '/app/stories?q=northwind',
+    '/app/mentions',
     '/app/alerts',
     storyPath,
     '/app/brands',

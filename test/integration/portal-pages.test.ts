@@ -499,3 +499,19 @@ describe('action links', () => {
     );
   });
 });
+
+describe('mentions page', () => {
+  it('lists each source naming the brand with the sentence naming it, filters it, and refuses a bad filter with a page', async () => {
+    const page = await c.get('/app/mentions');
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('<h1>Mentions</h1>');
+    expect(page.html).toContain('Its story');
+    const stories = await c.get('/app/stories');
+    expect(stories.html).toContain('href="/app/mentions"');
+    const none = await c.get('/app/mentions?brand=acme.example&type=review');
+    expect(none.html).toContain('No mentions found yet.');
+    const bad = await c.get('/app/mentions?brand=acme.example&language=english');
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain('language');
+  });
+});

@@ -65,4 +65,5 @@ export const listMentions = defineOperation({
     return { brand: brand.host, mentions: page.rows, next_cursor: page.nextCursor };
   },
   rest: { method: 'GET', path: '/v1/mentions' },
+  portal: true,
 });

@@ -12,6 +12,7 @@ import { mountConnectedAppPages } from './connected-app-pages.js';
 import { mountExports } from './export.js';
 import { mountKeyPages } from './key-pages.js';
 import { mountLive } from './live.js';
+import { mountMentionPages } from './mention-pages.js';
 import { mountOverviewPage } from './overview-page.js';
 import { mountPartnerPages } from './partner-pages.js';
 import { mountProfilePages } from './profile-pages.js';
@@ -42,6 +43,7 @@ export function mountPortal(fastify: FastifyInstance, app: AppContext) {
     mountActionPages(pages, app);
     mountOverviewPage(pages, app);
     mountStoryList(pages, app);
+    mountMentionPages(pages, app);
     mountAlertPages(pages, app);
     mountUnsubscribe(pages, app);
     mountStoryPages(pages, app);

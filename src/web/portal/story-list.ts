@@ -31,11 +31,16 @@ export const searchInput = (query: Query) =>
 const option = (value: string, label: string, current: string | undefined) =>
   html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
 
-const select = (name: string, label: string, options: [string, string][], value?: string) =>
+export const select = (name: string, label: string, options: [string, string][], value?: string) =>
   html`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}">
 ${option('', 'All', value)}${options.map(([v, l]) => option(v, l, value))}</select></div>`;
 
-const field = (name: string, label: string, value: string | undefined, attrs: Html | '' = '') =>
+export const field = (
+  name: string,
+  label: string,
+  value: string | undefined,
+  attrs: Html | '' = '',
+) =>
   html`<div><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" value="${value ?? ''}"${attrs}></div>`;
 
 const SEVERITY_CHOICES: [string, string][] = [
@@ -133,7 +138,7 @@ export function mountStoryList(fastify: FastifyInstance, app: AppContext) {
     const page = appPage(
       v,
       'Stories',
-      html`<h1>Stories</h1>${notice(query.done)}${problem(opts.error ?? refused?.text)}
+      html`<h1>Stories</h1><p class="small"><a href="/app/mentions">Every mention</a>: each source found naming your brands, news, posts and reviews, newest first.</p>${notice(query.done)}${problem(opts.error ?? refused?.text)}
 <form class="card filters" method="get" action="${STORIES_PATH}" role="search" aria-label="Search stories">
 <div class="row"><div style="flex:1"><label for="f-q">Search</label><input id="f-q" name="q" type="search" maxlength="200" value="${input.q ?? ''}" placeholder="Words in titles, summaries and unlocked sources"></div>
 ${select(
