@@ -14,7 +14,13 @@
  * clustering is checked against the events the generator made (pairwise precision and
  * recall), so a fast but wrong pipeline does not pass unnoticed.
  *
- * BENCH_ARTICLES=<n> changes the number of articles (default 10,000).
+ * And the firehose (issue 43): short posts, one in twenty naming a brand, matched one by
+ * one against 10,000 brands as a stream of social posts would be, 1,000,000 of them, with
+ * the heap read every 100,000 to show it stays flat; the per-brand regex baseline on a
+ * sample of 10,000 posts against 1,000 brands in the same run.
+ *
+ * BENCH_ARTICLES=<n> changes the number of articles (default 10,000), BENCH_POSTS=<n> the
+ * number of posts (default 1,000,000).
  */
 import { performance } from 'node:perf_hooks';
 import { BrandMatcher } from '../dist/pipeline/brand-matcher.js';
@@ -22,6 +28,7 @@ import { generateAdvisory } from '../dist/pipeline/builtin-advisor.js';
 import { brandWords, EVENT_WINDOW_DAYS, findEvent, terms } from '../dist/pipeline/cluster.js';
 
 const ARTICLES = Number(process.env.BENCH_ARTICLES ?? 10_000);
+const POSTS = Number(process.env.BENCH_POSTS ?? 1_000_000);
 const BASELINE_SAMPLE = 1_000;
 
 /** A small deterministic generator (mulberry32), so every run sees the same articles. */
@@ -337,5 +344,60 @@ console.log(
 );
 if (found !== detected) {
   console.error('detection missed or invented mentions');
+  process.exit(1);
+}
+
+// The firehose: posts generated one at a time (none kept), matched as they come.
+const POST_WORDS =
+  'the a new today love this app update support down again great bad price store opened queue week people said my their finally why is so much better worse than ever just got'.split(
+    ' ',
+  );
+function nextPost(brandList) {
+  const n = int(12, 40);
+  const words = [];
+  for (let k = 0; k < n; k++) words.push(pick(POST_WORDS));
+  const names = random() < 0.05;
+  if (names) words.splice(int(0, n - 1), 0, pick(brandList).name);
+  return { text: `${words.join(' ')}.`, names };
+}
+function measureFirehose(label, count, brandList, make, sampleEvery) {
+  const detect = make(brandList);
+  let seconds = 0;
+  let matched = 0;
+  let wrong = 0;
+  const heap = [];
+  for (let i = 1; i <= count; i++) {
+    const { text, names } = nextPost(brandList);
+    const start = performance.now();
+    const found = detect(text).length > 0;
+    seconds += performance.now() - start;
+    if (found) matched++;
+    if (found !== names) wrong++;
+    if (sampleEvery && i % sampleEvery === 0) heap.push(process.memoryUsage().heapUsed);
+  }
+  return { label, count, brandList, seconds: seconds / 1000, matched, wrong, heap };
+}
+global.gc?.();
+const firehose = measureFirehose('posts, indexed matcher', POSTS, all, indexed, POSTS / 10);
+const firehoseBaseline = measureFirehose(
+  'baseline: posts, regex per brand',
+  10_000,
+  thousand,
+  perBrandRegex,
+  0,
+);
+console.log('\n| firehose | brands | posts | seconds | posts/s |');
+console.log('|---|---:|---:|---:|---:|');
+for (const r of [firehose, firehoseBaseline]) {
+  console.log(
+    `| ${r.label} | ${r.brandList.length} | ${r.count} | ${r.seconds.toFixed(2)} | ${Math.round(r.count / r.seconds)} |`,
+  );
+}
+const mb = (b) => (b / 1_048_576).toFixed(1);
+console.log(
+  `\nFirehose: ${firehose.matched} of ${firehose.count} posts named a brand; heap ${mb(firehose.heap[0])} MB after the first tenth, ${mb(Math.max(...firehose.heap))} MB at most, ${mb(firehose.heap.at(-1))} MB at the end.`,
+);
+if (firehose.wrong > 0) {
+  console.error(`the matcher missed or invented ${firehose.wrong} posts' brands`);
   process.exit(1);
 }
