@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/domain/accounts.js';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { createKey } from '../../src/domain/api-key-admin.js';
 import { requireBrandByHost } from '../../src/domain/brands.js';
 import {
@@ -14,6 +14,7 @@ import {
 } from '../../src/domain/connectors.js';
 import { brs } from '../support/cli.js';
 import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
 
 /**
  * Issue 43: coverage found with no feed URL given. One local server answers as Google
@@ -600,6 +601,39 @@ describe('connectors', () => {
       .where('brand_id', '=', brand.id)
       .execute();
     expect(left).toEqual([]);
+  });
+
+  it('are shown on the portal’s brand page, each with its last search, and an admin switches one', async () => {
+    reset();
+    const { host, brand } = await zentrix();
+    await pollBrand(brand.id, ['hacker-news']);
+    await addUser(svc.app, {
+      accountId: account,
+      email: `admin-${host}@zentrix.example`,
+      password: 'correct horse battery',
+      role: 'admin',
+    });
+    const c = new PortalClient(svc.url);
+    await c.signIn(`admin-${host}@zentrix.example`, 'correct horse battery');
+    const page = await c.get('/app/brands');
+    expect(page.html).toContain('Coverage found for it');
+    expect(page.html).toMatch(
+      /Hacker News <span class="badge">on<\/span><br><span class="muted small">200: 2 new items/,
+    );
+    const off = await c.post('/app/brands/connectors', {
+      brand: host,
+      connector: 'gdelt',
+      enabled: 'off',
+    });
+    expect(off.status).toBe(303);
+    const row = (await listConnectors(svc.app, brand.id)).find((x) => x.connector === 'gdelt')!;
+    expect(row.enabled).toBe(false);
+    const unknown = await c.post('/app/brands/connectors', {
+      brand: host,
+      connector: 'myspace',
+      enabled: 'off',
+    });
+    expect(unknown.status).toBe(400);
   });
 
   it('can be switched off by the team, and on again', async () => {

@@ -12,6 +12,7 @@ import {
   setBrandAliases,
   setBrandMatchPolicy,
 } from '../../domain/brands.js';
+import { listConnectors, setConnector } from '../../domain/connectors.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { forbidden } from '../../errors.js';
 import { type Actor, actorLabel, brandFor } from '../../policy.js';
@@ -75,16 +76,55 @@ export const brandMonitoring = defineOperation({
         last_error: z.string().nullable(),
       }),
     ),
+    connectors: z.array(
+      z.object({
+        connector: z.string(),
+        name: z.string(),
+        enabled: z.boolean(),
+        last_polled_at: Timestamp.nullable(),
+        next_poll_at: Timestamp.nullable(),
+        last_status: z.string().nullable(),
+        last_error: z.string().nullable(),
+        failing_since: Timestamp.nullable(),
+        items_found: z.number().int(),
+      }),
+    ),
   }),
   access: {},
   portal: true,
   async handler({ app, actor }, input) {
     const { brand, relation } = await brandFor(app, actor, input.brand);
+    const own = relation === 'own';
     return {
       relation,
       ...(await brandDetection(app, brand.id)),
-      sources: relation === 'own' ? await listFeeds(app, brand.id) : [],
+      sources: own ? await listFeeds(app, brand.id) : [],
+      connectors: own ? await listConnectors(app, brand.id) : [],
     };
+  },
+});
+
+export const setConnectorInApp = defineOperation({
+  id: 'set_connector',
+  summary: "Switch one of a brand's connectors on or off",
+  input: z.strictObject({
+    brand: BrandHost,
+    connector: z.string().min(1).max(40),
+    enabled: z.enum(['on', 'off']),
+  }),
+  output: z.object({ ok: Ok }),
+  access: { minRole: 'admin' },
+  portal: true,
+  async handler(ctx, input) {
+    const brand = await ownBrand(ctx, input.brand);
+    await setConnector(
+      ctx.app,
+      brand,
+      input.connector,
+      input.enabled === 'on',
+      actorLabel(ctx.actor),
+    );
+    return { ok: true };
   },
 });
 

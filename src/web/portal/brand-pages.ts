@@ -15,6 +15,7 @@ import {
   deleteBrandInApp,
   removeSourceInApp,
   setAliasesInApp,
+  setConnectorInApp,
   setMatchPolicyInApp,
   verifyBrandByDns,
   verifyBrandByEmail,
@@ -24,7 +25,7 @@ import { formField } from '../forms.js';
 import { html, page } from '../html.js';
 import { confirmationPage } from './confirm.js';
 import { forgedPage, type Output, portalRoutes, run, type View } from './guard.js';
-import { appPage, csrfField, notice, problem } from './layout.js';
+import { appPage, csrfField, notice, problem, when } from './layout.js';
 import { actorOf, csrfToken, csrfValid } from './session.js';
 
 /**
@@ -98,7 +99,21 @@ ${matchForm(b.brand, b.name, m.match, v.csrf)}`
 }
 ${
   own
-    ? html`<h3>Monitored feeds</h3>${
+    ? html`<h3>Coverage found for it</h3>${
+        m.connectors.length
+          ? html`<ul>${m.connectors.map(
+              (
+                c,
+              ) => html`<li>${c.name} <span class="badge">${c.enabled ? 'on' : 'off'}</span><br><span class="muted small">${
+                c.enabled
+                  ? html`${c.last_status ?? 'not searched yet'}${c.last_polled_at ? html` · last ${when(c.last_polled_at)}` : ''}${c.next_poll_at ? html` · next ${when(c.next_poll_at)}` : ''} · ${c.items_found} found${c.last_error ? html` · ${c.last_error}` : ''}`
+                  : 'switched off'
+              }</span>
+${admin ? html`<form class="inline" method="post" action="/app/brands/connectors">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}"><input type="hidden" name="connector" value="${c.connector}"><input type="hidden" name="enabled" value="${c.enabled ? 'off' : 'on'}"><button type="submit" class="secondary" aria-label="Switch ${c.name} ${c.enabled ? 'off' : 'on'}">Switch ${c.enabled ? 'off' : 'on'}</button></form>` : ''}</li>`,
+            )}</ul>`
+          : html`<p class="muted small">No connectors on this service.</p>`
+      }
+<h3>Monitored feeds</h3>${
         m.sources.length
           ? html`<ul>${m.sources.map(
               (
@@ -152,6 +167,7 @@ ${
   act('/app/brands', addBrandInApp, ['host', 'name'], 'brand');
   act('/app/brands/sources', addSourceInApp, ['brand', 'url'], 'source');
   act('/app/brands/sources/remove', removeSourceInApp, ['brand', 'id'], 'source-removed');
+  act('/app/brands/connectors', setConnectorInApp, ['brand', 'connector', 'enabled'], 'connector');
   act('/app/brands/aliases', setAliasesInApp, ['brand', 'aliases'], 'aliases');
   act(
     '/app/brands/match',

@@ -109,6 +109,7 @@ export const NOTICES: Record<string, string> = {
   'brand-deleted': 'The brand and everything monitored for it are deleted.',
   source: 'Source added.',
   'source-removed': 'Source removed.',
+  connector: 'Connector switched.',
   aliases: 'Aliases saved.',
   match: 'Recognition saved: it applies to articles read from now on.',
   'verify-sent': 'The verification link is sent: open it from that mailbox.',
