@@ -10,6 +10,7 @@ import {
   POST_REACH,
   pollConnectorJob,
   scheduleDueConnectors,
+  seedMissing,
   setConnector,
 } from '../../src/domain/connectors.js';
 import { brs } from '../support/cli.js';
@@ -634,6 +635,35 @@ describe('connectors', () => {
       enabled: 'off',
     });
     expect(unknown.status).toBe(400);
+  });
+
+  it('are given to a brand added another way (an agency client’s onboarding) at the next seeding', async () => {
+    const id = `brd_seed${++brands}`;
+    await svc.app.db
+      .insertInto('brands')
+      .values({
+        id,
+        account_id: account,
+        host: `seeded-${brands}.example`,
+        name: 'Zentrix',
+        verified: 1,
+        verified_at: null,
+        aliases: '[]',
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    expect(await listConnectors(svc.app, id)).toEqual([]);
+    // Two processes seeding at once: each row once.
+    await Promise.all([seedMissing(svc.app), seedMissing(svc.app)]);
+    const rows = await listConnectors(svc.app, id);
+    expect(rows.map((r) => [r.connector, r.enabled])).toEqual([
+      ['bing-news', true],
+      ['gdelt', true],
+      ['google-news', true],
+      ['hacker-news', true],
+      ['mastodon', true],
+      ['reddit', true],
+    ]);
   });
 
   it('can be switched off by the team, and on again', async () => {
