@@ -54,6 +54,8 @@ export interface ConnectorItem {
     type: 'news' | 'forum' | 'social';
     /** A post's points, likes and comments: it makes a story only with reach; null for news. */
     reach: number | null;
+    /** The pages a post links to: one a story holds makes the post that story's source. */
+    links?: string[];
   };
 }
 

@@ -57,6 +57,7 @@ export const mastodon: Connector = {
           // A hundred followers count as one interaction: a post from a widely followed
           // account reaches people before anyone reacts to it.
           reach: Math.max(engagement, Math.floor((s.account.followers_count ?? 0) / 100)),
+          links: linksOf(s.content),
         },
       });
     }
@@ -85,6 +86,18 @@ const hostOf = (url: string) => {
     return null;
   }
 };
+
+/** The pages a status links to: its links but mentions and hashtags (Mastodon's classes). */
+function linksOf(html: string): string[] {
+  const out: string[] = [];
+  for (const m of html.matchAll(/<a\s[^>]*>/gi)) {
+    const tag = m[0];
+    if (/class="[^"]*\b(?:mention|hashtag)\b/i.test(tag)) continue;
+    const href = /href="(https?:\/\/[^"]+)"/i.exec(tag)?.[1];
+    if (href) out.push(decodeHTML(href));
+  }
+  return out;
+}
 
 /** "Acme Corp" as the hashtag people write: #acmecorp. */
 export function hashtagOf(name: string): string {

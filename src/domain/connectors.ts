@@ -18,7 +18,7 @@ import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { rowId, seedConnectors } from './connector-rows.js';
 import { ingestLink } from './feeds.js';
-import { type BrandRow, ingestArticle } from './ingest-article.js';
+import { type BrandRow, ingestArticle, openStoryHolding } from './ingest-article.js';
 
 /**
  * Coverage the service finds itself (docs/sources.md, issue 43): every brand gets the
@@ -414,8 +414,12 @@ async function ingestItem(
 ): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
   const { given } = item;
   if (!given) return ingestLink(app, brand, item, ACTOR);
+  const links = given.links ?? [];
+  // A post linking coverage a story holds is that story's spread, whatever its reach; one
+  // with little reach makes no story of its own.
   if (given.reach !== null && given.reach < POST_REACH) {
-    return { outcome: `skipped: little reach (${given.reach})` };
+    const linked = links.length > 0 && (await openStoryHolding(app.db, brand.id, links));
+    if (!linked) return { outcome: `skipped: little reach (${given.reach})` };
   }
   try {
     const r = await ingestArticle(
@@ -430,6 +434,7 @@ async function ingestItem(
         type: given.type,
       },
       ACTOR,
+      links,
     );
     return { outcome: r.status, event_uri: r.event_uri };
   } catch (e) {

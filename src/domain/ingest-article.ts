@@ -54,6 +54,11 @@ export async function ingestArticle(
   brand: BrandRow,
   input: ArticleInput,
   actor: string,
+  /**
+   * The pages a post links to: one an open story of the brand holds makes the post that
+   * story's source (its spread), whatever its words.
+   */
+  links: readonly string[] = [],
 ): Promise<IngestOutcome> {
   const terms = brandTermsOf(brand);
   // Told once, for clustering and for the row.
@@ -65,6 +70,9 @@ export async function ingestArticle(
   const urls = [article.url, article.canonical_url ?? article.url];
   const held = await storyHolding(app.db, brand.id, urls);
   if (held) return { status: 'exists', event_uri: held };
+  const linked = links.length > 0 ? await openStoryHolding(app.db, brand.id, links) : undefined;
+  const byLink = linked && (await joinStory(app, brand, linked, article, actor));
+  if (byLink) return byLink;
 
   // Closed stories are not reopened: new coverage after a close is a new story.
   const nearby = await app.db
@@ -100,6 +108,23 @@ export async function ingestArticle(
   return created.existing
     ? { status: 'exists', event_uri: created.event_uri }
     : { status: 'created', event_uri: created.event_uri };
+}
+
+/** The open story of the brand holding one of these pages, if any. */
+export async function openStoryHolding(
+  db: AppContext['db'],
+  brandId: string,
+  urls: readonly string[],
+) {
+  const row = await db
+    .selectFrom('articles as a')
+    .innerJoin('stories as s', 's.id', 'a.story_id')
+    .select('s.id')
+    .where('s.brand_id', '=', brandId)
+    .where('s.status', '!=', 'closed')
+    .where((eb) => eb.or([eb('a.url', 'in', urls), eb('a.canonical_url', 'in', urls)]))
+    .executeTakeFirst();
+  return row?.id;
 }
 
 const ASSESSMENT_RANK: Record<Assessment, number> = {

@@ -116,6 +116,18 @@ function reset() {
         account: { acct: 'cyclist@social.example', followers_count: 900 },
       },
       {
+        // Little reach of its own, but it shares the recall: it joins that story.
+        id: '113000000000000018',
+        created_at: '2026-11-28T10:20:00.000Z',
+        uri: 'https://social.example/users/neighbour/statuses/113000000000000018',
+        url: 'https://social.example/@neighbour/113000000000000018',
+        content: `<p>Check your battery before charging tonight: <a href="${base}/news/zentrix-recall" rel="nofollow noopener">the recall</a> <a href="https://social.example/tags/zentrix" class="mention hashtag">#<span>Zentrix</span></a></p>`,
+        replies_count: 0,
+        reblogs_count: 1,
+        favourites_count: 2,
+        account: { acct: 'neighbour@social.example', followers_count: 40 },
+      },
+      {
         id: '113000000000000019',
         created_at: '2026-11-28T10:30:00.000Z',
         uri: 'https://social.example/users/quiet/statuses/113000000000000019',
@@ -347,7 +359,18 @@ describe('connectors', () => {
         type: 'social',
         publisher: 'Mastodon (social.example)',
       },
+      {
+        url: 'https://social.example/@neighbour/113000000000000018',
+        type: 'social',
+        publisher: 'Mastodon (social.example)',
+      },
     ]);
+    // The post sharing the recall is the recall story's spread, as its news articles are.
+    const recallStory = articles.find((a) => a.url === `${base}/news/zentrix-recall`)!.event_uri;
+    expect(
+      articles.find((a) => a.url === 'https://social.example/@neighbour/113000000000000018')!
+        .event_uri,
+    ).toBe(recallStory);
     // The three news articles are one story.
     expect(new Set(articles.filter((a) => a.type === 'news').map((a) => a.event_uri)).size).toBe(1);
     // Each publisher's page was fetched once, whichever connectors listed it (GDELT's
@@ -370,21 +393,24 @@ describe('connectors', () => {
     // Every mention, free, with where it came from and the sentence naming the brand.
     const mentions = await svc.request('GET', '/v1/mentions', { key, query: { brand: host } });
     expect(mentions.status).toBe(200);
-    expect(mentions.body.mentions).toHaveLength(5);
+    expect(mentions.body.mentions).toHaveLength(6);
     const social = await svc.request('GET', '/v1/mentions', {
       key,
       query: { brand: host, type: 'social' },
     });
-    expect(social.body.mentions).toEqual([
-      expect.objectContaining({
-        url: 'https://social.example/@cyclist/113000000000000020',
-        type: 'social',
-        publisher: 'Mastodon (social.example)',
-        sentence:
-          'Zentrix opened its flagship store in Lyon today and the queue went round the block.',
-        event_uri: expect.stringMatching(/^evt_/),
-      }),
-    ]);
+    expect(social.body.mentions).toHaveLength(2);
+    expect(social.body.mentions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          url: 'https://social.example/@cyclist/113000000000000020',
+          type: 'social',
+          publisher: 'Mastodon (social.example)',
+          sentence:
+            'Zentrix opened its flagship store in Lyon today and the queue went round the block.',
+          event_uri: expect.stringMatching(/^evt_/),
+        }),
+      ]),
+    );
     // A page at a time, newest found first, each row once.
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -397,7 +423,7 @@ describe('connectors', () => {
       seen.push(...page.body.mentions.map((m: { url: string }) => m.url));
       cursor = page.body.next_cursor ?? undefined;
     } while (cursor);
-    expect(new Set(seen).size).toBe(5);
+    expect(new Set(seen).size).toBe(6);
     expect(
       (await svc.request('GET', '/v1/mentions', { key, query: { brand: host, cursor: 'nope' } }))
         .status,

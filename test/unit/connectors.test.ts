@@ -334,10 +334,25 @@ describe('Mastodon', () => {
         author: 'ann@social.example',
         type: 'social',
         reach: 6,
+        // The hashtag is Mastodon's own link, not a page the post shares.
+        links: [],
       },
     });
     // A widely followed account reaches people before anyone reacts.
     expect(page.items[1]!.given!.reach).toBe(2500);
+    const sharing = mastodon.parse(
+      JSON.stringify([
+        status('113000000000000011', {
+          content:
+            '<p>Read this before charging tonight: <a href="https://planet.example/news/acme-recall?ref=a&amp;b=1" rel="nofollow noopener" target="_blank"><span class="invisible">https://</span>planet.example/news/acme-recall</a> <a href="https://social.example/@bob" class="u-url mention">@bob</a></p>',
+        }),
+      ]),
+      '',
+      now,
+    );
+    expect(sharing.items[0]!.given!.links).toEqual([
+      'https://planet.example/news/acme-recall?ref=a&b=1',
+    ]);
     expect(mastodon.parse('[]', '', now)).toEqual({ items: [], cursor: null });
     expect(() =>
       mastodon.parse('{"error":"This method requires an authenticated user"}', '', now),
