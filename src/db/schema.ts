@@ -465,7 +465,7 @@ export interface StoryDocumentsTable {
 /** Mentions of a brand on a UTC day by one facet's value (migration 0019, domain/coverage.ts). */
 export interface CoverageDaysTable {
   brand_id: string;
-  facet: 'severity' | 'publisher' | 'topic';
+  facet: 'severity' | 'publisher' | 'topic' | 'type';
   /** YYYY-MM-DD, UTC. */
   day: string;
   value: string;

@@ -15,6 +15,8 @@ export interface Mention {
   severity: Severity;
   topics: readonly string[];
   publisher: string;
+  /** Where it came from: news, social, forum, review, … (counted since migration 0024). */
+  type: string;
   sentiment: number | null;
 }
 
@@ -22,7 +24,8 @@ export interface Mention {
 const PUBLISHER_CHARS = 200;
 
 /**
- * The rows a mention adds to: its day under its severity, its publisher and each topic.
+ * The rows a mention adds to: its day under its severity, its publisher, its source type
+ * and each topic.
  * Ordered by key, so two transactions counting on the same rows lock them in one order.
  */
 export function coverageRows(m: Mention): CoverageRow[] {
@@ -37,6 +40,7 @@ export function coverageRows(m: Mention): CoverageRow[] {
   const rows: CoverageRow[] = [
     { ...base, facet: 'severity', value: m.severity },
     { ...base, facet: 'publisher', value: m.publisher.slice(0, PUBLISHER_CHARS) },
+    { ...base, facet: 'type', value: m.type },
     ...[...new Set(m.topics)].map((t) => ({ ...base, facet: 'topic' as const, value: t })),
   ];
   // Plain code-unit order, the same in every process whatever its locale.

@@ -135,6 +135,7 @@ export function buildStoryRows({
     severity: g.severity,
     topics: g.topics,
     publisher: article.publisher,
+    type: articles.type,
     sentiment: articles.sentiment ?? null,
   });
   return {

@@ -287,6 +287,7 @@ async function joinStory(
         severity: scores.severity,
         topics: scores.topics,
         publisher: article.publisher,
+        type: article.type ?? 'news',
         sentiment: article.sentiment ?? null,
       }),
     );

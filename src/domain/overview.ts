@@ -64,11 +64,11 @@ export async function volumeByDay(db: Db, brandIds: string[], first: string, las
   );
 }
 
-/** The most frequent values of a facet over the range: publishers or topics. */
+/** The most frequent values of a facet over the range: publishers, topics, source types. */
 export async function topValues(
   db: Db,
   brandIds: string[],
-  facet: 'publisher' | 'topic',
+  facet: 'publisher' | 'topic' | 'type',
   first: string,
   last: string,
   limit = 8,

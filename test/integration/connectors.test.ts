@@ -390,6 +390,20 @@ describe('connectors', () => {
     expect(small.outcome).toBe('skipped: little reach (2)');
     expect(POST_REACH).toBeGreaterThan(2);
 
+    // The overview counts mentions by source type.
+    const byType = await svc.app.db
+      .selectFrom('coverage_days')
+      .select(['value', 'mentions'])
+      .where('brand_id', '=', brand.id)
+      .where('facet', '=', 'type')
+      .orderBy('value')
+      .execute();
+    expect(byType.map((r) => [r.value, Number(r.mentions)])).toEqual([
+      ['forum', 1],
+      ['news', 3],
+      ['social', 2],
+    ]);
+
     // Every mention, free, with where it came from and the sentence naming the brand.
     const mentions = await svc.request('GET', '/v1/mentions', { key, query: { brand: host } });
     expect(mentions.status).toBe(200);

@@ -47,6 +47,7 @@ export const overview = defineOperation({
       }),
     ),
     publishers: z.array(Count),
+    types: z.array(Count).describe('mentions by source type: news, social, forum, review, …'),
     topics: z.array(Count),
     statuses: z.record(StoryStatus, z.number()),
     serious: z.array(
@@ -93,9 +94,10 @@ export const overview = defineOperation({
       : await readableBrandIds(app.db, actor.accountId, actor.scope);
     const today = app.clock.now().toISOString().slice(0, 10);
     const first = nextDate(today, -(input.days - 1));
-    const [volume, publishers, topics, statuses, serious, mine] = await Promise.all([
+    const [volume, publishers, types, topics, statuses, serious, mine] = await Promise.all([
       volumeByDay(app.db, ids, first, today),
       topValues(app.db, ids, 'publisher', first, today),
+      topValues(app.db, ids, 'type', first, today),
       topValues(app.db, ids, 'topic', first, today),
       storiesByStatus(app.db, ids),
       newestSerious(app.db, ids),
@@ -109,6 +111,7 @@ export const overview = defineOperation({
       brands: brands.map((b) => ({ brand: b.brand, name: b.name })),
       volume,
       publishers,
+      types,
       topics,
       statuses,
       serious,

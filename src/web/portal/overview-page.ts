@@ -118,6 +118,7 @@ ${filterForm(o)}
 <section class="card">${sentimentChart(o.volume)}</section>
 <div class="grid">
 <section class="card" aria-labelledby="pub-h"><h2 id="pub-h">Top publishers</h2>${o.publishers.length ? rankList(o.publishers, (p) => p) : html`<p class="muted">No mention in this period.</p>`}</section>
+<section class="card" aria-labelledby="type-h"><h2 id="type-h">Mentions by source type</h2>${o.types.length ? rankList(o.types, (t) => t.replace('_', ' ')) : html`<p class="muted">No mention in this period.</p>`}<p class="small"><a href="/app/mentions">Every mention</a></p></section>
 <section class="card" aria-labelledby="topic-h"><h2 id="topic-h">Top topics</h2>${o.topics.length ? rankList(o.topics, (t) => t.replaceAll('-', ' ')) : html`<p class="muted">No topic in this period.</p>`}</section>
 </div>
 ${seriousCard(o)}
