@@ -232,6 +232,26 @@ beforeAll(async () => {
           '<html><body><c-wiz data-n-a-sg="x"></c-wiz><script>location.href="…"</script></body></html>',
         );
     }
+    // A newsroom announcing its feed, a blog with a feed at a common path only.
+    if (url.pathname === '/newsroom/') {
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<html><head><link rel="alternate" type="application/rss+xml" title="Press" href="/newsroom/press.xml"><link rel="stylesheet" href="/s.css"></head><body>Press</body></html>`,
+        );
+    }
+    if (url.pathname === '/newsroom/press.xml' || url.pathname === '/blogsite/feed') {
+      return res
+        .writeHead(200, { 'content-type': 'application/rss+xml' })
+        .end(
+          `<?xml version="1.0"?><rss version="2.0"><channel><title>Zentrix press</title><item><title>Zentrix opens Lyon store</title><link>${base}/newsroom/lyon</link><guid>p1</guid></item></channel></rss>`,
+        );
+    }
+    if (url.pathname === '/blogsite/') {
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<html><body>Blog</body></html>');
+    }
     const html = PAGES[url.pathname];
     if (html) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
     res.writeHead(404).end();
@@ -675,6 +695,14 @@ describe('connectors', () => {
       enabled: 'off',
     });
     expect(unknown.status).toBe(400);
+    // An admin finds a site's feeds from the same page, each offered with an Add button.
+    const discovered = await c.post('/app/brands/discover', {
+      brand: host,
+      url: `${base}/newsroom/`,
+    });
+    expect(discovered.status).toBe(200);
+    expect(discovered.html).toContain('Zentrix press');
+    expect(discovered.html).toContain(`aria-label="Add ${base}/newsroom/press.xml"`);
   });
 
   it('are given to a brand added another way (an agency client’s onboarding) at the next seeding', async () => {
@@ -704,6 +732,63 @@ describe('connectors', () => {
       ['mastodon', true],
       ['reddit', true],
     ]);
+  });
+
+  it('find the feeds a site offers, announced or at a common path, and add them', async () => {
+    const { host, brand } = await zentrix();
+    const found = await brs(
+      env,
+      'source',
+      'discover',
+      '--brand',
+      host,
+      '--url',
+      `${base}/newsroom/`,
+      '--add',
+    );
+    expect(found.code).toBe(0);
+    expect(found.out.feeds).toEqual([
+      { url: `${base}/newsroom/press.xml`, title: 'Zentrix press', via: 'announced', items: 1 },
+    ]);
+    expect(found.out.added).toHaveLength(1);
+    const blog = await brs(
+      env,
+      'source',
+      'discover',
+      '--brand',
+      host,
+      '--url',
+      `${base}/blogsite/`,
+    );
+    expect(blog.out.feeds).toEqual([
+      expect.objectContaining({ url: `${base}/blogsite/feed`, via: 'common path', items: 1 }),
+    ]);
+    expect(blog.out.added).toEqual([]);
+    const none = await brs(
+      env,
+      'source',
+      'discover',
+      '--brand',
+      host,
+      '--url',
+      `${base}/nothing-here/`,
+    );
+    expect(none.out.feeds).toEqual([]);
+    const refused = await brs(
+      env,
+      'source',
+      'discover',
+      '--brand',
+      host,
+      '--url',
+      'http://10.0.0.1/',
+    );
+    expect(refused.code).not.toBe(0);
+    const sources = await brs(env, 'source', 'list', '--brand', host);
+    expect(sources.out.sources.map((f: { url: string }) => f.url)).toEqual([
+      `${base}/newsroom/press.xml`,
+    ]);
+    expect(brand.id).toBeTruthy();
   });
 
   it('can be switched off by the team, and on again', async () => {

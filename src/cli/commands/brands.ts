@@ -9,6 +9,7 @@ import {
   shownMatchPolicy,
 } from '../../domain/brands.js';
 import { type ConnectorStatus, listConnectors, setConnector } from '../../domain/connectors.js';
+import { discoverFeeds, type FoundFeed } from '../../domain/feed-discovery.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { invalid } from '../../errors.js';
 import { BrandHost } from '../../operations/schemas.js';
@@ -177,6 +178,35 @@ export function registerBrands(program: Command): void {
                 `${f.id}  ${f.url}  ${f.last_status ?? 'not polled yet'}${f.last_error ? `  (${f.last_error})` : ''}`,
             ),
           ].join('\n') || '(no sources)',
+      ),
+    );
+  source
+    .command('discover')
+    .description(
+      "find the feeds a site offers (the brand's newsroom, a trade title); --add adds them",
+    )
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption('--url <url>', 'the site, e.g. https://acme.com/ or acme.com')
+    .option('--add', 'add every feed found to the brand')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; url: string; add?: boolean }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          const feeds = await discoverFeeds(app, o.url);
+          const added = [];
+          if (o.add) {
+            const have = new Set((await listFeeds(app, b.id)).map((f) => f.url));
+            for (const f of feeds) {
+              if (!have.has(f.url)) added.push(await addFeed(app, b, f.url, 'operator'));
+            }
+          }
+          return { feeds, added };
+        },
+        (o) =>
+          (o.feeds as FoundFeed[])
+            .map((f) => `${f.url}  ${f.title}  (${f.via}, ${f.items} items)`)
+            .join('\n') || '(no feed found)',
       ),
     );
   for (const [verb, on] of [

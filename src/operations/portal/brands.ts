@@ -13,6 +13,7 @@ import {
   setBrandMatchPolicy,
 } from '../../domain/brands.js';
 import { listConnectors, setConnector } from '../../domain/connectors.js';
+import { discoverFeeds } from '../../domain/feed-discovery.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { forbidden } from '../../errors.js';
 import { type Actor, actorLabel, brandFor } from '../../policy.js';
@@ -101,6 +102,31 @@ export const brandMonitoring = defineOperation({
       sources: own ? await listFeeds(app, brand.id) : [],
       connectors: own ? await listConnectors(app, brand.id) : [],
     };
+  },
+});
+
+export const discoverFeedsInApp = defineOperation({
+  id: 'discover_feeds',
+  summary: 'Find the feeds a site offers',
+  input: z.strictObject({
+    brand: BrandHost,
+    url: z.string().trim().min(1, 'is required').max(2000),
+  }),
+  output: z.object({
+    feeds: z.array(
+      z.object({
+        url: z.string(),
+        title: z.string(),
+        via: z.enum(['announced', 'common path']),
+        items: z.number().int(),
+      }),
+    ),
+  }),
+  access: { minRole: 'admin' },
+  portal: true,
+  async handler(ctx, input) {
+    await ownBrand(ctx, input.brand);
+    return { feeds: await discoverFeeds(ctx.app, input.url) };
   },
 });
 

@@ -13,6 +13,7 @@ import {
   brandChallenge,
   brandMonitoring,
   deleteBrandInApp,
+  discoverFeedsInApp,
   removeSourceInApp,
   setAliasesInApp,
   setConnectorInApp,
@@ -56,7 +57,14 @@ function matchForm(
 export function mountBrandPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'brands');
 
-  async function brandsPage(v: View, extra: { done?: string; error?: string }) {
+  async function brandsPage(
+    v: View,
+    extra: {
+      done?: string;
+      error?: string;
+      found?: { brand: string; feeds: Output<typeof discoverFeedsInApp>['feeds'] };
+    },
+  ) {
     const admin = hasRole(actorOf(v.session), 'admin');
     const owner = hasRole(actorOf(v.session), 'owner');
     const { brands } = await run(app, v, listBrands, {});
@@ -127,7 +135,20 @@ ${
   admin
     ? html`<form method="post" action="/app/brands/sources">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}">
 <label for="feed-${b.brand}">Add an RSS or Atom feed</label><input id="feed-${b.brand}" name="url" type="url" required placeholder="https://news.example.org/feed.xml">
-<p><button type="submit" class="secondary">Add feed</button></p></form>`
+<p><button type="submit" class="secondary">Add feed</button></p></form>
+<form method="post" action="/app/brands/discover">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}">
+<label for="site-${b.brand}">Find the feeds of a site <span class="muted small">(the brand's newsroom, a trade title)</span></label><input id="site-${b.brand}" name="url" type="text" required value="${b.brand}">
+<p><button type="submit" class="secondary">Find feeds</button></p></form>
+${
+  extra.found?.brand === b.brand
+    ? extra.found.feeds.length
+      ? html`<ul>${extra.found.feeds.map(
+          (f) => html`<li>${f.title} <span class="muted small">${f.url} · ${f.items} items</span>
+<form class="inline" method="post" action="/app/brands/sources">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}"><input type="hidden" name="url" value="${f.url}"><button type="submit" class="secondary" aria-label="Add ${f.url}">Add</button></form></li>`,
+        )}</ul>`
+      : html`<p class="muted small" role="status">No feed found on that site.</p>`
+    : ''
+}`
     : ''
 }`
     : html`<p class="muted small">Its client monitors it; you act on its stories under the delegation.</p>`
@@ -168,6 +189,22 @@ ${
   act('/app/brands/sources', addSourceInApp, ['brand', 'url'], 'source');
   act('/app/brands/sources/remove', removeSourceInApp, ['brand', 'id'], 'source-removed');
   act('/app/brands/connectors', setConnectorInApp, ['brand', 'connector', 'enabled'], 'connector');
+  routes.post('/app/brands/discover', async (req, reply: FastifyReply, v) => {
+    try {
+      const brand = formField(req, 'brand');
+      const { feeds } = await run(app, v, discoverFeedsInApp, {
+        brand,
+        url: formField(req, 'url'),
+      });
+      return reply.send(await brandsPage(v, { found: { brand, feeds } }));
+    } catch (e) {
+      const { status, text, headers } = pageError(e, reply.log);
+      return reply
+        .code(status)
+        .headers(headers)
+        .send(await brandsPage(v, { error: text }));
+    }
+  });
   act('/app/brands/aliases', setAliasesInApp, ['brand', 'aliases'], 'aliases');
   act(
     '/app/brands/match',

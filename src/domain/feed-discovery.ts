@@ -1,0 +1,115 @@
+import type { AppContext } from '../context.js';
+import { invalid } from '../errors.js';
+import { dispatcherFor, FetchRefused, safeFetch } from '../net/safe-fetch.js';
+import { decodeBody } from '../pipeline/charset.js';
+import { parseFeed } from '../pipeline/feed.js';
+
+/**
+ * The feeds a site offers (docs/sources.md, "Finding a site's feeds"; issue 43): those its
+ * page announces (`<link rel="alternate" type="application/rss+xml|atom+xml">`), then
+ * those at the paths sites commonly use, each kept only if it reads as a feed. Every
+ * request goes to public hosts only, as any URL the service fetches.
+ */
+export interface FoundFeed {
+  url: string;
+  title: string;
+  /** How it was found: announced by the page, or at a common path. */
+  via: 'announced' | 'common path';
+  items: number;
+}
+
+/** Paths feeds commonly live at, newsrooms' included. */
+const COMMON_PATHS = [
+  '/feed',
+  '/rss',
+  '/rss.xml',
+  '/feed.xml',
+  '/atom.xml',
+  '/index.xml',
+  '/news/feed',
+  '/news/rss',
+  '/press/feed',
+  '/newsroom/feed',
+  '/blog/feed',
+];
+/** A page or a feed read here is small; a larger answer is not one. */
+const LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 10_000 };
+/** At most this many announced feeds are tried. */
+const MAX_ANNOUNCED = 10;
+
+const ALTERNATE = /<link\b[^>]*>/gi;
+const attr = (tag: string, name: string) =>
+  new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, 'i').exec(tag)?.slice(1).find(Boolean);
+
+export async function discoverFeeds(app: AppContext, rawUrl: string): Promise<FoundFeed[]> {
+  let site: URL;
+  try {
+    site = new URL(/^https?:\/\//i.test(rawUrl) ? rawUrl : `https://${rawUrl}`);
+  } catch {
+    throw invalid('url: must be a site address such as https://example.com/');
+  }
+  try {
+    dispatcherFor(app.config, site);
+  } catch (e) {
+    if (e instanceof FetchRefused) throw invalid(`url: ${e.message}`);
+    throw e;
+  }
+  const now = app.clock.now();
+  const found = new Map<string, FoundFeed>();
+  const tryFeed = async (url: string, via: FoundFeed['via']) => {
+    if (found.has(url)) return;
+    try {
+      const res = await safeFetch(app.config, url, {
+        headers: { accept: 'application/rss+xml, application/atom+xml, application/xml;q=0.9' },
+        limits: LIMITS,
+      });
+      if (res.status !== 200) return;
+      const xml = decodeBody(res.body, res.headers.get('content-type'), 'xml').text;
+      const items = parseFeed(xml, res.url, now);
+      const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(xml)?.[1]?.trim() ?? res.url;
+      if (!found.has(res.url))
+        found.set(res.url, { url: res.url, title, via, items: items.length });
+    } catch {
+      // Not reachable, or not a feed: not offered.
+    }
+  };
+
+  // The page's own announcements first.
+  try {
+    const page = await safeFetch(app.config, site.toString(), { limits: LIMITS });
+    if (page.status === 200) {
+      const html = decodeBody(page.body, page.headers.get('content-type'), 'html').text;
+      const announced = [...html.matchAll(ALTERNATE)]
+        .map((m) => m[0])
+        .filter(
+          (tag) =>
+            /\brel\s*=\s*["']?alternate/i.test(tag) &&
+            /application\/(?:rss|atom)\+xml/i.test(attr(tag, 'type') ?? ''),
+        )
+        .map((tag) => attr(tag, 'href'))
+        .filter((href): href is string => Boolean(href))
+        .slice(0, MAX_ANNOUNCED);
+      for (const href of announced) {
+        const url = new URL(href, page.url);
+        if (url.protocol === 'http:' || url.protocol === 'https:') {
+          await tryFeed(url.toString(), 'announced');
+        }
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof FetchRefused)) throw e;
+    throw invalid(`url: ${e.message}`);
+  }
+  // Then the common paths, under the address given (a newsroom's folder) and at the
+  // site's root.
+  if (found.size === 0) {
+    const bases = [...new Set([new URL('./', site).toString(), `${site.origin}/`])];
+    for (const base of bases) {
+      for (const path of COMMON_PATHS) {
+        await tryFeed(new URL(path.slice(1), base).toString(), 'common path');
+      }
+      if (found.size > 0) break;
+    }
+  }
+  return [...found.values()];
+}
