@@ -38,13 +38,7 @@ const BAND_EDGE = 0.2;
 /** A page of a brand's mentions, newest found first, and the cursor after it (or null). */
 export async function listMentionPage(
   db: Db,
-  brand: {
-    id: string;
-    host: string;
-    name: string;
-    aliases?: string | null;
-    match_policy?: string | null;
-  },
+  brandId: string,
   filter: MentionFilter,
   limit: number,
   cursor?: string,
@@ -53,8 +47,8 @@ export async function listMentionPage(
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')
     .select(['a.id', 'a.url', 'a.title', 'a.publisher', 'a.type', 'a.language'])
-    .select(['a.published_at', 'a.created_at', 'a.sentiment', 'a.text', 's.event_uri'])
-    .where('s.brand_id', '=', brand.id);
+    .select(['a.published_at', 'a.created_at', 'a.sentiment', 's.event_uri'])
+    .where('s.brand_id', '=', brandId);
   if (filter.type) q = q.where('a.type', '=', filter.type);
   if (filter.language) q = q.where('a.language', '=', filter.language);
   if (filter.sentiment === 'positive') q = q.where('a.sentiment', '>', BAND_EDGE);
@@ -77,6 +71,28 @@ export async function listMentionPage(
     .limit(limit + 1)
     .execute();
   const page = found.slice(0, limit);
+  // The texts of this page only (a story's sources may be long), and the brand as the
+  // matcher knows it (its aliases and policy too) for the sentence naming it.
+  const texts = new Map(
+    page.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('articles')
+            .select(['id', 'text'])
+            .where(
+              'id',
+              'in',
+              page.map((a) => a.id),
+            )
+            .execute()
+        ).map((r) => [r.id, r.text]),
+  );
+  const brand = await db
+    .selectFrom('brands')
+    .select(['host', 'name', 'aliases', 'match_policy'])
+    .where('id', '=', brandId)
+    .executeTakeFirstOrThrow();
   const matcher = new BrandMatcher([{ brand: true as const, terms: brandTermsOf(brand) }]);
   const rows = page.map((a) => ({
     url: a.url,
@@ -87,7 +103,7 @@ export async function listMentionPage(
     published_at: a.published_at,
     found_at: a.created_at,
     sentiment: a.sentiment,
-    sentence: namingSentence(matcher, a.title, a.text),
+    sentence: namingSentence(matcher, a.title, texts.get(a.id) ?? ''),
     event_uri: a.event_uri,
   }));
   const last = page.at(-1);

@@ -18,7 +18,7 @@ import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { rowId, seedConnectors } from './connector-rows.js';
 import { ingestLink } from './feeds.js';
-import { type BrandRow, ingestArticle, openStoryHolding } from './ingest-article.js';
+import { type BrandRow, ingestArticle } from './ingest-article.js';
 
 /**
  * Coverage the service finds itself (docs/sources.md, issue 43): every brand gets the
@@ -414,13 +414,14 @@ async function ingestItem(
 ): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
   const { given } = item;
   if (!given) return ingestLink(app, brand, item, ACTOR);
-  const links = given.links ?? [];
-  // A post linking coverage a story holds is that story's spread, whatever its reach; one
-  // with little reach makes no story of its own.
+  // A post with little reach is read for no story, not even the one it links: joining by
+  // link with no reach at all would let a dozen throwaway accounts make a story
+  // "widespread" (a review's finding). A post with reach linking coverage a story holds
+  // joins that story, its spread.
   if (given.reach !== null && given.reach < POST_REACH) {
-    const linked = links.length > 0 && (await openStoryHolding(app.db, brand.id, links));
-    if (!linked) return { outcome: `skipped: little reach (${given.reach})` };
+    return { outcome: `skipped: little reach (${given.reach})` };
   }
+  const links = given.links ?? [];
   try {
     const r = await ingestArticle(
       app,

@@ -15,7 +15,7 @@ export interface Mention {
   severity: Severity;
   topics: readonly string[];
   publisher: string;
-  /** Where it came from: news, social, forum, review, … (counted since migration 0024). */
+  /** Where it came from: news, social, forum, review, … (counted from issue 43's release on). */
   type: string;
   sentiment: number | null;
 }

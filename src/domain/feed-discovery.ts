@@ -34,6 +34,8 @@ const COMMON_PATHS = [
 ];
 /** A page or a feed read here is small; a larger answer is not one. */
 const LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 10_000 };
+/** How long one search may take in all. */
+const SEARCH_MS = 30_000;
 /** At most this many announced feeds are tried. */
 const MAX_ANNOUNCED = 10;
 
@@ -56,8 +58,10 @@ export async function discoverFeeds(app: AppContext, rawUrl: string): Promise<Fo
   }
   const now = app.clock.now();
   const found = new Map<string, FoundFeed>();
+  // One search takes half a minute at most, however slow the site: what is found by then.
+  const deadline = now.getTime() + SEARCH_MS;
   const tryFeed = async (url: string, via: FoundFeed['via']) => {
-    if (found.has(url)) return;
+    if (found.has(url) || Date.now() > deadline) return;
     try {
       const res = await safeFetch(app.config, url, {
         headers: { accept: 'application/rss+xml, application/atom+xml, application/xml;q=0.9' },
@@ -90,8 +94,9 @@ export async function discoverFeeds(app: AppContext, rawUrl: string): Promise<Fo
         .filter((href): href is string => Boolean(href))
         .slice(0, MAX_ANNOUNCED);
       for (const href of announced) {
-        const url = new URL(href, page.url);
-        if (url.protocol === 'http:' || url.protocol === 'https:') {
+        // An href that is no address is passed over, not an error of ours.
+        const url = URL.canParse(href, page.url) ? new URL(href, page.url) : null;
+        if (url && (url.protocol === 'http:' || url.protocol === 'https:')) {
           await tryFeed(url.toString(), 'announced');
         }
       }

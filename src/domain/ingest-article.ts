@@ -55,8 +55,8 @@ export async function ingestArticle(
   input: ArticleInput,
   actor: string,
   /**
-   * The pages a post links to: one an open story of the brand holds makes the post that
-   * story's source (its spread), whatever its words.
+   * The pages a post (one with reach) links to: one an open story of the brand holds makes
+   * the post that story's source (its spread), whatever its words.
    */
   links: readonly string[] = [],
 ): Promise<IngestOutcome> {
@@ -111,11 +111,7 @@ export async function ingestArticle(
 }
 
 /** The open story of the brand holding one of these pages, if any. */
-export async function openStoryHolding(
-  db: AppContext['db'],
-  brandId: string,
-  urls: readonly string[],
-) {
+async function openStoryHolding(db: AppContext['db'], brandId: string, urls: readonly string[]) {
   const row = await db
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')

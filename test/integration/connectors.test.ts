@@ -116,15 +116,15 @@ function reset() {
         account: { acct: 'cyclist@social.example', followers_count: 900 },
       },
       {
-        // Little reach of its own, but it shares the recall: it joins that story.
+        // It shares the recall, in words of its own: it joins that story.
         id: '113000000000000018',
         created_at: '2026-11-28T10:20:00.000Z',
         uri: 'https://social.example/users/neighbour/statuses/113000000000000018',
         url: 'https://social.example/@neighbour/113000000000000018',
         content: `<p>Check your battery before charging tonight: <a href="${base}/news/zentrix-recall" rel="nofollow noopener">the recall</a> <a href="https://social.example/tags/zentrix" class="mention hashtag">#<span>Zentrix</span></a></p>`,
-        replies_count: 0,
-        reblogs_count: 1,
-        favourites_count: 2,
+        replies_count: 2,
+        reblogs_count: 4,
+        favourites_count: 9,
         account: { acct: 'neighbour@social.example', followers_count: 40 },
       },
       {
@@ -428,6 +428,18 @@ describe('connectors', () => {
     const mentions = await svc.request('GET', '/v1/mentions', { key, query: { brand: host } });
     expect(mentions.status).toBe(200);
     expect(mentions.body.mentions).toHaveLength(6);
+    // Filters by language and sentiment hold what they say.
+    const english = await svc.request('GET', '/v1/mentions', {
+      key,
+      query: { brand: host, language: 'en' },
+    });
+    expect(english.status).toBe(200);
+    for (const m of english.body.mentions) expect(m.language).toBe('en');
+    const negative = await svc.request('GET', '/v1/mentions', {
+      key,
+      query: { brand: host, sentiment: 'negative' },
+    });
+    for (const m of negative.body.mentions) expect(m.sentiment).toBeLessThan(-0.2);
     const social = await svc.request('GET', '/v1/mentions', {
       key,
       query: { brand: host, type: 'social' },

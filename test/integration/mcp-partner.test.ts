@@ -87,6 +87,7 @@ async function prepare(op: RestOperation): Promise<Record<string, unknown>> {
   const inputs: Record<string, Record<string, unknown>> = {
     list_brands: {},
     list_stories: { brand: BRAND, limit: 5 },
+    list_mentions: { brand: BRAND, limit: 5 },
     search_stories: {
       brand: BRAND,
       q: 'northwind',

@@ -82,7 +82,7 @@ describe('user-session tools', () => {
     }
   });
 
-  it('each person is offered what they can run, described for a person, in under 40 KB', async () => {
+  it('each person is offered what they can run, described for a person, in under 44 KB', async () => {
     const listed = async (role: 'owner' | 'admin' | 'member') =>
       (await clients[role].listTools()).tools;
     const owner = await listed('owner');
@@ -116,7 +116,9 @@ describe('user-session tools', () => {
       expect.arrayContaining(['get_story', 'add_context', 'v1_assign_story']),
     );
     expect(owner.map((t) => t.name)).toContain('apply_advisory_update');
-    // The whole answer, as an agent receives it: under 40 KB (it was 86 KB with 34 tools).
+    // The whole answer, as an agent receives it: it was 86 KB with 34 tools; issue 41 brought
+    // it under 40 KB (39,821 bytes), and issue 43's v1_list_mentions (about 2 KB, a tool an
+    // agent asking what is said of a brand needs) takes it to 41,962: the bar is 44 KB.
     const res = await fetch(`${svc.url}/mcp`, {
       method: 'POST',
       headers: {
@@ -129,7 +131,7 @@ describe('user-session tools', () => {
     });
     const bytes = (await res.arrayBuffer()).byteLength;
     expect(res.status).toBe(200);
-    expect(bytes).toBeLessThan(40_000);
+    expect(bytes).toBeLessThan(44_000);
   });
 
   it('list_brands and list_stories: all brands or one, status filter, newest first', async () => {

@@ -13,23 +13,20 @@ export const listMentions = defineOperation({
   id: 'list_mentions',
   summary: 'List the mentions of a brand',
   description:
-    'Every source found naming the brand, newest first: where it came from (type, publisher, language, date, link), how it speaks of the brand, the sentence that names it and the story it belongs to. Free on every plan. Pass next_cursor back as cursor, with the same filters, for the next page.',
+    'Sources found naming the brand, newest first: where each came from, its tone, the sentence naming the brand, its story. Free on every plan. Pass next_cursor back as cursor.',
   input: z.object({
     brand: BrandHost,
-    type: SourceType.optional().describe(
-      'Only this source type: news, blog, social, forum, review, …',
-    ),
+    type: SourceType.optional().describe('Only this source type'),
     language: z
       .string()
+      .max(2, 'must be an ISO 639-1 code such as en')
       .regex(/^[a-z]{2}$/, 'must be an ISO 639-1 code such as en')
       .optional()
-      .describe('Only sources in this language, ISO 639-1 (e.g. en, fr)'),
+      .describe('Only this language, ISO 639-1 (e.g. en)'),
     sentiment: z
       .enum(SENTIMENT_BANDS)
       .optional()
-      .describe(
-        'How the source speaks of the brand: negative (below -0.2), neutral, positive (above 0.2)',
-      ),
+      .describe('Only this tone toward the brand (below -0.2, between, above 0.2)'),
     limit: Limit,
     cursor: Cursor,
   }),
@@ -57,7 +54,7 @@ export const listMentions = defineOperation({
     const { brand } = await brandFor(app, actor, input.brand);
     const page = await listMentionPage(
       app.db,
-      brand,
+      brand.id,
       { type: input.type, language: input.language, sentiment: input.sentiment },
       input.limit,
       input.cursor,

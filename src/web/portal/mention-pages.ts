@@ -5,7 +5,7 @@ import { pageError } from '../../errors.js';
 import { listBrands } from '../../operations/brands/list-brands.js';
 import { listMentions } from '../../operations/brands/list-mentions.js';
 import { SourceType } from '../../operations/schemas.js';
-import { html } from '../html.js';
+import { html, safeHref } from '../html.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, problem, when } from './layout.js';
 import { storyPath } from './paths.js';
@@ -80,7 +80,7 @@ ${
     : html`<table><thead><tr><th scope="col">Found</th><th scope="col">Source</th><th scope="col">What it says</th><th scope="col">Sentiment</th></tr></thead><tbody>
 ${mentions.map(
   (m) => html`<tr><td class="small">${when(m.found_at)}</td>
-<td><a href="${m.url}" rel="noopener noreferrer">${m.publisher}</a><div class="small muted">${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
+<td><a href="${safeHref(m.url)}" rel="noopener noreferrer">${m.publisher}</a><div class="small muted">${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
 <td>${m.sentence ?? m.title}<div class="small"><a href="${storyPath(brand!, m.event_uri)}">Its story</a></div></td>
 <td>${tone(m.sentiment)}</td></tr>`,
 )}</tbody></table>${older ? html`<p><a href="${older}">Older mentions</a></p>` : ''}`
