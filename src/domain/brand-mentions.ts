@@ -6,12 +6,15 @@ import { decodeCursor, encodeCursor } from './stories.js';
 import type { SentimentBand } from './story-search.js';
 
 /**
- * Every mention of a brand, as it was found (docs/sources.md, "Mentions"; issue 43): each
+ * Every mention of a brand, or of all a reader's brands, as it was found (docs/sources.md,
+ * "Mentions"; issue 43): each
  * source of its stories with where it came from (type, publisher, language, date, link),
  * how it speaks of the brand and the sentence that names it. Free on every plan: the
  * paywall stays on the advisory.
  */
 export interface MentionRow {
+  /** The brand it names (its host). */
+  brand: string;
   url: string;
   title: string;
   publisher: string;
@@ -35,20 +38,21 @@ export interface MentionFilter {
 /** Where sentiment bands meet, for one source's score (as the story search's bands). */
 const BAND_EDGE = 0.2;
 
-/** A page of a brand's mentions, newest found first, and the cursor after it (or null). */
+/** A page of the brands' mentions, newest found first, and the cursor after it (or null). */
 export async function listMentionPage(
   db: Db,
-  brandId: string,
+  brandIds: readonly string[],
   filter: MentionFilter,
   limit: number,
   cursor?: string,
 ): Promise<{ rows: MentionRow[]; nextCursor: string | null }> {
+  if (brandIds.length === 0) return { rows: [], nextCursor: null };
   let q = db
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')
     .select(['a.id', 'a.url', 'a.title', 'a.publisher', 'a.type', 'a.language'])
-    .select(['a.published_at', 'a.created_at', 'a.sentiment', 's.event_uri'])
-    .where('s.brand_id', '=', brandId);
+    .select(['a.published_at', 'a.created_at', 'a.sentiment', 's.event_uri', 's.brand_id'])
+    .where('s.brand_id', 'in', brandIds);
   if (filter.type) q = q.where('a.type', '=', filter.type);
   if (filter.language) q = q.where('a.language', '=', filter.language);
   if (filter.sentiment === 'positive') q = q.where('a.sentiment', '>', BAND_EDGE);
@@ -71,45 +75,57 @@ export async function listMentionPage(
     .limit(limit + 1)
     .execute();
   const page = found.slice(0, limit);
-  // The texts of this page only (a story's sources may be long), and the brand as the
+  if (page.length === 0) return { rows: [], nextCursor: null };
+  // The texts of this page only (a story's sources may be long), and each brand as the
   // matcher knows it (its aliases and policy too) for the sentence naming it.
   const texts = new Map(
-    page.length === 0
-      ? []
-      : (
-          await db
-            .selectFrom('articles')
-            .select(['id', 'text'])
-            .where(
-              'id',
-              'in',
-              page.map((a) => a.id),
-            )
-            .execute()
-        ).map((r) => [r.id, r.text]),
+    (
+      await db
+        .selectFrom('articles')
+        .select(['id', 'text'])
+        .where(
+          'id',
+          'in',
+          page.map((a) => a.id),
+        )
+        .execute()
+    ).map((r) => [r.id, r.text]),
   );
-  const brand = await db
-    .selectFrom('brands')
-    .select(['host', 'name', 'aliases', 'match_policy'])
-    .where('id', '=', brandId)
-    .executeTakeFirstOrThrow();
-  const matcher = new BrandMatcher([{ brand: true as const, terms: brandTermsOf(brand) }]);
-  const rows = page.map((a) => ({
-    url: a.url,
-    title: a.title,
-    publisher: a.publisher,
-    type: a.type,
-    language: a.language,
-    published_at: a.published_at,
-    found_at: a.created_at,
-    sentiment: a.sentiment,
-    sentence: namingSentence(matcher, a.title, texts.get(a.id) ?? ''),
-    event_uri: a.event_uri,
-  }));
-  const last = page.at(-1);
+  const brands = new Map(
+    (
+      await db
+        .selectFrom('brands')
+        .select(['id', 'host', 'name', 'aliases', 'match_policy'])
+        .where('id', 'in', [...new Set(page.map((a) => a.brand_id))])
+        .execute()
+    ).map((b) => [
+      b.id,
+      {
+        host: b.host,
+        matcher: new BrandMatcher([{ brand: true as const, terms: brandTermsOf(b) }]),
+      },
+    ]),
+  );
+  const rows = page.map((a) => {
+    const brand = brands.get(a.brand_id)!;
+    return {
+      brand: brand.host,
+      url: a.url,
+      title: a.title,
+      publisher: a.publisher,
+      type: a.type,
+      language: a.language,
+      published_at: a.published_at,
+      found_at: a.created_at,
+      sentiment: a.sentiment,
+      sentence: namingSentence(brand.matcher, a.title, texts.get(a.id) ?? ''),
+      event_uri: a.event_uri,
+    };
+  });
+  const last = page.at(-1)!;
   return {
     rows,
-    nextCursor: found.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+    nextCursor: found.length > limit ? encodeCursor(last.created_at, last.id) : null,
   };
 }
 

@@ -428,6 +428,11 @@ describe('connectors', () => {
     const mentions = await svc.request('GET', '/v1/mentions', { key, query: { brand: host } });
     expect(mentions.status).toBe(200);
     expect(mentions.body.mentions).toHaveLength(6);
+    // Without a brand: every brand the key reads, each row saying which.
+    const all = await svc.request('GET', '/v1/mentions', { key, query: { limit: 200 } });
+    expect(all.status).toBe(200);
+    expect(all.body.brand).toBeNull();
+    expect(all.body.mentions.filter((m: { brand: string }) => m.brand === host)).toHaveLength(6);
     // Filters by language and sentiment hold what they say.
     const english = await svc.request('GET', '/v1/mentions', {
       key,

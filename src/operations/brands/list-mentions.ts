@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listMentionPage } from '../../domain/brand-mentions.js';
+import { readableBrandIds } from '../../domain/stories.js';
 import { SENTIMENT_BANDS } from '../../domain/story-search.js';
 import { brandFor } from '../../policy.js';
 import { defineOperation } from '../operation.js';
@@ -13,9 +14,11 @@ export const listMentions = defineOperation({
   id: 'list_mentions',
   summary: 'List the mentions of a brand',
   description:
-    'Sources found naming the brand, newest first: where each came from, its tone, the sentence naming the brand, its story. Free on every plan. Pass next_cursor back as cursor.',
+    'Sources found naming the brand (or each of your brands), newest first: where each came from, its tone, the sentence naming the brand, its story. Free on every plan. Pass next_cursor back as cursor.',
   input: z.object({
-    brand: BrandHost,
+    brand: BrandHost.optional().describe(
+      'Brand host, e.g. acme.com; without it, every brand you read',
+    ),
     type: SourceType.optional().describe('Only this source type'),
     language: z
       .string()
@@ -31,9 +34,10 @@ export const listMentions = defineOperation({
     cursor: Cursor,
   }),
   output: z.object({
-    brand: z.string(),
+    brand: z.string().nullable(),
     mentions: z.array(
       z.object({
+        brand: z.string(),
         url: z.string(),
         title: z.string(),
         publisher: z.string(),
@@ -51,15 +55,17 @@ export const listMentions = defineOperation({
   access: {},
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
   async handler({ app, actor }, input) {
-    const { brand } = await brandFor(app, actor, input.brand);
+    const ids = input.brand
+      ? [(await brandFor(app, actor, input.brand)).brand.id]
+      : await readableBrandIds(app.db, actor.accountId, actor.scope);
     const page = await listMentionPage(
       app.db,
-      brand.id,
+      ids,
       { type: input.type, language: input.language, sentiment: input.sentiment },
       input.limit,
       input.cursor,
     );
-    return { brand: brand.host, mentions: page.rows, next_cursor: page.nextCursor };
+    return { brand: input.brand ?? null, mentions: page.rows, next_cursor: page.nextCursor };
   },
   rest: { method: 'GET', path: '/v1/mentions' },
   portal: true,

@@ -27,22 +27,21 @@ export function mountMentionPages(fastify: FastifyInstance, app: AppContext) {
   routes.get(MENTIONS_PATH, async (req, reply, v: View) => {
     const query = req.query as Record<string, string>;
     const { brands } = await run(app, v, listBrands, {});
-    const brand = query.brand || brands[0]?.brand;
+    // Every brand read unless one is chosen.
+    const brand = query.brand || undefined;
     const filters = Object.fromEntries(
       FILTERS.filter((k) => k !== 'brand' && query[k]).map((k) => [k, query[k]]),
     );
     let found: Output<typeof listMentions> | null = null;
     let refused: { status: number; text: string } | undefined;
-    if (brand) {
-      try {
-        found = await run(app, v, listMentions, {
-          brand,
-          ...filters,
-          ...(query.cursor && { cursor: query.cursor }),
-        });
-      } catch (e) {
-        refused = pageError(e, reply.log);
-      }
+    try {
+      found = await run(app, v, listMentions, {
+        ...(brand && { brand }),
+        ...filters,
+        ...(query.cursor && { cursor: query.cursor }),
+      });
+    } catch (e) {
+      refused = pageError(e, reply.log);
     }
     const here = new URLSearchParams({ ...(brand && { brand }), ...filters }).toString();
     const older = found?.next_cursor
@@ -76,12 +75,12 @@ ${field('language', 'Language', query.language, html` maxlength="2" size="3" pla
 </div><div class="row"><button type="submit">Show</button></div></form>
 ${
   mentions.length === 0
-    ? html`<p class="card muted">${brand ? 'No mentions found yet.' : 'Add a brand first: its coverage is then found for it.'}</p>`
+    ? html`<p class="card muted">${brands.length > 0 ? 'No mentions found yet.' : 'Add a brand first: its coverage is then found for it.'}</p>`
     : html`<table><thead><tr><th scope="col">Found</th><th scope="col">Source</th><th scope="col">What it says</th><th scope="col">Sentiment</th></tr></thead><tbody>
 ${mentions.map(
   (m) => html`<tr><td class="small">${when(m.found_at)}</td>
-<td><a href="${safeHref(m.url)}" rel="noopener noreferrer">${m.publisher}</a><div class="small muted">${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
-<td>${m.sentence ?? m.title}<div class="small"><a href="${storyPath(brand!, m.event_uri)}">Its story</a></div></td>
+<td><a href="${safeHref(m.url)}" rel="noopener noreferrer">${m.publisher}</a><div class="small muted">${brand ? '' : `${m.brand} · `}${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
+<td>${m.sentence ?? m.title}<div class="small"><a href="${storyPath(m.brand, m.event_uri)}">Its story</a></div></td>
 <td>${tone(m.sentiment)}</td></tr>`,
 )}</tbody></table>${older ? html`<p><a href="${older}">Older mentions</a></p>` : ''}`
 }`,
