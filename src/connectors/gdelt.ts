@@ -4,8 +4,8 @@ import type { Connector } from './connector.js';
 /**
  * The GDELT DOC 2.0 API's article list (api.gdeltproject.org/api/v2/doc/doc?mode=ArtList
  * &format=json): news in 65 languages, each article's URL, title, domain and the time GDELT
- * saw it. The cursor is the newest `seendate` read; the next poll asks from there.
- * Without one, the last day. No key.
+ * saw it. The cursor is the newest `seendate` read; the next poll asks from there, oldest
+ * first, so none is skipped. Without one, the last day. No key.
  */
 export const gdelt: Connector = {
   id: 'gdelt',
@@ -21,8 +21,12 @@ export const gdelt: Connector = {
     // GDELT searches its last three months: an older cursor (a brand with no coverage for
     // that long) asks from the window's start, not for an error.
     const window = stamp(new Date(now.getTime() - 89 * 86_400_000));
-    const since = cursor ? `&startdatetime=${cursor < window ? window : cursor}` : '&timespan=1d';
-    return `${base}/api/v2/doc/doc?query=${encodeURIComponent(q)}&mode=ArtList&format=json&maxrecords=75&sort=DateDesc${since}`;
+    // From the cursor, oldest first: a busy brand's next 75 follow on from the last read,
+    // none skipped however many came out between polls. At first, the last day's newest.
+    const since = cursor
+      ? `&startdatetime=${cursor < window ? window : cursor}&sort=DateAsc`
+      : '&timespan=1d&sort=DateDesc';
+    return `${base}/api/v2/doc/doc?query=${encodeURIComponent(q)}&mode=ArtList&format=json&maxrecords=75${since}`;
   },
   parse(body) {
     // An empty result is "{}"; an error (a query too short, a bad operator) is plain text.
@@ -47,6 +51,8 @@ export const gdelt: Connector = {
       });
       if (seen && (newest === null || seen.cursor > newest)) newest = seen.cursor;
     }
+    // Newest first, whichever order was asked for.
+    items.sort((a, b) => (b.published_at ?? '').localeCompare(a.published_at ?? ''));
     return { items, cursor: newest };
   },
 };

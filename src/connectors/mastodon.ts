@@ -6,7 +6,9 @@ import type { Connector, ConnectorItem } from './connector.js';
  * Mastodon: the public timeline of the brand's hashtag on an instance
  * (GET /api/v1/timelines/tag/:hashtag, anonymous where the instance allows public preview):
  * posts read as they are, with their reblogs, favourites and replies as their reach, or
- * their author's followers. The cursor is the newest status id (`since_id`). No key.
+ * their author's followers. The cursor is the newest status id read; the next poll asks for
+ * those right after it (`min_id`, not `since_id`, which gives the newest 40 and skips any
+ * between), so a busy tag is read through. No key.
  */
 export const mastodon: Connector = {
   id: 'mastodon',
@@ -15,7 +17,7 @@ export const mastodon: Connector = {
   perMinute: 30,
   request(base, query, cursor) {
     const tag = hashtagOf(query.names[0] ?? '');
-    const since = cursor ? `&since_id=${encodeURIComponent(cursor)}` : '';
+    const since = cursor ? `&min_id=${encodeURIComponent(cursor)}` : '';
     return `${base}/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=40${since}`;
   },
   parse(body) {

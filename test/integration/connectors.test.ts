@@ -499,7 +499,7 @@ describe('connectors', () => {
       [],
     );
     expect(asked.slice(before).find((a) => a.startsWith('/api/v1/timelines/tag/'))).toContain(
-      'since_id=113000000000000020',
+      'min_id=113000000000000020',
     );
     expect(asked.slice(before).find((a) => a.startsWith('/api/v2/doc/doc'))).toContain(
       'startdatetime=20261128100001',

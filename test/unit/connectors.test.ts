@@ -101,6 +101,10 @@ describe('GDELT', () => {
     );
     expect(next.searchParams.get('startdatetime')).toBe('20261128090001');
     expect(next.searchParams.has('timespan')).toBe(false);
+    // From the cursor oldest first, so a busy brand's articles are read through; at first
+    // the day's newest.
+    expect(next.searchParams.get('sort')).toBe('DateAsc');
+    expect(first.searchParams.get('sort')).toBe('DateDesc');
   });
 
   it('reads the article list, an empty answer, and refuses an error or a changed format', () => {
@@ -128,6 +132,22 @@ describe('GDELT', () => {
       ['https://planet.example/b', '2026-11-28T09:30:00.000Z'],
       ['https://planet.example/a', '2026-11-28T09:00:00.000Z'],
     ]);
+    // Answered oldest first (DateAsc), still read newest first.
+    const asc = gdelt.parse(
+      JSON.stringify({
+        articles: [
+          { url: 'https://planet.example/a', title: 'Acme', seendate: '20261128T090000Z' },
+          { url: 'https://planet.example/b', title: 'Acme', seendate: '20261128T093000Z' },
+        ],
+      }),
+      '',
+      now,
+    );
+    expect(asc.items.map((i) => i.url)).toEqual([
+      'https://planet.example/b',
+      'https://planet.example/a',
+    ]);
+    expect(asc.cursor).toBe('20261128093001');
     expect(page.cursor).toBe('20261128093001');
     expect(gdelt.parse('{}', '', now)).toEqual({ items: [], cursor: null });
     expect(() => gdelt.parse('The specified phrase is too short.', '', now)).toThrow(
@@ -305,7 +325,7 @@ describe('Mastodon', () => {
     expect(first).toBe('https://mastodon.social/api/v1/timelines/tag/acme?limit=40');
     const next = mastodon.request('https://mastodon.social', acme, '113000000000000009', now);
     expect(next).toBe(
-      'https://mastodon.social/api/v1/timelines/tag/acme?limit=40&since_id=113000000000000009',
+      'https://mastodon.social/api/v1/timelines/tag/acme?limit=40&min_id=113000000000000009',
     );
     const page = mastodon.parse(
       JSON.stringify([
