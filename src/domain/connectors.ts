@@ -19,6 +19,7 @@ import { brandTermsOf } from './brands.js';
 import { rowId, seedConnectors } from './connector-rows.js';
 import { ingestLink } from './feeds.js';
 import { type BrandRow, ingestArticle } from './ingest-article.js';
+import { announceSpikes } from './mention-spikes.js';
 
 /**
  * Coverage the service finds itself (docs/sources.md, issue 43): every brand gets the
@@ -163,8 +164,9 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
 }
 
 /**
- * Seeds missing rows and schedules due connectors now, then every minute (or
- * CONNECTOR_POLL_MS, if shorter); seeds again every ten runs.
+ * Seeds missing rows, schedules due connectors and tells of mention spikes
+ * (mention-spikes.ts) now, then every minute (or CONNECTOR_POLL_MS, if shorter); seeds
+ * again every ten runs.
  */
 export function startConnectorScheduler(app: AppContext): () => void {
   if (app.config.connectors.length === 0) return () => {};
@@ -172,6 +174,7 @@ export function startConnectorScheduler(app: AppContext): () => void {
   const run = async () => {
     if (runs++ % 10 === 0) await seedMissing(app);
     await scheduleDueConnectors(app);
+    await announceSpikes(app);
   };
   const tick = () => {
     run().catch((err) => app.log?.warn({ err }, 'connector scheduling failed'));

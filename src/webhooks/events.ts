@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'delegation.revoked',
   'delegation.dropped',
   'alert.triggered',
+  'mentions.spike',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -45,6 +46,7 @@ const EVENT_OF_ACTION: Record<string, EventType> = {
   'delegation.granted': 'delegation.activated',
   'delegation.revoked': 'delegation.revoked',
   'delegation.dropped': 'delegation.dropped',
+  'mentions.spike': 'mentions.spike',
 };
 
 /**

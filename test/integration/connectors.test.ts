@@ -13,6 +13,8 @@ import {
   seedMissing,
   setConnector,
 } from '../../src/domain/connectors.js';
+import { announceSpikes, SPIKE_MIN } from '../../src/domain/mention-spikes.js';
+import { addEndpoint } from '../../src/webhooks/endpoints.js';
 import { brs } from '../support/cli.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
@@ -480,6 +482,46 @@ describe('connectors', () => {
         .status,
     ).toBe(400);
 
+    // Six mentions in the hour against none usually: a spike, told once to the team's
+    // webhooks and shown with the mentions.
+    expect(SPIKE_MIN).toBeLessThanOrEqual(6);
+    await addEndpoint(svc.app, {
+      accountId: account,
+      url: `${base}/hook-${host}`,
+      events: ['mentions.spike'],
+      actor: 'test',
+    });
+    expect(await announceSpikes(svc.app)).toBeGreaterThanOrEqual(1);
+    const told = await svc.app.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('brand_id', '=', brand.id)
+      .where('action', '=', 'mentions.spike')
+      .execute();
+    expect(told).toHaveLength(1);
+    expect(JSON.parse(told[0]!.details)).toEqual({ brand: host, mentions: 6, usual: 0 });
+    await announceSpikes(svc.app);
+    expect(
+      await svc.app.db
+        .selectFrom('audit_log')
+        .select('id')
+        .where('brand_id', '=', brand.id)
+        .where('action', '=', 'mentions.spike')
+        .execute(),
+    ).toHaveLength(1);
+    const hook = await svc.app.db
+      .selectFrom('webhook_deliveries')
+      .select(['event_type', 'payload'])
+      .where('event_type', '=', 'mentions.spike')
+      .execute();
+    expect(hook.map((h) => JSON.parse(h.payload).data)).toContainEqual(
+      expect.objectContaining({ brand: host, mentions: 6, usual: 0 }),
+    );
+    const withSpike = await svc.request('GET', '/v1/mentions', { key, query: { brand: host } });
+    expect(withSpike.body.spikes).toEqual([
+      expect.objectContaining({ brand: host, mentions: 6, usual: 0 }),
+    ]);
+
     const status = await brs(env, 'source', 'list', '--brand', host);
     expect(status.code).toBe(0);
     const byId = Object.fromEntries(
@@ -495,9 +537,9 @@ describe('connectors', () => {
     // Polled again with nothing new: nothing is fetched or added again; the cursors moved.
     const before = asked.length;
     await pollBrand(brand.id);
-    expect(asked.slice(before).filter((a) => !/search|doc\/doc|timelines\/tag/.test(a))).toEqual(
-      [],
-    );
+    expect(
+      asked.slice(before).filter((a) => !/search|doc\/doc|timelines\/tag|\/hook-/.test(a)),
+    ).toEqual([]);
     expect(asked.slice(before).find((a) => a.startsWith('/api/v1/timelines/tag/'))).toContain(
       'min_id=113000000000000020',
     );

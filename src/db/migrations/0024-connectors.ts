@@ -48,6 +48,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('connector_items_connector_key', ['brand_connector_id', 'item_key'])
     .execute();
+  // A brand's mentions of the last hour and week, for spikes (domain/mention-spikes.ts).
+  await s
+    .createIndex('articles_created')
+    .ifNotExists()
+    .on('articles')
+    .column('created_at')
+    .execute();
   // Retention prunes what was found long ago (domain/retention.ts).
   await s
     .createIndex('connector_items_created')

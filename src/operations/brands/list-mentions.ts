@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listMentionPage } from '../../domain/brand-mentions.js';
+import { recentSpikes } from '../../domain/mention-spikes.js';
 import { readableBrandIds } from '../../domain/stories.js';
 import { SENTIMENT_BANDS } from '../../domain/story-search.js';
 import { brandFor } from '../../policy.js';
@@ -51,6 +52,16 @@ export const listMentions = defineOperation({
       }),
     ),
     next_cursor: z.string().nullable().describe('cursor of the next page, or null on the last'),
+    spikes: z
+      .array(
+        z.object({
+          brand: z.string(),
+          mentions: z.number().int(),
+          usual: z.number(),
+          at: z.string(),
+        }),
+      )
+      .describe('spikes told in the last hour: mentions in an hour against the usual'),
   }),
   access: {},
   hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false },
@@ -65,7 +76,12 @@ export const listMentions = defineOperation({
       input.limit,
       input.cursor,
     );
-    return { brand: input.brand ?? null, mentions: page.rows, next_cursor: page.nextCursor };
+    return {
+      brand: input.brand ?? null,
+      mentions: page.rows,
+      next_cursor: page.nextCursor,
+      spikes: await recentSpikes(app, ids),
+    };
   },
   rest: { method: 'GET', path: '/v1/mentions' },
   portal: true,

@@ -58,6 +58,8 @@ const SENTENCES: Record<string, (d: Details) => string> = {
   'delegation_invite.created': () => 'made an invitation link for a client',
   'delegation_invite.revoked': () => 'revoked an invitation link',
   'member.added': (d) => `added a teammate as ${s(d.role)}`,
+  'mentions.spike': (d) =>
+    `found ${s(d.mentions)} mentions of ${s(d.brand)} in an hour, against ${s(d.usual)} usually`,
   'member.invited': (d) => `invited ${s(d.email)} to the team`,
   'member.removed': (d) => `removed ${s(d.email)} from the team`,
   'member.invitation_cancelled': (d) => `cancelled the invitation of ${s(d.email)}`,

@@ -52,6 +52,14 @@ export function mountMentionPages(fastify: FastifyInstance, app: AppContext) {
       v,
       'Mentions',
       html`<h1>Mentions</h1><p class="muted">Every source found naming the brand, newest first: news, posts, forums and reviews, whichever way it came.</p>${problem(refused?.text)}
+${
+  found?.spikes.length
+    ? html`<div class="card" role="status">${found.spikes.map(
+        (sp) =>
+          html`<p><strong>${sp.brand}: ${sp.mentions} mentions in the last hour</strong>, against ${sp.usual} in an hour usually.</p>`,
+      )}</div>`
+    : ''
+}
 <form class="card filters" method="get" action="${MENTIONS_PATH}" role="search" aria-label="Filter mentions"><div class="row">
 ${select(
   'brand',
