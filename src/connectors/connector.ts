@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { BrandTerms } from '../pipeline/brand-matcher.js';
 
@@ -88,3 +89,26 @@ export function orQuery(query: BrandQuery): string {
 
 /** Where each connector asks, as configured (tests point them at a local server). */
 export const baseOf = (config: Config, id: ConnectorId) => config.connectorUrls[id];
+
+/**
+ * A JSON answer read against the shape the service documents; an answer that is not JSON
+ * (an error page) or not that shape (a changed field) throws, naming the service, and the
+ * poll records it. `notJson` words the first case (GDELT answers its errors as text).
+ */
+export function answerOf<T>(
+  service: string,
+  body: string,
+  shape: z.ZodType<T>,
+  notJson = () => `${service} answered with something other than JSON`,
+): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new Error(notJson());
+  }
+  const parsed = shape.safeParse(json);
+  if (!parsed.success)
+    throw new Error(`${service} answered in a format this connector does not read`);
+  return parsed.data;
+}

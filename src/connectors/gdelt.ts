@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Connector } from './connector.js';
+import { answerOf, type Connector } from './connector.js';
 
 /**
  * The GDELT DOC 2.0 API's article list (api.gdeltproject.org/api/v2/doc/doc?mode=ArtList
@@ -30,17 +30,15 @@ export const gdelt: Connector = {
   },
   parse(body) {
     // An empty result is "{}"; an error (a query too short, a bad operator) is plain text.
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      throw new Error(`GDELT answered: ${body.trim().slice(0, 200) || 'nothing'}`);
-    }
-    const parsed = Answer.safeParse(json);
-    if (!parsed.success) throw new Error('GDELT answered in a format this connector does not read');
+    const answer = answerOf(
+      'GDELT',
+      body,
+      Answer,
+      () => `GDELT answered: ${body.trim().slice(0, 200) || 'nothing'}`,
+    );
     const items = [];
     let newest: string | null = null;
-    for (const a of parsed.data.articles ?? []) {
+    for (const a of answer.articles ?? []) {
       const seen = seenDate(a.seendate);
       if (!/^https?:\/\//i.test(a.url)) continue;
       items.push({

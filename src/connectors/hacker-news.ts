@@ -1,6 +1,6 @@
 import { decodeHTML } from 'entities';
 import { z } from 'zod';
-import type { Connector, ConnectorItem } from './connector.js';
+import { answerOf, type Connector, type ConnectorItem } from './connector.js';
 
 /**
  * Hacker News through its Algolia search API (hn.algolia.com/api/v1/search_by_date): the
@@ -19,19 +19,10 @@ export const hackerNews: Connector = {
     return `${base}/api/v1/search_by_date?query=${encodeURIComponent(query.names[0] ?? '')}&tags=story&hitsPerPage=50${since}`;
   },
   parse(body) {
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      throw new Error('Hacker News search answered with something other than JSON');
-    }
-    const parsed = Answer.safeParse(json);
-    if (!parsed.success) {
-      throw new Error('Hacker News search answered in a format this connector does not read');
-    }
+    const answer = answerOf('Hacker News search', body, Answer);
     const items: ConnectorItem[] = [];
     let newest: number | null = null;
-    for (const hit of parsed.data.hits) {
+    for (const hit of answer.hits) {
       if (newest === null || hit.created_at_i > newest) newest = hit.created_at_i;
       const thread = `https://news.ycombinator.com/item?id=${hit.objectID}`;
       const when = new Date(hit.created_at_i * 1000).toISOString();

@@ -1,6 +1,6 @@
 import { decodeHTML } from 'entities';
 import { z } from 'zod';
-import type { Connector, ConnectorItem } from './connector.js';
+import { answerOf, type Connector, type ConnectorItem } from './connector.js';
 
 /**
  * Mastodon: the public timeline of the brand's hashtag on an instance
@@ -21,18 +21,10 @@ export const mastodon: Connector = {
     return `${base}/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=40${since}`;
   },
   parse(body) {
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      throw new Error('Mastodon answered with something other than JSON');
-    }
-    const parsed = Answer.safeParse(json);
-    if (!parsed.success)
-      throw new Error('Mastodon answered in a format this connector does not read');
+    const statuses = answerOf('Mastodon', body, Answer);
     const items: ConnectorItem[] = [];
     let newest: string | null = null;
-    for (const s of parsed.data) {
+    for (const s of statuses) {
       // Ids are ordered numbers as strings; compared by length, then by value.
       if (
         newest === null ||

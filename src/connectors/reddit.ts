@@ -1,6 +1,6 @@
 import { decodeHTML } from 'entities';
 import { z } from 'zod';
-import { type Connector, type ConnectorItem, orQuery } from './connector.js';
+import { answerOf, type Connector, type ConnectorItem, orQuery } from './connector.js';
 
 /**
  * Reddit's search (GET /search.json?q=…&sort=new): the newest posts naming the brand
@@ -19,19 +19,11 @@ export const reddit: Connector = {
     return `${base}/search.json?q=${encodeURIComponent(orQuery(query))}&sort=new&limit=100&t=week&raw_json=1`;
   },
   parse(body, _url, _now, cursor = null) {
-    let json: unknown;
-    try {
-      json = JSON.parse(body);
-    } catch {
-      throw new Error('Reddit answered with something other than JSON');
-    }
-    const parsed = Listing.safeParse(json);
-    if (!parsed.success)
-      throw new Error('Reddit answered in a format this connector does not read');
+    const listing = answerOf('Reddit', body, Listing);
     const since = cursor ? Number(cursor) : 0;
     const items: ConnectorItem[] = [];
     let newest: number | null = null;
-    for (const { data: p } of parsed.data.data.children) {
+    for (const { data: p } of listing.data.children) {
       if (newest === null || p.created_utc > newest) newest = p.created_utc;
       if (p.created_utc <= since) continue;
       const thread = `https://www.reddit.com${p.permalink}`;

@@ -10,8 +10,7 @@ import { type AppContext, inTransaction } from '../context.js';
 import type { Db } from '../db/database.js';
 import { AppError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
-import { CONNECTOR_POLL, encodePayload } from '../jobs/kinds.js';
-import { enqueue } from '../jobs/queue.js';
+import { CONNECTOR_POLL } from '../jobs/kinds.js';
 import { FetchRefused, safeFetch } from '../net/safe-fetch.js';
 import { decodeBody } from '../pipeline/charset.js';
 import { writeAudit } from './audit.js';
@@ -20,6 +19,7 @@ import { rowId, seedConnectors } from './connector-rows.js';
 import { ingestLink } from './feeds.js';
 import { type BrandRow, ingestArticle } from './ingest-article.js';
 import { announceSpikes } from './mention-spikes.js';
+import { claimPoll, type ItemOutcome, type PollOutcome, readBatch } from './polls.js';
 
 /**
  * Coverage the service finds itself (docs/sources.md, issue 43): every brand gets the
@@ -130,34 +130,13 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
       .execute();
     let k = 0;
     for (const row of due) {
-      await inTransaction(app, async (app) => {
-        const trx = app.db;
-        const moved = await trx
-          .updateTable('brand_connectors')
-          .set({ next_poll_at: next })
-          .where('id', '=', row.id)
-          .where('next_poll_at', row.next_poll_at === null ? 'is' : '=', row.next_poll_at)
-          .executeTakeFirst();
-        // Another process moved it first: that one polls.
-        if (Number(moved.numUpdatedRows) !== 1) return;
-        const pending = await trx
-          .selectFrom('jobs')
-          .select('id')
-          .where('name', '=', CONNECTOR_POLL.name)
-          .where('payload', '=', encodePayload(CONNECTOR_POLL, { source: row.id }))
-          .where('status', 'in', ['queued', 'running'])
-          .executeTakeFirst();
-        if (pending) return;
-        // Spread over the window: the service sees a steady pace, not a burst.
-        const runAt = new Date(now.getTime() + Math.floor((k++ * WINDOW_MS) / rate));
-        await enqueue(
-          trx,
-          CONNECTOR_POLL,
-          { source: row.id },
-          { now: at, runAt: runAt.toISOString(), maxAttempts: 3 },
-        );
+      // Spread over the window: the service sees a steady pace, not a burst.
+      const runAt = new Date(now.getTime() + Math.floor((k * WINDOW_MS) / rate)).toISOString();
+      const job = { kind: CONNECTOR_POLL, payload: { source: row.id }, now: at, runAt };
+      if (await claimPoll(app, 'brand_connectors', row, next, job)) {
+        k++;
         claimed++;
-      });
+      }
     }
   }
   return claimed;
@@ -185,14 +164,6 @@ export function startConnectorScheduler(app: AppContext): () => void {
   return () => clearInterval(timer);
 }
 
-export interface ConnectorPollOutcome {
-  status: string;
-  items?: number;
-  created?: number;
-  joined?: number;
-  skipped?: number;
-}
-
 /**
  * The poll job: asks the connector's service for the brand's coverage since the cursor
  * and reads each new item into the pipeline. What goes wrong with the service is recorded
@@ -202,7 +173,7 @@ export interface ConnectorPollOutcome {
 export async function pollConnectorJob(
   app: AppContext,
   payload: { source: string },
-): Promise<ConnectorPollOutcome> {
+): Promise<PollOutcome> {
   const row = await app.db
     .selectFrom('brand_connectors as c')
     .innerJoin('brands as b', 'b.id', 'c.brand_id')
@@ -313,18 +284,11 @@ export async function pollConnectorJob(
     queue = queue.slice(-FIRST_POLL_ITEMS);
   }
   const batch = queue.slice(0, ITEMS_PER_POLL);
-  const counts = { created: 0, joined: 0, skipped: 0 };
-  let retry = 0;
-  for (const item of batch) {
-    const outcome = await ingestItem(app, brand, item);
-    if (outcome.transient) {
-      retry++;
-      continue;
-    }
-    if (outcome.outcome === 'created' || outcome.outcome === 'joined') counts[outcome.outcome]++;
-    else if (outcome.outcome !== 'exists') counts.skipped++;
-    await remember(app.db, row.id, item, outcome, at);
-  }
+  const { counts, retry } = await readBatch(
+    batch,
+    (item) => ingestItem(app, brand, item),
+    (item, outcome) => remember(app.db, row.id, item, outcome, at),
+  );
   await app.db
     .updateTable('brand_connectors')
     .set((eb) => ({
@@ -414,7 +378,7 @@ async function ingestItem(
   app: AppContext,
   brand: BrandRow,
   item: ConnectorItem,
-): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
+): Promise<ItemOutcome> {
   const { given } = item;
   if (!given) return ingestLink(app, brand, item, ACTOR);
   // A post with little reach is read for no story, not even the one it links: joining by

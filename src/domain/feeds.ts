@@ -2,14 +2,14 @@ import { type AppContext, inTransaction } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
-import { encodePayload, FEED_POLL } from '../jobs/kinds.js';
-import { enqueue } from '../jobs/queue.js';
+import { FEED_POLL } from '../jobs/kinds.js';
 import { dispatcherFor, FetchRefused, safeFetch } from '../net/safe-fetch.js';
 import { decodeBody } from '../pipeline/charset.js';
 import { type FeedItem, parseFeed } from '../pipeline/feed.js';
 import { readArticle } from '../pipeline/read-article.js';
 import { writeAudit } from './audit.js';
 import { type BrandRow, ingestArticle } from './ingest-article.js';
+import { claimPoll, type ItemOutcome, type PollOutcome, readBatch } from './polls.js';
 
 /**
  * Monitored sources: RSS and Atom feeds per brand (docs/pipeline.md, "Feeds"). Each feed
@@ -147,29 +147,8 @@ export async function scheduleDueFeeds(app: AppContext): Promise<number> {
     .execute();
   let claimed = 0;
   for (const feed of due) {
-    await inTransaction(app, async (app) => {
-      const trx = app.db;
-      const moved = await trx
-        .updateTable('brand_feeds')
-        .set({ next_poll_at: next })
-        .where('id', '=', feed.id)
-        .where('next_poll_at', feed.next_poll_at === null ? 'is' : '=', feed.next_poll_at)
-        .executeTakeFirst();
-      // Another process moved it first: that one polls.
-      if (Number(moved.numUpdatedRows) !== 1) return;
-      // The last poll has not finished (a backlog, a long poll, a retry): it reads what is
-      // new when it runs, and two polls of one feed never run at once.
-      const pending = await trx
-        .selectFrom('jobs')
-        .select('id')
-        .where('name', '=', FEED_POLL.name)
-        .where('payload', '=', encodePayload(FEED_POLL, { feed: feed.id }))
-        .where('status', 'in', ['queued', 'running'])
-        .executeTakeFirst();
-      if (pending) return;
-      await enqueue(trx, FEED_POLL, { feed: feed.id }, { now: at, maxAttempts: 3 });
-      claimed++;
-    });
+    const job = { kind: FEED_POLL, payload: { feed: feed.id }, now: at };
+    if (await claimPoll(app, 'brand_feeds', feed, next, job)) claimed++;
   }
   return claimed;
 }
@@ -183,14 +162,6 @@ export function startFeedScheduler(app: AppContext): () => void {
   const timer = setInterval(run, Math.min(60_000, app.config.feedPollMs));
   timer.unref();
   return () => clearInterval(timer);
-}
-
-export interface PollOutcome {
-  status: string;
-  items?: number;
-  created?: number;
-  joined?: number;
-  skipped?: number;
 }
 
 /**
@@ -285,32 +256,19 @@ export async function pollFeedJob(
     }
   }
   const batch = fresh.slice(0, ITEMS_PER_POLL);
-  const counts = { created: 0, joined: 0, skipped: 0 };
-  let retry = 0;
-  for (const item of batch) {
-    const outcome = await ingestLink(
-      app,
-      {
-        id: feed.brand_id,
-        account_id: feed.account_id,
-        host: feed.host,
-        name: feed.name,
-        aliases: feed.aliases,
-        match_policy: feed.match_policy,
-      },
-      item,
-      ACTOR,
-    );
-    // A page that may work later (down, slow, 5xx) is not remembered: the next poll
-    // reads it again.
-    if (outcome.transient) {
-      retry++;
-      continue;
-    }
-    if (outcome.outcome === 'created' || outcome.outcome === 'joined') counts[outcome.outcome]++;
-    else if (outcome.outcome !== 'exists') counts.skipped++;
-    await remember(app, feed.id, item, outcome, at);
-  }
+  const brand = {
+    id: feed.brand_id,
+    account_id: feed.account_id,
+    host: feed.host,
+    name: feed.name,
+    aliases: feed.aliases,
+    match_policy: feed.match_policy,
+  };
+  const { counts, retry } = await readBatch(
+    batch,
+    (item) => ingestLink(app, brand, item, ACTOR),
+    (item, outcome) => remember(app, feed.id, item, outcome, at),
+  );
   const complete = batch.length === fresh.length && retry === 0;
   await app.db
     .updateTable('brand_feeds')
@@ -361,7 +319,7 @@ export async function ingestLink(
   brand: BrandRow,
   item: { url: string; published_at?: string },
   actor: string,
-): Promise<{ outcome: string; event_uri?: string; transient?: boolean }> {
+): Promise<ItemOutcome> {
   const read = await readArticle(app.config, item.url, item.published_at ?? null, app.clock.now());
   if (!read.ok) return { outcome: `skipped: ${read.reason}`, transient: read.transient };
   try {

@@ -27,7 +27,7 @@ import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
 import { addCoverage, coverageRows } from './coverage.js';
 import { importStory } from './import-story.js';
-import { storyHolding, storySources } from './stories.js';
+import { storyHolding, storyHoldingRow, storySources } from './stories.js';
 import { refreshStoryDocument } from './story-documents.js';
 import { lockStory } from './story-lock.js';
 
@@ -70,8 +70,9 @@ export async function ingestArticle(
   const urls = [article.url, article.canonical_url ?? article.url];
   const held = await storyHolding(app.db, brand.id, urls);
   if (held) return { status: 'exists', event_uri: held };
-  const linked = links.length > 0 ? await openStoryHolding(app.db, brand.id, links) : undefined;
-  const byLink = linked && (await joinStory(app, brand, linked, article, actor));
+  const linked =
+    links.length > 0 ? await storyHoldingRow(app.db, brand.id, links, { open: true }) : undefined;
+  const byLink = linked && (await joinStory(app, brand, linked.id, article, actor));
   if (byLink) return byLink;
 
   // Closed stories are not reopened: new coverage after a close is a new story.
@@ -108,19 +109,6 @@ export async function ingestArticle(
   return created.existing
     ? { status: 'exists', event_uri: created.event_uri }
     : { status: 'created', event_uri: created.event_uri };
-}
-
-/** The open story of the brand holding one of these pages, if any. */
-async function openStoryHolding(db: AppContext['db'], brandId: string, urls: readonly string[]) {
-  const row = await db
-    .selectFrom('articles as a')
-    .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select('s.id')
-    .where('s.brand_id', '=', brandId)
-    .where('s.status', '!=', 'closed')
-    .where((eb) => eb.or([eb('a.url', 'in', urls), eb('a.canonical_url', 'in', urls)]))
-    .executeTakeFirst();
-  return row?.id;
 }
 
 const ASSESSMENT_RANK: Record<Assessment, number> = {

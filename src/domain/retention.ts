@@ -15,61 +15,67 @@ export async function pruneFinished(app: AppContext) {
   const now = app.clock.now().getTime();
   const jobsBefore = new Date(now - app.config.retentionDays.jobs * DAY_MS).toISOString();
   const hooksBefore = new Date(now - app.config.retentionDays.webhooks * DAY_MS).toISOString();
-  let jobs = 0;
-  for (;;) {
-    const ids = await app.db
-      .selectFrom('jobs')
-      .select('id')
-      .where('status', 'in', ['done', 'failed'])
-      .where('updated_at', '<', jobsBefore)
-      .limit(BATCH)
-      .execute();
-    if (ids.length === 0) break;
-    // A story-from-URL request goes with its job.
-    await app.db
-      .deleteFrom('story_requests')
-      .where(
-        'job_id',
-        'in',
-        ids.map((r) => r.id),
-      )
-      .execute();
-    const gone = await app.db
-      .deleteFrom('jobs')
-      .where(
-        'id',
-        'in',
-        ids.map((r) => r.id),
-      )
-      .where('status', 'in', ['done', 'failed'])
-      .executeTakeFirst();
-    jobs += Number(gone.numDeletedRows);
-    if (ids.length < BATCH) break;
-  }
-  let deliveries = 0;
-  for (;;) {
-    const ids = (
-      await app.db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('status', 'in', ['delivered', 'failed', 'cancelled'])
-        .where('created_at', '<', hooksBefore)
-        .limit(BATCH)
-        .execute()
-    ).map((r) => r.id);
-    if (ids.length === 0) break;
-    await app.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
-      const gone = await trx
-        .deleteFrom('webhook_deliveries')
+  const jobs = await inBatches(
+    async () =>
+      (
+        await app.db
+          .selectFrom('jobs')
+          .select('id')
+          .where('status', 'in', ['done', 'failed'])
+          .where('updated_at', '<', jobsBefore)
+          .limit(BATCH)
+          .execute()
+      ).map((r) => r.id),
+    async (ids) => {
+      // A story-from-URL request goes with its job.
+      await app.db.deleteFrom('story_requests').where('job_id', 'in', ids).execute();
+      return app.db
+        .deleteFrom('jobs')
         .where('id', 'in', ids)
-        .where('status', 'in', ['delivered', 'failed', 'cancelled'])
+        .where('status', 'in', ['done', 'failed'])
         .executeTakeFirst();
-      deliveries += Number(gone.numDeletedRows);
-    });
+    },
+  );
+  const deliveries = await inBatches(
+    async () =>
+      (
+        await app.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', 'in', ['delivered', 'failed', 'cancelled'])
+          .where('created_at', '<', hooksBefore)
+          .limit(BATCH)
+          .execute()
+      ).map((r) => r.id),
+    (ids) =>
+      app.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+        return trx
+          .deleteFrom('webhook_deliveries')
+          .where('id', 'in', ids)
+          .where('status', 'in', ['delivered', 'failed', 'cancelled'])
+          .executeTakeFirst();
+      }),
+  );
+  return { jobs, deliveries };
+}
+
+/**
+ * Deletes in batches of BATCH: `next` names a batch's ids, `remove` deletes them (and
+ * what goes with them), until a batch comes back short. Answers how many rows went.
+ */
+async function inBatches(
+  next: () => Promise<string[]>,
+  remove: (ids: string[]) => Promise<{ numDeletedRows: bigint }>,
+): Promise<number> {
+  let gone = 0;
+  for (;;) {
+    const ids = await next();
+    if (ids.length === 0) break;
+    gone += Number((await remove(ids)).numDeletedRows);
     if (ids.length < BATCH) break;
   }
-  return { jobs, deliveries };
+  return gone;
 }
 
 /** What a connector found is remembered this long (longer than any search's window). */
@@ -81,20 +87,16 @@ const CONNECTOR_ITEMS_DAYS = 60;
  */
 export async function pruneConnectorItems(app: AppContext): Promise<number> {
   const before = new Date(app.clock.now().getTime() - CONNECTOR_ITEMS_DAYS * DAY_MS).toISOString();
-  let gone = 0;
-  for (;;) {
-    const ids = (
-      await app.db
-        .selectFrom('connector_items')
-        .select('id')
-        .where('created_at', '<', before)
-        .limit(BATCH)
-        .execute()
-    ).map((r) => r.id);
-    if (ids.length === 0) break;
-    const r = await app.db.deleteFrom('connector_items').where('id', 'in', ids).executeTakeFirst();
-    gone += Number(r.numDeletedRows);
-    if (ids.length < BATCH) break;
-  }
-  return gone;
+  return inBatches(
+    async () =>
+      (
+        await app.db
+          .selectFrom('connector_items')
+          .select('id')
+          .where('created_at', '<', before)
+          .limit(BATCH)
+          .execute()
+      ).map((r) => r.id),
+    (ids) => app.db.deleteFrom('connector_items').where('id', 'in', ids).executeTakeFirst(),
+  );
 }

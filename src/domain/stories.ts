@@ -243,14 +243,27 @@ export async function storyHolding(
   brandId: string,
   urls: readonly string[],
 ): Promise<string | undefined> {
-  const row = await db
+  return (await storyHoldingRow(db, brandId, urls))?.event_uri;
+}
+
+/**
+ * The story of this brand holding an article at one of these URLs, its id and event_uri;
+ * with `open`, only a story not closed (one a post linking it may join).
+ */
+export async function storyHoldingRow(
+  db: Db,
+  brandId: string,
+  urls: readonly string[],
+  { open = false }: { open?: boolean } = {},
+): Promise<{ id: string; event_uri: string } | undefined> {
+  let q = db
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select('s.event_uri')
+    .select(['s.id', 's.event_uri'])
     .where('s.brand_id', '=', brandId)
-    .where((eb) => eb.or([eb('a.url', 'in', urls), eb('a.canonical_url', 'in', urls)]))
-    .executeTakeFirst();
-  return row?.event_uri;
+    .where((eb) => eb.or([eb('a.url', 'in', urls), eb('a.canonical_url', 'in', urls)]));
+  if (open) q = q.where('s.status', '!=', 'closed');
+  return q.executeTakeFirst();
 }
 
 /** A story's articles as the advisory generator reads them: its sources, s1 first. */

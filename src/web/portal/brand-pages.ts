@@ -172,17 +172,21 @@ ${
 
   routes.get('/app/brands', async (req, _reply, v) => brandsPage(v, { done: req.query.done }));
 
+  /** A refused or failed action: the page again, saying why, with its status. */
+  const failed = async (e: unknown, reply: FastifyReply, v: View) => {
+    const { status, text, headers } = pageError(e, reply.log);
+    return reply
+      .code(status)
+      .headers(headers)
+      .send(await brandsPage(v, { error: text }));
+  };
   const act = (path: string, op: Operation, fields: string[], done: string) =>
     routes.post(path, async (req, reply: FastifyReply, v) => {
       try {
         await run(app, v, op, Object.fromEntries(fields.map((f) => [f, formField(req, f)])));
         return reply.redirect(`/app/brands?done=${done}`, 303);
       } catch (e) {
-        const { status, text, headers } = pageError(e, reply.log);
-        return reply
-          .code(status)
-          .headers(headers)
-          .send(await brandsPage(v, { error: text }));
+        return failed(e, reply, v);
       }
     });
   act('/app/brands', addBrandInApp, ['host', 'name'], 'brand');
@@ -198,11 +202,7 @@ ${
       });
       return reply.send(await brandsPage(v, { found: { brand, feeds } }));
     } catch (e) {
-      const { status, text, headers } = pageError(e, reply.log);
-      return reply
-        .code(status)
-        .headers(headers)
-        .send(await brandsPage(v, { error: text }));
+      return failed(e, reply, v);
     }
   });
   act('/app/brands/aliases', setAliasesInApp, ['brand', 'aliases'], 'aliases');
