@@ -310,8 +310,8 @@ async function zentrix() {
   return { host, brand, stories };
 }
 
-/** Makes only this brand's connectors due (the given ones, or all), then runs the polls. */
-async function pollBrand(brandId: string, only?: string[]) {
+/** Makes only these brands' connectors due (the given ones, or all), none other. */
+async function makeDue(brandIds: string[], only?: string[]) {
   await svc.app.db
     .updateTable('brand_connectors')
     .set({ next_poll_at: '2099-01-01T00:00:00.000Z' })
@@ -319,9 +319,14 @@ async function pollBrand(brandId: string, only?: string[]) {
   let due = svc.app.db
     .updateTable('brand_connectors')
     .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
-    .where('brand_id', '=', brandId);
+    .where('brand_id', 'in', brandIds);
   if (only) due = due.where('connector', 'in', only);
   await due.execute();
+}
+
+/** Makes only this brand's connectors due (the given ones, or all), then runs the polls. */
+async function pollBrand(brandId: string, only?: string[]) {
+  await makeDue([brandId], only);
   // A new minute: every connector's window is open again (a 429's hold stays).
   await svc.app.db.deleteFrom('connector_backoff').where('reason', '=', 'window').execute();
   const claimed = await Promise.all([
@@ -654,16 +659,7 @@ describe('connectors', () => {
     reset();
     const extra = [];
     for (let i = 0; i < 11; i++) extra.push((await zentrix()).brand.id);
-    await svc.app.db
-      .updateTable('brand_connectors')
-      .set({ next_poll_at: '2099-01-01T00:00:00.000Z' })
-      .execute();
-    await svc.app.db
-      .updateTable('brand_connectors')
-      .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
-      .where('brand_id', 'in', extra)
-      .where('connector', '=', 'reddit')
-      .execute();
+    await makeDue(extra, ['reddit']);
     await svc.app.db.deleteFrom('connector_backoff').execute();
     // Two processes at the same minute: one takes Reddit's window and claims its ten.
     const claimed = await Promise.all([
