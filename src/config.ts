@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { CONNECTOR_IDS, type ConnectorId } from './connectors/connector.js';
+import { CONNECTOR_IDS, CONNECTOR_KEYS, type ConnectorId } from './connectors/connector.js';
 import type { Plan } from './db/schema.js';
 
 /** Every setting the service reads, validated once at start so a typo fails loudly, not later. */
@@ -116,9 +116,12 @@ const Env = z.object({
     .default(15 * 60_000),
   /**
    * The connectors every brand gets, on by default (docs/sources.md): a comma-separated
-   * list of google-news, bing-news, gdelt, hacker-news, reddit, mastodon; empty for none.
+   * list of google-news, bing-news, gdelt, hacker-news, reddit, mastodon, youtube,
+   * app-store, and the keyed x, youtube-search, trustpilot; empty for none.
    */
-  CONNECTORS: z.string().default('google-news,bing-news,gdelt,hacker-news,reddit,mastodon'),
+  CONNECTORS: z
+    .string()
+    .default('google-news,bing-news,gdelt,hacker-news,reddit,mastodon,youtube,app-store'),
   /** How often each brand's connectors ask for new coverage. */
   CONNECTOR_POLL_MS: z.coerce
     .number()
@@ -133,8 +136,23 @@ const Env = z.object({
   GDELT_URL: z.url({ protocol: /^https?$/ }).default('https://api.gdeltproject.org'),
   HN_SEARCH_URL: z.url({ protocol: /^https?$/ }).default('https://hn.algolia.com'),
   REDDIT_URL: z.url({ protocol: /^https?$/ }).default('https://www.reddit.com'),
-  /** The Mastodon instance whose public hashtag timelines are read. */
-  MASTODON_URL: z.url({ protocol: /^https?$/ }).default('https://mastodon.social'),
+  /** The Mastodon instances whose public hashtag timelines are read, comma-separated. */
+  MASTODON_URL: z
+    .string()
+    .default('https://mastodon.social')
+    .refine(
+      (v) => v.split(',').every((u) => /^https?:\/\/[^\s/]+/i.test(u.trim())),
+      'must be one or more http(s) URLs, comma-separated',
+    ),
+  YOUTUBE_URL: z.url({ protocol: /^https?$/ }).default('https://www.youtube.com'),
+  APP_STORE_URL: z.url({ protocol: /^https?$/ }).default('https://itunes.apple.com'),
+  X_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.x.com'),
+  YOUTUBE_API_URL: z.url({ protocol: /^https?$/ }).default('https://www.googleapis.com'),
+  TRUSTPILOT_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.trustpilot.com'),
+  /** Keys of the keyed connectors (docs/sources.md): each needed only when it is in CONNECTORS. */
+  X_BEARER_TOKEN: z.string().optional(),
+  YOUTUBE_API_KEY: z.string().optional(),
+  TRUSTPILOT_API_KEY: z.string().optional(),
   /** First retry delay of a failed job; doubles with each attempt. */
   JOB_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5000),
   METER_LEASE_MS: z.coerce.number().int().min(1).default(30_000),
@@ -249,6 +267,8 @@ export interface Config {
   connectorPollMs: number;
   connectorRequestsPerMinute: number;
   connectorUrls: Record<ConnectorId, string>;
+  /** The keyed connectors' keys (CONNECTOR_KEYS), by connector. */
+  connectorKeys: Partial<Record<ConnectorId, string>>;
   seatCaps: Record<Plan, number>;
   http: {
     headersTimeoutMs: number;
@@ -274,6 +294,21 @@ function connectorList(raw: string): ConnectorId[] {
     );
   }
   return [...new Set(ids)] as ConnectorId[];
+}
+
+/** The keys of the keyed connectors CONNECTORS names: each must be set. */
+function connectorKeys(e: Record<string, unknown>): Partial<Record<ConnectorId, string>> {
+  const keys: Partial<Record<ConnectorId, string>> = {};
+  const missing: string[] = [];
+  for (const id of connectorList(String(e.CONNECTORS))) {
+    const variable = CONNECTOR_KEYS[id];
+    if (!variable) continue;
+    const key = typeof e[variable] === 'string' ? (e[variable] as string).trim() : '';
+    if (key) keys[id] = key;
+    else missing.push(`  ${variable}: needed by the ${id} connector named in CONNECTORS`);
+  }
+  if (missing.length > 0) throw new ConfigError(`invalid configuration:\n${missing.join('\n')}`);
+  return keys;
 }
 
 export function parseDatabaseUrl(url: string): Database {
@@ -396,8 +431,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       gdelt: e.GDELT_URL.replace(/\/+$/, ''),
       'hacker-news': e.HN_SEARCH_URL.replace(/\/+$/, ''),
       reddit: e.REDDIT_URL.replace(/\/+$/, ''),
-      mastodon: e.MASTODON_URL.replace(/\/+$/, ''),
+      mastodon: e.MASTODON_URL,
+      youtube: e.YOUTUBE_URL.replace(/\/+$/, ''),
+      'app-store': e.APP_STORE_URL.replace(/\/+$/, ''),
+      x: e.X_API_URL.replace(/\/+$/, ''),
+      'youtube-search': e.YOUTUBE_API_URL.replace(/\/+$/, ''),
+      trustpilot: e.TRUSTPILOT_API_URL.replace(/\/+$/, ''),
     },
+    connectorKeys: connectorKeys(e),
     inviteTtlDays: e.INVITE_TTL_DAYS,
     retentionDays: { jobs: e.RETENTION_JOBS_DAYS, webhooks: e.RETENTION_WEBHOOKS_DAYS },
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,

@@ -11,8 +11,8 @@ export const bingNews: Connector = {
   name: 'Bing News',
   accept: 'application/rss+xml, application/xml;q=0.9, text/xml;q=0.8',
   perMinute: 30,
-  request(base, query) {
-    return `${base}/news/search?q=${encodeURIComponent(orQuery(query))}&format=rss`;
+  request({ base, query }) {
+    return [`${base}/news/search?q=${encodeURIComponent(orQuery(query))}&format=rss`];
   },
   parse(body, url, now) {
     const items = parseFeed(body, url, now).map((i) => {

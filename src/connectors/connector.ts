@@ -12,18 +12,47 @@ export interface Connector {
   id: ConnectorId;
   /** As the team sees it: "Google News". */
   name: string;
-  /** The request for a brand's coverage since the cursor (null at the first poll). */
-  request(base: string, query: BrandQuery, cursor: string | null, now: Date): string;
+  /**
+   * The requests for a brand's coverage since the cursor (null at the first poll): one
+   * for a search; one per target for a connector that reads named things (each app's
+   * reviews), or per instance (Mastodon's).
+   */
+  request(ask: Ask): string[];
   /** What `Accept` asks for. */
   accept: string;
-  /** Requests a minute its service allows from one address (docs/sources.md). */
+  /**
+   * Requests a minute its service allows this service (docs/sources.md); below one, a
+   * quota by the day (YouTube's 100 searches: one request every 14 minutes).
+   */
   perMinute: number;
   /**
-   * The answer read into items, newest first, and the cursor for the next poll (the one it
-   * was asked with, for a service that cannot be asked "since"). Throws on an answer it
-   * cannot read (a changed format), which the poll records.
+   * The answer to one request read into items, newest first, and the cursor for the next
+   * poll (the one it was asked with, for a service that cannot be asked "since"; with
+   * several requests, each answer's reading is handed the cursor the one before left).
+   * Throws on an answer it cannot read (a changed format), which the poll records.
    */
   parse(body: string, url: string, now: Date, cursor?: string | null): ConnectorPage;
+  /** A keyed connector's headers that carry its key (CONNECTOR_KEYS), if its address does not. */
+  authorize?: (key: string) => Record<string, string>;
+  /**
+   * A connector that reads named things the team sets per brand (the App Store apps, the
+   * YouTube channels, the Trustpilot page): what one is, and its form. Without any, the
+   * connector waits, idle, not failing.
+   */
+  targets?: { what: string; pattern: RegExp; example: string };
+}
+
+/** What a connector is asked to read for a brand. */
+export interface Ask {
+  /** Where its service is (configured; tests point it at a local server). */
+  base: string;
+  query: BrandQuery;
+  cursor: string | null;
+  now: Date;
+  /** The brand's targets for a connector that has them; empty otherwise. */
+  targets: readonly string[];
+  /** The service's key, for a keyed connector; empty otherwise. */
+  key: string;
 }
 
 export const CONNECTOR_IDS = [
@@ -33,8 +62,23 @@ export const CONNECTOR_IDS = [
   'hacker-news',
   'reddit',
   'mastodon',
+  'youtube',
+  'app-store',
+  'x',
+  'youtube-search',
+  'trustpilot',
 ] as const;
 export type ConnectorId = (typeof CONNECTOR_IDS)[number];
+
+/**
+ * The connectors that need a key or a paid plan, and the variable that holds it: each is
+ * off unless named in CONNECTORS, and named there it needs its key (docs/sources.md).
+ */
+export const CONNECTOR_KEYS: Partial<Record<ConnectorId, string>> = {
+  x: 'X_BEARER_TOKEN',
+  'youtube-search': 'YOUTUBE_API_KEY',
+  trustpilot: 'TRUSTPILOT_API_KEY',
+};
 
 export interface ConnectorItem {
   /** What tells the connector it has seen the item before (a guid, an id, the URL). */
@@ -52,11 +96,16 @@ export interface ConnectorItem {
     text: string;
     publisher: string;
     author: string | null;
-    type: 'news' | 'forum' | 'social';
+    type: 'news' | 'forum' | 'social' | 'review';
     /** A post's points, likes and comments: it makes a story only with reach; null for news. */
     reach: number | null;
     /** The pages a post links to: one a story holds makes the post that story's source. */
     links?: string[];
+    /**
+     * About the brand by where it is (a review on the brand's own app or page), whether
+     * or not its words name the brand: its title says whose it is.
+     */
+    about?: boolean;
   };
 }
 

@@ -12,7 +12,7 @@ export const gdelt: Connector = {
   name: 'GDELT',
   accept: 'application/json',
   perMinute: 12,
-  request(base, query, cursor, now) {
+  request({ base, query, cursor, now }) {
     const terms = query.names.map((n) => `"${n.replace(/"/g, '')}"`);
     const q = [
       terms.length > 1 ? `(${terms.join(' OR ')})` : terms[0]!,
@@ -26,7 +26,9 @@ export const gdelt: Connector = {
     const since = cursor
       ? `&startdatetime=${cursor < window ? window : cursor}&sort=DateAsc`
       : '&timespan=1d&sort=DateDesc';
-    return `${base}/api/v2/doc/doc?query=${encodeURIComponent(q)}&mode=ArtList&format=json&maxrecords=75${since}`;
+    return [
+      `${base}/api/v2/doc/doc?query=${encodeURIComponent(q)}&mode=ArtList&format=json&maxrecords=75${since}`,
+    ];
   },
   parse(body) {
     // An empty result is "{}"; an error (a query too short, a bad operator) is plain text.

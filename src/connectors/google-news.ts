@@ -15,9 +15,9 @@ export const googleNews: Connector = {
   name: 'Google News',
   accept: 'application/rss+xml, application/xml;q=0.9, text/xml;q=0.8',
   perMinute: 30,
-  request(base, query) {
+  request({ base, query }) {
     const q = encodeURIComponent(orQuery(query));
-    return `${base}/rss/search?q=${q}&hl=en-US&gl=US&ceid=US:en`;
+    return [`${base}/rss/search?q=${q}&hl=en-US&gl=US&ceid=US:en`];
   },
   parse(body, url, now) {
     const items = parseFeed(body, url, now).map((i) => {

@@ -13,10 +13,12 @@ export const hackerNews: Connector = {
   name: 'Hacker News',
   accept: 'application/json',
   perMinute: 30,
-  request(base, query, cursor) {
+  request({ base, query, cursor }) {
     const since = cursor ? `&numericFilters=${encodeURIComponent(`created_at_i>${cursor}`)}` : '';
     // One query: Algolia has no OR; the name is what people write.
-    return `${base}/api/v1/search_by_date?query=${encodeURIComponent(query.names[0] ?? '')}&tags=story&hitsPerPage=50${since}`;
+    return [
+      `${base}/api/v1/search_by_date?query=${encodeURIComponent(query.names[0] ?? '')}&tags=story&hitsPerPage=50${since}`,
+    ];
   },
   parse(body) {
     const answer = answerOf('Hacker News search', body, Answer);

@@ -1,3 +1,4 @@
+import { appStore } from './app-store.js';
 import { bingNews } from './bing-news.js';
 import type { Connector, ConnectorId } from './connector.js';
 import { gdelt } from './gdelt.js';
@@ -5,6 +6,10 @@ import { googleNews } from './google-news.js';
 import { hackerNews } from './hacker-news.js';
 import { mastodon } from './mastodon.js';
 import { reddit } from './reddit.js';
+import { trustpilot } from './trustpilot.js';
+import { x } from './x.js';
+import { youtube } from './youtube.js';
+import { youtubeSearch } from './youtube-search.js';
 
 /** Every connector, by id (docs/sources.md). */
 export const CONNECTORS: Record<ConnectorId, Connector> = {
@@ -14,4 +19,9 @@ export const CONNECTORS: Record<ConnectorId, Connector> = {
   'hacker-news': hackerNews,
   reddit,
   mastodon,
+  youtube,
+  'app-store': appStore,
+  x,
+  'youtube-search': youtubeSearch,
+  trustpilot,
 };

@@ -3,24 +3,29 @@ import { z } from 'zod';
 import { answerOf, type Connector, type ConnectorItem } from './connector.js';
 
 /**
- * Mastodon: the public timeline of the brand's hashtag on an instance
+ * Mastodon: the public timeline of the brand's hashtag on each configured instance
  * (GET /api/v1/timelines/tag/:hashtag, anonymous where the instance allows public preview):
  * posts read as they are, with their reblogs, favourites and replies as their reach, or
- * their author's followers. The cursor is the newest status id read; the next poll asks for
- * those right after it (`min_id`, not `since_id`, which gives the newest 40 and skips any
- * between), so a busy tag is read through. No key.
+ * their author's followers. The cursor holds, per instance, the newest status id read; the
+ * next poll asks for those right after it (`min_id`, not `since_id`, which gives the newest
+ * 40 and skips any between), so a busy tag is read through. A status federated to several
+ * instances is one item (its `uri`). No key.
  */
 export const mastodon: Connector = {
   id: 'mastodon',
   name: 'Mastodon',
   accept: 'application/json',
   perMinute: 30,
-  request(base, query, cursor) {
+  request({ base, query, cursor }) {
     const tag = hashtagOf(query.names[0] ?? '');
-    const since = cursor ? `&min_id=${encodeURIComponent(cursor)}` : '';
-    return `${base}/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=40${since}`;
+    const read = cursorsOf(cursor);
+    return instancesOf(base).map((instance) => {
+      const id = read[instanceOf(instance) ?? ''] ?? read['*'];
+      const since = id ? `&min_id=${encodeURIComponent(id)}` : '';
+      return `${instance}/api/v1/timelines/tag/${encodeURIComponent(tag)}?limit=40${since}`;
+    });
   },
-  parse(body) {
+  parse(body, url, _now, cursor = null) {
     const statuses = answerOf('Mastodon', body, Answer);
     const items: ConnectorItem[] = [];
     let newest: string | null = null;
@@ -55,9 +60,44 @@ export const mastodon: Connector = {
         },
       });
     }
-    return { items, cursor: newest };
+    const read = cursorsOf(cursor);
+    const instance = instanceOf(url);
+    if (newest === null || !instance) return { items, cursor };
+    return { items, cursor: JSON.stringify({ ...read, [instance]: newest }) };
   },
 };
+
+/** MASTODON_URL: one instance or several, comma-separated. */
+export const instancesOf = (base: string) =>
+  base
+    .split(',')
+    .map((b) => b.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+
+/** The instance a timeline request went to: its origin. */
+function instanceOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The cursor: the newest status id read on each instance, by its origin. A bare id (a
+ * release that read one instance) counts for each: Mastodon's ids grow with time on every
+ * instance, so none asks for what came before it.
+ */
+function cursorsOf(cursor: string | null): Record<string, string> {
+  if (!cursor) return {};
+  if (/^\d+$/.test(cursor)) return { '*': cursor };
+  try {
+    const read = JSON.parse(cursor) as unknown;
+    return read && typeof read === 'object' ? (read as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
 
 const Answer = z.array(
   z.object({

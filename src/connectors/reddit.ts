@@ -15,8 +15,10 @@ export const reddit: Connector = {
   name: 'Reddit',
   accept: 'application/json',
   perMinute: 10,
-  request(base, query) {
-    return `${base}/search.json?q=${encodeURIComponent(orQuery(query))}&sort=new&limit=100&t=week&raw_json=1`;
+  request({ base, query }) {
+    return [
+      `${base}/search.json?q=${encodeURIComponent(orQuery(query))}&sort=new&limit=100&t=week&raw_json=1`,
+    ];
   },
   parse(body, _url, _now, cursor = null) {
     const listing = answerOf('Reddit', body, Listing);

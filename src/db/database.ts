@@ -35,6 +35,7 @@ import * as emailSenderName from './migrations/0021-email-sender-name.js';
 import * as undatedSources from './migrations/0022-undated-sources.js';
 import * as opinionSources from './migrations/0023-opinion-sources.js';
 import * as connectors from './migrations/0024-connectors.js';
+import * as connectorTargets from './migrations/0025-connector-targets.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -240,6 +241,7 @@ export function migrator(db: Db): Migrator {
         '0022-undated-sources': undatedSources,
         '0023-opinion-sources': opinionSources,
         '0024-connectors': connectors,
+        '0025-connector-targets': connectorTargets,
       }),
     },
   });

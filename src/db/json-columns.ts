@@ -23,6 +23,7 @@ export interface JsonColumns {
   'audit_log.details': Record<string, unknown>;
   'webhook_endpoints.event_types': string[];
   'user_tokens.data': { account?: string };
+  'brand_connectors.targets': string[];
 }
 
 export type JsonColumn = keyof JsonColumns;

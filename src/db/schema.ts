@@ -119,6 +119,8 @@ export interface BrandConnectorsTable {
   last_error: string | null;
   failing_since: string | null;
   items_found: Generated<number>;
+  /** JSON (json-columns.ts): the apps, channels or pages a targeted connector reads. */
+  targets: string | null;
   created_at: string;
 }
 

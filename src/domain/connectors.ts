@@ -8,6 +8,7 @@ import {
 import { CONNECTORS } from '../connectors/index.js';
 import { type AppContext, inTransaction } from '../context.js';
 import type { Db } from '../db/database.js';
+import { decode, encode } from '../db/json-columns.js';
 import { AppError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { CONNECTOR_POLL } from '../jobs/kinds.js';
@@ -81,16 +82,29 @@ export async function seedMissing(app: AppContext): Promise<void> {
   }
 }
 
-/** Requests a connector may make a minute: its service's limit, within CONNECTOR_REQUESTS_PER_MINUTE. */
-const rateOf = (app: AppContext, connector: ConnectorId) =>
-  Math.min(app.config.connectorRequestsPerMinute, CONNECTORS[connector].perMinute);
+/**
+ * A connector's pace: how many polls one window claims, and how long the window is. Its
+ * service's limit, within CONNECTOR_REQUESTS_PER_MINUTE: a minute's worth a minute, or,
+ * for a quota below one a minute (YouTube's searches), one poll in a longer window.
+ */
+function paceOf(app: AppContext, connector: ConnectorId): { polls: number; windowMs: number } {
+  const rate = Math.min(app.config.connectorRequestsPerMinute, CONNECTORS[connector].perMinute);
+  return rate >= 1
+    ? { polls: Math.floor(rate), windowMs: WINDOW_MS }
+    : { polls: 1, windowMs: Math.ceil(WINDOW_MS / rate) };
+}
 
 /**
  * Takes the connector's window for this process: true when no process holds it (its last
- * window ended, and no 429 asks to wait). One process a minute wins, however many run.
+ * window ended, and no 429 asks to wait). One process a window wins, however many run.
  */
-async function takeWindow(app: AppContext, connector: ConnectorId, at: string): Promise<boolean> {
-  const until = new Date(Date.parse(at) + WINDOW_MS).toISOString();
+async function takeWindow(
+  app: AppContext,
+  connector: ConnectorId,
+  at: string,
+  windowMs: number,
+): Promise<boolean> {
+  const until = new Date(Date.parse(at) + windowMs).toISOString();
   await app.db
     .insertInto('connector_backoff')
     .values({ connector, until: at, reason: WINDOW })
@@ -115,8 +129,8 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
   const next = new Date(now.getTime() + app.config.connectorPollMs).toISOString();
   let claimed = 0;
   for (const connector of app.config.connectors) {
-    if (!(await takeWindow(app, connector, at))) continue;
-    const rate = rateOf(app, connector);
+    const { polls, windowMs } = paceOf(app, connector);
+    if (!(await takeWindow(app, connector, at, windowMs))) continue;
     const due = await app.db
       .selectFrom('brand_connectors as c')
       // A row whose brand is gone (deleted mid-seed) is never claimed.
@@ -125,13 +139,15 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
       .where('c.connector', '=', connector)
       .where('c.enabled', '=', 1)
       .where((eb) => eb.or([eb('c.next_poll_at', 'is', null), eb('c.next_poll_at', '<=', at)]))
+      // A connector that reads named things waits, idle, until the team names some.
+      .$if(CONNECTORS[connector].targets !== undefined, (q) => q.where('c.targets', 'is not', null))
       .orderBy('c.next_poll_at')
-      .limit(rate)
+      .limit(polls)
       .execute();
     let k = 0;
     for (const row of due) {
       // Spread over the window: the service sees a steady pace, not a burst.
-      const runAt = new Date(now.getTime() + Math.floor((k * WINDOW_MS) / rate)).toISOString();
+      const runAt = new Date(now.getTime() + Math.floor((k * WINDOW_MS) / polls)).toISOString();
       const job = { kind: CONNECTOR_POLL, payload: { source: row.id }, now: at, runAt };
       if (await claimPoll(app, 'brand_connectors', row, next, job)) {
         k++;
@@ -177,7 +193,7 @@ export async function pollConnectorJob(
   const row = await app.db
     .selectFrom('brand_connectors as c')
     .innerJoin('brands as b', 'b.id', 'c.brand_id')
-    .select(['c.id', 'c.connector', 'c.enabled', 'c.cursor', 'c.first_read_at'])
+    .select(['c.id', 'c.connector', 'c.enabled', 'c.cursor', 'c.first_read_at', 'c.targets'])
     .select(['c.failing_since', 'b.id as brand_id', 'b.account_id', 'b.host', 'b.name'])
     .select(['b.aliases', 'b.match_policy'])
     .where('c.id', '=', payload.source)
@@ -227,50 +243,76 @@ export async function pollConnectorJob(
     match_policy: row.match_policy,
   };
   const query = brandQuery(brandTermsOf(brand));
-  if (query.names.length === 0) {
-    await record({
-      last_status: 'nothing to search',
-      last_error: 'the brand has no name of two letters or more',
-    });
+  const targets = row.targets ? decode('brand_connectors.targets', row.targets) : [];
+  if (connector.targets ? targets.length === 0 : query.names.length === 0) {
+    // Nothing to ask: for a search, an error the team should see; for a connector that
+    // reads named things, the team has named none (switched since the poll was claimed).
+    const error = connector.targets ? null : 'the brand has no name of two letters or more';
+    await record({ last_status: 'nothing to search', last_error: error });
     return { status: 'nothing to search' };
   }
-  const url = connector.request(baseOf(app.config, connector.id), query, row.cursor, now);
-  let res: Awaited<ReturnType<typeof safeFetch>>;
-  try {
-    res = await safeFetch(app.config, url, { headers: { accept: connector.accept } });
-  } catch (e) {
-    if (!(e instanceof FetchRefused)) throw e;
-    await record({ last_status: 'unreachable', last_error: e.message });
-    return { status: 'unreachable' };
+  const urls = connector.request({
+    base: baseOf(app.config, connector.id),
+    query,
+    cursor: row.cursor,
+    now,
+    targets,
+    key: app.config.connectorKeys[connector.id] ?? '',
+  });
+  const headers = {
+    accept: connector.accept,
+    ...connector.authorize?.(app.config.connectorKeys[connector.id] ?? ''),
+  };
+  // Each request in turn (an app's reviews, then the next app's); the first that fails
+  // ends the poll with nothing read, and the next poll asks them all again.
+  const items: ConnectorItem[] = [];
+  let cursor = row.cursor;
+  for (const [i, url] of urls.entries()) {
+    // Which request failed, in words with no key in them: the app, or the instance.
+    const which = urls.length > 1 ? ` for ${targets[i] ?? new URL(url).host}` : '';
+    let res: Awaited<ReturnType<typeof safeFetch>>;
+    try {
+      res = await safeFetch(app.config, url, { headers });
+    } catch (e) {
+      if (!(e instanceof FetchRefused)) throw e;
+      await record({ last_status: 'unreachable', last_error: e.message });
+      return { status: 'unreachable' };
+    }
+    if (res.status === 429) {
+      // The service's own limit: every brand's poll of this connector waits.
+      const until = new Date(now.getTime() + retryAfterMs(res.headers.get('retry-after'), now));
+      await holdConnector(app.db, connector.id, until.toISOString(), 'HTTP 429');
+      await record({
+        last_status: 'HTTP 429',
+        last_error: `${connector.name} asked to wait until ${until.toISOString()}`,
+      });
+      return { status: 'HTTP 429' };
+    }
+    if (res.status !== 200) {
+      await record({
+        last_status: `HTTP ${res.status}`,
+        last_error: `${connector.name} answered HTTP ${res.status}${which}`,
+      });
+      return { status: `HTTP ${res.status}` };
+    }
+    try {
+      // JSON is UTF-8 by definition; a feed says its encoding as XML does.
+      const text = connector.accept.includes('json')
+        ? res.body.toString('utf8')
+        : decodeBody(res.body, res.headers.get('content-type'), 'xml').text;
+      const page = connector.parse(text, res.url, now, cursor);
+      items.push(...page.items);
+      cursor = page.cursor ?? cursor;
+    } catch (e) {
+      await record({ last_status: 'unreadable', last_error: `${(e as Error).message}${which}` });
+      return { status: 'unreadable' };
+    }
   }
-  if (res.status === 429) {
-    // The service's own limit: every brand's poll of this connector waits.
-    const until = new Date(now.getTime() + retryAfterMs(res.headers.get('retry-after'), now));
-    await holdConnector(app.db, connector.id, until.toISOString(), 'HTTP 429');
-    await record({
-      last_status: 'HTTP 429',
-      last_error: `${connector.name} asked to wait until ${until.toISOString()}`,
-    });
-    return { status: 'HTTP 429' };
+  // Newest first across the answers, as each answer is.
+  if (urls.length > 1) {
+    items.sort((x, y) => (y.published_at ?? '').localeCompare(x.published_at ?? ''));
   }
-  if (res.status !== 200) {
-    await record({
-      last_status: `HTTP ${res.status}`,
-      last_error: `${connector.name} answered HTTP ${res.status}`,
-    });
-    return { status: `HTTP ${res.status}` };
-  }
-  let page: ReturnType<typeof connector.parse>;
-  try {
-    // JSON is UTF-8 by definition; a feed says its encoding as XML does.
-    const text = connector.accept.includes('json')
-      ? res.body.toString('utf8')
-      : decodeBody(res.body, res.headers.get('content-type'), 'xml').text;
-    page = connector.parse(text, res.url, now, row.cursor);
-  } catch (e) {
-    await record({ last_status: 'unreadable', last_error: (e as Error).message });
-    return { status: 'unreadable' };
-  }
+  const page = { items, cursor: cursor === row.cursor ? null : cursor };
 
   const fresh = await unseen(app.db, row.id, row.brand_id, page.items);
   let queue = [...fresh].reverse();
@@ -395,7 +437,7 @@ async function ingestItem(
       brand,
       {
         url: item.url,
-        title: item.title?.trim() || given.text.slice(0, 80),
+        title: `${given.about ? `${brand.name} review: ` : ''}${item.title?.trim() || given.text.slice(0, 80)}`,
         publisher: given.publisher,
         published_at: (item.published_at ?? app.clock.now().toISOString()).slice(0, 10),
         text: given.text,
@@ -474,6 +516,11 @@ export interface ConnectorStatus {
   failing_since: string | null;
   items_found: number;
   next_poll_at: string | null;
+  /**
+   * For a connector that reads named things: what one is ("App Store app id"), an
+   * example, and those the team set (none: it waits); absent for a search.
+   */
+  targets?: { what: string; example: string; set: string[] };
 }
 
 /** A brand's connectors and how each is doing (`brs source list`, the brand page). */
@@ -497,7 +544,76 @@ export async function listConnectors(app: AppContext, brandId: string): Promise<
       failing_since: r.failing_since,
       items_found: r.items_found,
       next_poll_at: r.enabled === 1 ? r.next_poll_at : null,
+      ...targetsOf(r.connector as ConnectorId, r.targets),
     }));
+}
+
+function targetsOf(connector: ConnectorId, raw: string | null) {
+  const reads = CONNECTORS[connector].targets;
+  if (!reads) return {};
+  const set = raw ? decode('brand_connectors.targets', raw) : [];
+  return { targets: { what: reads.what, example: reads.example, set } };
+}
+
+/** At most this many targets per connector and brand (each is a request per poll). */
+const MAX_TARGETS = 10;
+
+/**
+ * Sets what a connector that reads named things reads for the brand (its apps, its
+ * channels): ids in the connector's form, space or comma separated; none leaves it idle.
+ * A target newly named starts as a first poll does: its backlog is history.
+ */
+export async function setConnectorTargets(
+  app: AppContext,
+  brand: { id: string; account_id: string },
+  connector: string,
+  given: string,
+  actor: string,
+): Promise<ConnectorStatus> {
+  const known = (app.config.connectors as readonly string[]).includes(connector);
+  const reads = known ? CONNECTORS[connector as ConnectorId].targets : undefined;
+  if (!reads) {
+    const targeted = app.config.connectors.filter((c) => CONNECTORS[c].targets);
+    throw invalid(
+      `connector: must be one that reads named things: ${targeted.join(', ') || 'none is configured'}`,
+    );
+  }
+  const targets = [...new Set(given.split(/[\s,]+/).filter(Boolean))];
+  const wrong = targets.find((t) => !reads.pattern.test(t));
+  if (wrong !== undefined) {
+    throw invalid(
+      `targets: "${wrong.slice(0, 80)}" is not ${/^[aeiou]/i.test(reads.what) ? 'an' : 'a'} ${reads.what} (like ${reads.example})`,
+    );
+  }
+  if (targets.length > MAX_TARGETS) {
+    throw invalid(`targets: at most ${MAX_TARGETS} for one connector`);
+  }
+  const at = app.clock.now().toISOString();
+  await inTransaction(app, async (app) => {
+    await seedConnectors(app.db, app.config, brand.id, at);
+    await app.db
+      .updateTable('brand_connectors')
+      .set({
+        targets: targets.length > 0 ? encode('brand_connectors.targets', targets) : null,
+        next_poll_at: at,
+        first_read_at: null,
+        last_status: null,
+        last_error: null,
+        failing_since: null,
+      })
+      .where('id', '=', rowId(brand.id, connector as ConnectorId))
+      .execute();
+    await writeAudit(app.db, {
+      accountId: brand.account_id,
+      brandId: brand.id,
+      actor,
+      action: 'connector.targets_set',
+      details: { connector, targets },
+      at,
+    });
+  });
+  const status = (await listConnectors(app, brand.id)).find((c) => c.connector === connector);
+  return status!;
 }
 
 /** Switches one of a brand's connectors on or off. */

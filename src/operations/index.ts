@@ -37,6 +37,7 @@ import {
   removeSourceInApp,
   setAliasesInApp,
   setConnectorInApp,
+  setConnectorTargetsInApp,
   setMatchPolicyInApp,
   verifyBrandByEmail,
 } from './portal/brands.js';
@@ -156,6 +157,7 @@ export const operations: readonly Operation[] = [
   removeSourceInApp,
   discoverFeedsInApp,
   setConnectorInApp,
+  setConnectorTargetsInApp,
   setAliasesInApp,
   setMatchPolicyInApp,
   verifyBrandByEmail,

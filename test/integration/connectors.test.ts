@@ -16,6 +16,7 @@ import {
 import { announceSpikes, SPIKE_MIN } from '../../src/domain/mention-spikes.js';
 import { addEndpoint } from '../../src/webhooks/endpoints.js';
 import { brs } from '../support/cli.js';
+import { makeConnectorsDue, pollConnectors } from '../support/connectors.js';
 import { startService, type TestService } from '../support/harness.js';
 import { PortalClient } from '../support/portal-client.js';
 
@@ -310,32 +311,8 @@ async function zentrix() {
   return { host, brand, stories };
 }
 
-/** Makes only these brands' connectors due (the given ones, or all), none other. */
-async function makeDue(brandIds: string[], only?: string[]) {
-  await svc.app.db
-    .updateTable('brand_connectors')
-    .set({ next_poll_at: '2099-01-01T00:00:00.000Z' })
-    .execute();
-  let due = svc.app.db
-    .updateTable('brand_connectors')
-    .set({ next_poll_at: '2000-01-01T00:00:00.000Z' })
-    .where('brand_id', 'in', brandIds);
-  if (only) due = due.where('connector', 'in', only);
-  await due.execute();
-}
-
-/** Makes only this brand's connectors due (the given ones, or all), then runs the polls. */
-async function pollBrand(brandId: string, only?: string[]) {
-  await makeDue([brandId], only);
-  // A new minute: every connector's window is open again (a 429's hold stays).
-  await svc.app.db.deleteFrom('connector_backoff').where('reason', '=', 'window').execute();
-  const claimed = await Promise.all([
-    scheduleDueConnectors(svc.app),
-    scheduleDueConnectors(svc.app),
-  ]);
-  await svc.app.jobs.drain();
-  return claimed.reduce((a, b) => a + b, 0);
-}
+const makeDue = (brandIds: string[], only?: string[]) => makeConnectorsDue(svc.app, brandIds, only);
+const pollBrand = (brandId: string, only?: string[]) => pollConnectors(svc.app, brandId, only);
 
 describe('connectors', () => {
   it('find a brand’s coverage from the moment it is added: news, a forum thread and a social post, each article read once', async () => {

@@ -12,6 +12,36 @@ describe('configuration', () => {
     expect(c.rateLimitPerMinute).toBe(120);
   });
 
+  it('gives every brand the keyless connectors; a keyed one needs its key; Mastodon takes several instances', () => {
+    expect(loadConfig({}).connectors).toEqual([
+      'google-news',
+      'bing-news',
+      'gdelt',
+      'hacker-news',
+      'reddit',
+      'mastodon',
+      'youtube',
+      'app-store',
+    ]);
+    expect(() => loadConfig({ CONNECTORS: 'gdelt,x,trustpilot', TRUSTPILOT_API_KEY: 'k' })).toThrow(
+      /X_BEARER_TOKEN: needed by the x connector/,
+    );
+    const keyed = loadConfig({
+      CONNECTORS: 'x,youtube-search',
+      X_BEARER_TOKEN: ' t ',
+      YOUTUBE_API_KEY: 'y',
+    });
+    expect(keyed.connectorKeys).toEqual({ x: 't', 'youtube-search': 'y' });
+    // A key set for a connector not named is not kept.
+    expect(loadConfig({ X_BEARER_TOKEN: 't' }).connectorKeys).toEqual({});
+    expect(
+      loadConfig({ MASTODON_URL: 'https://a.example,https://b.example' }).connectorUrls.mastodon,
+    ).toBe('https://a.example,https://b.example');
+    expect(() => loadConfig({ MASTODON_URL: 'https://a.example, mastodon.social' })).toThrow(
+      ConfigError,
+    );
+  });
+
   it('reads PostgreSQL, SQLite paths, Redis and allow-listed hosts', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
       dialect: 'postgres',

@@ -8,7 +8,12 @@ import {
   setBrandMatchPolicy,
   shownMatchPolicy,
 } from '../../domain/brands.js';
-import { type ConnectorStatus, listConnectors, setConnector } from '../../domain/connectors.js';
+import {
+  type ConnectorStatus,
+  listConnectors,
+  setConnector,
+  setConnectorTargets,
+} from '../../domain/connectors.js';
 import { discoverFeeds, type FoundFeed } from '../../domain/feed-discovery.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { invalid } from '../../errors.js';
@@ -171,7 +176,7 @@ export function registerBrands(program: Command): void {
           [
             ...(o.connectors as ConnectorStatus[]).map(
               (c) =>
-                `${c.connector}  ${c.enabled ? 'on' : 'off'}  ${c.last_status ?? 'not polled yet'}  last ${c.last_polled_at ?? '-'}  next ${c.next_poll_at ?? '-'}  ${c.items_found} found${c.last_error ? `  (${c.last_error})` : ''}`,
+                `${c.connector}  ${c.enabled ? 'on' : 'off'}  ${c.last_status ?? 'not polled yet'}  last ${c.last_polled_at ?? '-'}  next ${c.next_poll_at ?? '-'}  ${c.items_found} found${c.last_error ? `  (${c.last_error})` : ''}${c.targets ? `  reads: ${c.targets.set.join(', ') || `no ${c.targets.what} yet`}` : ''}`,
             ),
             ...(o.sources as Awaited<ReturnType<typeof listFeeds>>).map(
               (f) =>
@@ -217,10 +222,7 @@ export function registerBrands(program: Command): void {
       .command(verb)
       .description(`switch one of a brand's connectors ${verb}`)
       .requiredOption('--brand <host>', 'brand host')
-      .requiredOption(
-        '--connector <id>',
-        'google-news, bing-news, gdelt, hacker-news, reddit or mastodon',
-      )
+      .requiredOption('--connector <id>', 'a connector id (brs source list shows them)')
       .option('--json', 'print one JSON object')
       .action(
         action(
@@ -235,6 +237,29 @@ export function registerBrands(program: Command): void {
         ),
       );
   }
+  source
+    .command('targets')
+    .description(
+      'name what a connector reads for a brand: App Store app ids, YouTube channel ids, a Trustpilot business unit id',
+    )
+    .requiredOption('--brand <host>', 'brand host')
+    .requiredOption('--connector <id>', 'app-store, youtube or trustpilot')
+    .requiredOption('--set <ids>', 'comma-separated; "" for none')
+    .option('--json', 'print one JSON object')
+    .action(
+      action(
+        async (app, o: { brand: string; connector: string; set: string }) => {
+          const b = await requireBrandByHost(app, parse(BrandHost, o.brand, 'brand'));
+          return {
+            connector: await setConnectorTargets(app, b, o.connector, o.set, 'operator'),
+          };
+        },
+        (o) => {
+          const c = o.connector as ConnectorStatus;
+          return `${c.connector} reads ${c.targets?.set.join(', ') || 'nothing (idle)'}`;
+        },
+      ),
+    );
   source
     .command('remove')
     .requiredOption('--brand <host>', 'brand host')

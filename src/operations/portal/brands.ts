@@ -12,7 +12,7 @@ import {
   setBrandAliases,
   setBrandMatchPolicy,
 } from '../../domain/brands.js';
-import { listConnectors, setConnector } from '../../domain/connectors.js';
+import { listConnectors, setConnector, setConnectorTargets } from '../../domain/connectors.js';
 import { discoverFeeds } from '../../domain/feed-discovery.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { forbidden } from '../../errors.js';
@@ -88,6 +88,9 @@ export const brandMonitoring = defineOperation({
         last_error: z.string().nullable(),
         failing_since: Timestamp.nullable(),
         items_found: z.number().int(),
+        targets: z
+          .object({ what: z.string(), example: z.string(), set: z.array(z.string()) })
+          .optional(),
       }),
     ),
   }),
@@ -148,6 +151,30 @@ export const setConnectorInApp = defineOperation({
       brand,
       input.connector,
       input.enabled === 'on',
+      actorLabel(ctx.actor),
+    );
+    return { ok: true };
+  },
+});
+
+export const setConnectorTargetsInApp = defineOperation({
+  id: 'set_connector_targets',
+  summary: 'Name what a connector reads for a brand (its App Store apps, its YouTube channels)',
+  input: z.strictObject({
+    brand: BrandHost,
+    connector: z.string().min(1).max(40),
+    targets: z.string().max(2000).default(''),
+  }),
+  output: z.object({ ok: Ok }),
+  access: { minRole: 'admin' },
+  portal: true,
+  async handler(ctx, input) {
+    const brand = await ownBrand(ctx, input.brand);
+    await setConnectorTargets(
+      ctx.app,
+      brand,
+      input.connector,
+      input.targets,
       actorLabel(ctx.actor),
     );
     return { ok: true };

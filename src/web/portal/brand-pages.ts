@@ -17,6 +17,7 @@ import {
   removeSourceInApp,
   setAliasesInApp,
   setConnectorInApp,
+  setConnectorTargetsInApp,
   setMatchPolicyInApp,
   verifyBrandByDns,
   verifyBrandByEmail,
@@ -116,7 +117,8 @@ ${
                 c.enabled
                   ? html`${c.last_status ?? 'not searched yet'}${c.last_polled_at ? html` · last ${when(c.last_polled_at)}` : ''}${c.next_poll_at ? html` · next ${when(c.next_poll_at)}` : ''} · ${c.items_found} found${c.last_error ? html` · ${c.last_error}` : ''}`
                   : 'switched off'
-              }</span>
+              }${c.targets ? html`<br><span class="small">${c.targets.set.length ? html`Reads: ${c.targets.set.join(', ')}` : html`Idle: no ${c.targets.what} named yet`}</span>` : ''}</span>
+${admin && c.targets ? html`<form method="post" action="/app/brands/connector-targets">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}"><input type="hidden" name="connector" value="${c.connector}"><label for="targets-${b.brand}-${c.connector}" class="small">${c.name}: ${c.targets.what}s <span class="muted">(comma-separated, like ${c.targets.example})</span></label><input id="targets-${b.brand}-${c.connector}" name="targets" type="text" value="${c.targets.set.join(', ')}"><button type="submit" class="secondary">Save</button></form>` : ''}
 ${admin ? html`<form class="inline" method="post" action="/app/brands/connectors">${csrfField(v.csrf)}<input type="hidden" name="brand" value="${b.brand}"><input type="hidden" name="connector" value="${c.connector}"><input type="hidden" name="enabled" value="${c.enabled ? 'off' : 'on'}"><button type="submit" class="secondary" aria-label="Switch ${c.name} ${c.enabled ? 'off' : 'on'}">Switch ${c.enabled ? 'off' : 'on'}</button></form>` : ''}</li>`,
             )}</ul>`
           : html`<p class="muted small">No connectors on this service.</p>`
@@ -193,6 +195,12 @@ ${
   act('/app/brands/sources', addSourceInApp, ['brand', 'url'], 'source');
   act('/app/brands/sources/remove', removeSourceInApp, ['brand', 'id'], 'source-removed');
   act('/app/brands/connectors', setConnectorInApp, ['brand', 'connector', 'enabled'], 'connector');
+  act(
+    '/app/brands/connector-targets',
+    setConnectorTargetsInApp,
+    ['brand', 'connector', 'targets'],
+    'connector-targets',
+  );
   routes.post('/app/brands/discover', async (req, reply: FastifyReply, v) => {
     try {
       const brand = formField(req, 'brand');

@@ -110,6 +110,7 @@ export const NOTICES: Record<string, string> = {
   source: 'Source added.',
   'source-removed': 'Source removed.',
   connector: 'Connector switched.',
+  'connector-targets': 'Saved: the connector reads them from its next search.',
   aliases: 'Aliases saved.',
   match: 'Recognition saved: it applies to articles read from now on.',
   'verify-sent': 'The verification link is sent: open it from that mailbox.',
