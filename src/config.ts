@@ -116,12 +116,12 @@ const Env = z.object({
     .default(15 * 60_000),
   /**
    * The connectors every brand gets, on by default (docs/sources.md): a comma-separated
-   * list of google-news, bing-news, gdelt, hacker-news, reddit, mastodon, youtube,
-   * app-store, and the keyed x, youtube-search, trustpilot; empty for none.
+   * list of google-news, bing-news, gdelt, hacker-news, reddit, mastodon, bluesky,
+   * youtube, app-store, and the keyed x, youtube-search, trustpilot; empty for none.
    */
   CONNECTORS: z
     .string()
-    .default('google-news,bing-news,gdelt,hacker-news,reddit,mastodon,youtube,app-store'),
+    .default('google-news,bing-news,gdelt,hacker-news,reddit,mastodon,bluesky,youtube,app-store'),
   /** How often each brand's connectors ask for new coverage. */
   CONNECTOR_POLL_MS: z.coerce
     .number()
@@ -149,6 +149,13 @@ const Env = z.object({
   X_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.x.com'),
   YOUTUBE_API_URL: z.url({ protocol: /^https?$/ }).default('https://www.googleapis.com'),
   TRUSTPILOT_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.trustpilot.com'),
+  /**
+   * Bluesky's Jetstream (the network's posts as JSON over a WebSocket) that the bluesky
+   * connector reads; one of Bluesky's public instances by default.
+   */
+  BLUESKY_JETSTREAM_URL: z
+    .url({ protocol: /^wss?$/ })
+    .default('wss://jetstream2.us-east.bsky.network/subscribe'),
   /** Keys of the keyed connectors (docs/sources.md): each needed only when it is in CONNECTORS. */
   X_BEARER_TOKEN: z.string().optional(),
   YOUTUBE_API_KEY: z.string().optional(),
@@ -437,6 +444,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       x: e.X_API_URL.replace(/\/+$/, ''),
       'youtube-search': e.YOUTUBE_API_URL.replace(/\/+$/, ''),
       trustpilot: e.TRUSTPILOT_API_URL.replace(/\/+$/, ''),
+      bluesky: e.BLUESKY_JETSTREAM_URL,
     },
     connectorKeys: connectorKeys(e),
     inviteTtlDays: e.INVITE_TTL_DAYS,

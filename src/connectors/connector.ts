@@ -67,8 +67,16 @@ export const CONNECTOR_IDS = [
   'x',
   'youtube-search',
   'trustpilot',
+  'bluesky',
 ] as const;
 export type ConnectorId = (typeof CONNECTOR_IDS)[number];
+/**
+ * Read from one stream all brands share, not polled per brand: Bluesky's firehose
+ * (domain/bluesky-stream.ts). Its rows switch it per brand and show how it does.
+ */
+export type StreamedId = 'bluesky';
+export type PolledId = Exclude<ConnectorId, StreamedId>;
+export const isPolled = (id: ConnectorId): id is PolledId => id !== 'bluesky';
 
 /**
  * The connectors that need a key or a paid plan, and the variable that holds it: each is

@@ -1,6 +1,6 @@
 import { appStore } from './app-store.js';
 import { bingNews } from './bing-news.js';
-import type { Connector, ConnectorId } from './connector.js';
+import { type Connector, type ConnectorId, isPolled, type PolledId } from './connector.js';
 import { gdelt } from './gdelt.js';
 import { googleNews } from './google-news.js';
 import { hackerNews } from './hacker-news.js';
@@ -12,7 +12,7 @@ import { youtube } from './youtube.js';
 import { youtubeSearch } from './youtube-search.js';
 
 /** Every connector, by id (docs/sources.md). */
-export const CONNECTORS: Record<ConnectorId, Connector> = {
+export const CONNECTORS: Record<PolledId, Connector> = {
   'google-news': googleNews,
   'bing-news': bingNews,
   gdelt,
@@ -25,3 +25,6 @@ export const CONNECTORS: Record<ConnectorId, Connector> = {
   'youtube-search': youtubeSearch,
   trustpilot,
 };
+
+/** A connector as the team sees it: "Google News", "Bluesky". */
+export const connectorName = (id: ConnectorId) => (isPolled(id) ? CONNECTORS[id].name : 'Bluesky');

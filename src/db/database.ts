@@ -36,6 +36,7 @@ import * as undatedSources from './migrations/0022-undated-sources.js';
 import * as opinionSources from './migrations/0023-opinion-sources.js';
 import * as connectors from './migrations/0024-connectors.js';
 import * as connectorTargets from './migrations/0025-connector-targets.js';
+import * as blueskyStream from './migrations/0026-bluesky-stream.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -242,6 +243,7 @@ export function migrator(db: Db): Migrator {
         '0023-opinion-sources': opinionSources,
         '0024-connectors': connectors,
         '0025-connector-targets': connectorTargets,
+        '0026-bluesky-stream': blueskyStream,
       }),
     },
   });

@@ -24,6 +24,8 @@ export interface JsonColumns {
   'webhook_endpoints.event_types': string[];
   'user_tokens.data': { account?: string };
   'brand_connectors.targets': string[];
+  'stream_posts.links': string[];
+  'stream_posts.brand_ids': string[];
 }
 
 export type JsonColumn = keyof JsonColumns;

@@ -134,6 +134,32 @@ export interface ConnectorItemsTable {
   created_at: string;
 }
 
+export interface StreamStateTable {
+  name: string;
+  holder: string | null;
+  lease_until: string | null;
+  cursor: string | null;
+  connected_at: string | null;
+  last_event_at: string | null;
+  last_error: string | null;
+  failing_since: string | null;
+}
+
+export interface StreamPostsTable {
+  uri: string;
+  url: string;
+  author: string;
+  text: string;
+  /** JSON (json-columns.ts). */
+  links: string;
+  published_at: string;
+  /** JSON (json-columns.ts). */
+  brand_ids: string;
+  reach: Generated<number>;
+  status: 'waiting' | 'queued' | 'read';
+  created_at: string;
+}
+
 export interface ConnectorBackoffTable {
   connector: string;
   until: string;
@@ -604,6 +630,8 @@ export interface DB {
   brand_connectors: BrandConnectorsTable;
   connector_items: ConnectorItemsTable;
   connector_backoff: ConnectorBackoffTable;
+  stream_state: StreamStateTable;
+  stream_posts: StreamPostsTable;
   stories: StoriesTable;
   articles: ArticlesTable;
   advisories: AdvisoriesTable;

@@ -4,8 +4,10 @@ import {
   brandQuery,
   type ConnectorId,
   type ConnectorItem,
+  isPolled,
+  type PolledId,
 } from '../connectors/connector.js';
-import { CONNECTORS } from '../connectors/index.js';
+import { CONNECTORS, connectorName } from '../connectors/index.js';
 import { type AppContext, inTransaction } from '../context.js';
 import type { Db } from '../db/database.js';
 import { decode, encode } from '../db/json-columns.js';
@@ -87,7 +89,7 @@ export async function seedMissing(app: AppContext): Promise<void> {
  * service's limit, within CONNECTOR_REQUESTS_PER_MINUTE: a minute's worth a minute, or,
  * for a quota below one a minute (YouTube's searches), one poll in a longer window.
  */
-function paceOf(app: AppContext, connector: ConnectorId): { polls: number; windowMs: number } {
+function paceOf(app: AppContext, connector: PolledId): { polls: number; windowMs: number } {
   const rate = Math.min(app.config.connectorRequestsPerMinute, CONNECTORS[connector].perMinute);
   return rate >= 1
     ? { polls: Math.floor(rate), windowMs: WINDOW_MS }
@@ -100,7 +102,7 @@ function paceOf(app: AppContext, connector: ConnectorId): { polls: number; windo
  */
 async function takeWindow(
   app: AppContext,
-  connector: ConnectorId,
+  connector: PolledId,
   at: string,
   windowMs: number,
 ): Promise<boolean> {
@@ -128,7 +130,7 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
   const at = now.toISOString();
   const next = new Date(now.getTime() + app.config.connectorPollMs).toISOString();
   let claimed = 0;
-  for (const connector of app.config.connectors) {
+  for (const connector of app.config.connectors.filter(isPolled)) {
     const { polls, windowMs } = paceOf(app, connector);
     if (!(await takeWindow(app, connector, at, windowMs))) continue;
     const due = await app.db
@@ -199,7 +201,8 @@ export async function pollConnectorJob(
     .where('c.id', '=', payload.source)
     .executeTakeFirst();
   if (row?.enabled !== 1) return { status: 'switched off' };
-  const connector = CONNECTORS[row.connector as ConnectorId];
+  const id = row.connector as ConnectorId;
+  const connector = isPolled(id) ? CONNECTORS[id] : undefined;
   if (!connector || !app.config.connectors.includes(connector.id)) {
     return { status: 'not configured' };
   }
@@ -416,7 +419,7 @@ async function unseen(
 }
 
 /** One item into the pipeline: a link read from its page; a post or a headline as it is. */
-async function ingestItem(
+export async function ingestItem(
   app: AppContext,
   brand: BrandRow,
   item: ConnectorItem,
@@ -455,7 +458,8 @@ async function ingestItem(
   }
 }
 
-async function remember(
+/** What became of an item, kept so that it is not read again. */
+export async function remember(
   db: Db,
   rowId: string,
   item: ConnectorItem,
@@ -536,20 +540,21 @@ export async function listConnectors(app: AppContext, brandId: string): Promise<
     .filter((r) => (app.config.connectors as readonly string[]).includes(r.connector))
     .map((r) => ({
       connector: r.connector as ConnectorId,
-      name: CONNECTORS[r.connector as ConnectorId].name,
+      name: connectorName(r.connector as ConnectorId),
       enabled: r.enabled === 1,
       last_polled_at: r.last_polled_at,
       last_status: r.last_status,
       last_error: r.last_error,
       failing_since: r.failing_since,
       items_found: r.items_found,
-      next_poll_at: r.enabled === 1 ? r.next_poll_at : null,
+      // Bluesky is streamed, not polled: it has no next poll.
+      next_poll_at: r.enabled === 1 && isPolled(r.connector as ConnectorId) ? r.next_poll_at : null,
       ...targetsOf(r.connector as ConnectorId, r.targets),
     }));
 }
 
 function targetsOf(connector: ConnectorId, raw: string | null) {
-  const reads = CONNECTORS[connector].targets;
+  const reads = isPolled(connector) ? CONNECTORS[connector].targets : undefined;
   if (!reads) return {};
   const set = raw ? decode('brand_connectors.targets', raw) : [];
   return { targets: { what: reads.what, example: reads.example, set } };
@@ -571,9 +576,10 @@ export async function setConnectorTargets(
   actor: string,
 ): Promise<ConnectorStatus> {
   const known = (app.config.connectors as readonly string[]).includes(connector);
-  const reads = known ? CONNECTORS[connector as ConnectorId].targets : undefined;
+  const id = connector as ConnectorId;
+  const reads = known && isPolled(id) ? CONNECTORS[id].targets : undefined;
   if (!reads) {
-    const targeted = app.config.connectors.filter((c) => CONNECTORS[c].targets);
+    const targeted = app.config.connectors.filter((c) => isPolled(c) && CONNECTORS[c].targets);
     throw invalid(
       `connector: must be one that reads named things: ${targeted.join(', ') || 'none is configured'}`,
     );

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { migrator } from '../db/database.js';
+import { blueskyHealth } from './bluesky-stream.js';
 import { failingConnectors } from './connectors.js';
 
 /**
@@ -54,6 +55,7 @@ export async function serviceStatus(app: AppContext) {
     migrator(app.db).getMigrations(),
   ]);
   const failing = await failingConnectors(app);
+  const bluesky = await blueskyHealth(app);
   const oldest = due?.oldest ? String(due.oldest) : null;
   return {
     jobs: {
@@ -68,6 +70,8 @@ export async function serviceStatus(app: AppContext) {
     webhooks: { pending: count(waiting), failed_last_day: count(givenUp) },
     // Connectors that have failed for an hour or more (docs/sources.md).
     connectors: { failing: failing.count, first: failing.first },
+    // Bluesky's stream, when configured: who reads it and whether it is failing.
+    bluesky,
     schema: {
       migrations: migrations.filter((m) => m.executedAt).length,
       pending: migrations.filter((m) => !m.executedAt).length,

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { sweepExpiredOAuth } from '../db/oauth-store.js';
+import { startBlueskyStream } from '../domain/bluesky-stream.js';
 import { startConnectorScheduler } from '../domain/connectors.js';
 import { startDigestScheduler } from '../domain/digests.js';
 import { startFeedScheduler } from '../domain/feeds.js';
@@ -170,10 +171,12 @@ export async function buildServer(
     app.jobs.start();
     const stopFeeds = startFeedScheduler(app);
     const stopConnectors = startConnectorScheduler(app);
+    const bluesky = app.config.connectors.includes('bluesky') ? startBlueskyStream(app) : null;
     const stopDigests = startDigestScheduler(app);
     fastify.addHook('onClose', async () => {
       stopFeeds();
       stopConnectors();
+      await bluesky?.stop();
       stopDigests();
       await app.jobs.stop();
     });

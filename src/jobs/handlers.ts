@@ -1,5 +1,6 @@
 import { recalculateClientBrands } from '../billing/client-brands.js';
 import { deliverAlertJob, evaluateAlertsJob, giveUpAlert } from '../domain/alerts.js';
+import { streamPostJob } from '../domain/bluesky-stream.js';
 import { pollConnectorJob } from '../domain/connectors.js';
 import { backfillCoverageJob } from '../domain/coverage.js';
 import { sendDigestJob } from '../domain/digests.js';
@@ -23,6 +24,7 @@ import {
   METERING_SETTLE,
   SEARCH_BACKFILL,
   STORY_FROM_URL,
+  STREAM_POST,
   WEBHOOK_DELIVER,
 } from './kinds.js';
 import { defineJob } from './queue.js';
@@ -36,6 +38,7 @@ export const jobDefinitions = [
   defineJob(STORY_FROM_URL, storyFromUrlJob),
   defineJob(FEED_POLL, pollFeedJob),
   defineJob(CONNECTOR_POLL, pollConnectorJob),
+  defineJob(STREAM_POST, streamPostJob),
   defineJob(METERING_SETTLE, settleReservationJob),
   defineJob(SEARCH_BACKFILL, backfillSearchJob),
   defineJob(COVERAGE_BACKFILL, backfillCoverageJob),

@@ -106,6 +106,8 @@ it('counts the job backlog and how late it runs, failures of the last day, and t
       webhooks: { pending: 1, failed_last_day: 1 },
       schema: { migrations, pending: 0 },
       connectors: { failing: 0, first: [] },
+      // Bluesky is not among this service's connectors.
+      bluesky: null,
     });
     expect(out.jobs.oldest_due_seconds).toBeGreaterThanOrEqual(120);
     expect(out.jobs.oldest_due_seconds).toBeLessThan(180);

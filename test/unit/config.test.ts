@@ -20,6 +20,7 @@ describe('configuration', () => {
       'hacker-news',
       'reddit',
       'mastodon',
+      'bluesky',
       'youtube',
       'app-store',
     ]);

@@ -62,6 +62,12 @@ export function registerRecords(program: Command): void {
             (c) =>
               `  warning: ${c.host} ${c.connector} failing since ${c.failing_since}: ${c.last_error}`,
           ),
+          ...(s.bluesky
+            ? [
+                `bluesky   ${s.bluesky.reading ? `read by one process, last event ${s.bluesky.last_event_at ?? 'none yet'}` : 'read by no process'}`,
+                ...(s.bluesky.warning ? [`  warning: ${s.bluesky.warning}`] : []),
+              ]
+            : []),
         ].join('\n');
       },
     ),
