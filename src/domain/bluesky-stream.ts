@@ -51,17 +51,20 @@ export interface BlueskyReader {
 
 /**
  * Starts this process's Bluesky reader when `bluesky` is among CONNECTORS: it ticks every
- * five seconds (tests tick it themselves with `every: 0`).
+ * five seconds and reads the brands every minute (tests tick it themselves with `every:
+ * 0`, and may read the brands at every tick).
  */
 export function startBlueskyStream(
   app: AppContext,
-  opts: { every?: number; holder?: string } = {},
+  opts: { every?: number; holder?: string; brandsEvery?: number } = {},
 ): BlueskyReader {
   const holder = opts.holder ?? `${process.pid}.${randomUUID()}`;
   let leading = false;
   let socket: WebSocket | null = null;
   let matcher: BrandMatcher<string> | null = null;
   let matcherAt = 0;
+  /** Brands with Bluesky on: with none, the stream is not read at all. */
+  let brandCount = 0;
   /** Posts waiting for reach, by at:// address: when each was seen (ms). */
   let waiting = new Map<string, number>();
   /** The stream closed or a write failed: read again from the cursor last written. */
@@ -147,6 +150,7 @@ export function startBlueskyStream(
       .execute();
     matcher = new BrandMatcher(rows.map((b) => ({ brand: b.id, terms: brandTermsOf(b) })));
     matcherAt = Date.now();
+    brandCount = rows.length;
   }
 
   function connect() {
@@ -262,6 +266,16 @@ export function startBlueskyStream(
     }
   }
 
+  async function forget() {
+    pending = fresh(null);
+    await app.db
+      .updateTable('stream_state')
+      .set({ cursor: null })
+      .where('name', '=', NAME)
+      .where('holder', '=', holder)
+      .execute();
+  }
+
   let pruneAt = 0;
   async function prune(at: Date) {
     if (Date.now() < pruneAt) return;
@@ -284,8 +298,15 @@ export function startBlueskyStream(
         return;
       }
       if (!had || reload) await load(at);
-      if (!matcher || Date.now() - matcherAt >= BRANDS_MS) await readBrands();
+      if (!matcher || Date.now() - matcherAt >= (opts.brandsEvery ?? BRANDS_MS)) await readBrands();
       await write();
+      if (brandCount === 0) {
+        // Nobody to read for: no connection, and when a brand switches Bluesky on, the
+        // stream is read from then, not from a cursor left long ago.
+        disconnect();
+        await forget();
+        return;
+      }
       if (reload) await load(at);
       if (!socket && Date.now() >= reconnectAt) connect();
       await prune(at);

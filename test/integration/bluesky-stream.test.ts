@@ -211,5 +211,24 @@ describe('Bluesky', () => {
     await b.stop();
     // Stopped cleanly, B gives the stream up at once.
     expect((await serviceStatus(svc.app)).bluesky?.reading).toBe(false);
+
+    // With no brand reading Bluesky, the stream is not read at all, and its cursor is let
+    // go: a brand switching it on later is read from then, not from long ago.
+    await setConnector(svc.app, zentrix, 'bluesky', false, 'test');
+    const c = startBlueskyStream(svc.app, { every: 0, holder: 'C', brandsEvery: 0 });
+    await c.tick();
+    expect(c.leading).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(connections).toHaveLength(2);
+    const idle = await svc.app.db
+      .selectFrom('stream_state')
+      .select('cursor')
+      .executeTakeFirstOrThrow();
+    expect(idle.cursor).toBeNull();
+    await setConnector(svc.app, zentrix, 'bluesky', true, 'test');
+    await c.tick();
+    await waitFor(() => connections.length === 3);
+    expect(connections[2]!.url.searchParams.has('cursor')).toBe(false);
+    await c.stop();
   });
 });
