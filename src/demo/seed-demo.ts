@@ -68,14 +68,11 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
       host: b.host,
       name: b.name,
       verified: b.verified,
+      // The demo's brands are made up: the real world's "Acme" news is not theirs, so their
+      // connectors start switched off (a team switches one on with `brs source on`) and
+      // no newsroom is sought on acme.com.
+      findCoverage: false,
     });
-    // The demo's brands are made up: the real world's "Acme" news is not theirs, so their
-    // connectors start switched off (a team switches one on with `brs source on`).
-    await app.db
-      .updateTable('brand_connectors')
-      .set({ enabled: 0 })
-      .where('brand_id', '=', id)
-      .execute();
   }
   await grantDelegation(app, {
     partnerId: northwind,

@@ -3,6 +3,8 @@ import { type AppContext, inTransaction } from '../context.js';
 import { decode, encode } from '../db/json-columns.js';
 import { AppError, conflict, invalid } from '../errors.js';
 import { newId } from '../ids.js';
+import { NEWSROOM_FOLLOW } from '../jobs/kinds.js';
+import { enqueue } from '../jobs/queue.js';
 import type { BrandTerms, MatchPolicy } from '../pipeline/brand-matcher.js';
 import { requireAccount } from './accounts.js';
 import { writeAudit } from './audit.js';
@@ -18,7 +20,19 @@ export async function addBrand(
     name,
     verified,
     actor = 'operator',
-  }: { accountId: string; host: string; name?: string; verified: boolean; actor?: string },
+    findCoverage = true,
+  }: {
+    accountId: string;
+    host: string;
+    name?: string;
+    verified: boolean;
+    actor?: string;
+    /**
+     * Coverage found from the start: connectors on, the brand's newsroom sought. Off for
+     * the demo's made-up brands, whose real-world namesakes' news is not theirs.
+     */
+    findCoverage?: boolean;
+  },
 ): Promise<string> {
   requireBrandHost(host);
   await requireAccount(app, accountId);
@@ -49,8 +63,12 @@ export async function addBrand(
         created_at: now,
       })
       .execute();
-    // Coverage found from the start, with no feed URL to paste (docs/sources.md).
-    await seedConnectors(trx, app.config, id, now);
+    // Coverage found from the start, with no feed URL to paste (docs/sources.md): the
+    // connectors, and the feeds of the brand's own site (its newsroom) once it is read.
+    await seedConnectors(trx, app.config, id, now, findCoverage);
+    if (findCoverage && app.config.connectors.length > 0) {
+      await enqueue(trx, NEWSROOM_FOLLOW, { brand: id }, { now });
+    }
     await writeAudit(trx, {
       accountId,
       brandId: id,

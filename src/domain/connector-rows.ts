@@ -10,12 +10,13 @@ import type { Db } from '../db/database.js';
 /** The row id of a brand's connector: the same in every process, so seeding is idempotent. */
 export const rowId = (brandId: string, connector: ConnectorId) => `${brandId}.${connector}`;
 
-/** Gives a brand the configured connectors, on and due now (in the caller's transaction). */
+/** Gives a brand the configured connectors, on (or off) and due now (in the caller's transaction). */
 export async function seedConnectors(
   db: Db,
   config: Config,
   brandId: string,
   at: string,
+  enabled = true,
 ): Promise<void> {
   if (config.connectors.length === 0) return;
   await db
@@ -25,6 +26,7 @@ export async function seedConnectors(
         id: rowId(brandId, connector),
         brand_id: brandId,
         connector,
+        enabled: enabled ? 1 : 0,
         next_poll_at: at,
         created_at: at,
       })),

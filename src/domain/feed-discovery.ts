@@ -7,14 +7,15 @@ import { parseFeed } from '../pipeline/feed.js';
 /**
  * The feeds a site offers (docs/sources.md, "Finding a site's feeds"; issue 43): those its
  * page announces (`<link rel="alternate" type="application/rss+xml|atom+xml">`), then
- * those at the paths sites commonly use, each kept only if it reads as a feed. Every
- * request goes to public hosts only, as any URL the service fetches.
+ * those at the paths sites commonly use, and the news sitemaps its robots.txt lists (else
+ * those at their common paths), each kept only if it reads as a feed. Every request goes
+ * to public hosts only, as any URL the service fetches.
  */
 export interface FoundFeed {
   url: string;
   title: string;
-  /** How it was found: announced by the page, or at a common path. */
-  via: 'announced' | 'common path';
+  /** How it was found: announced by the page, at a common path, or a news sitemap. */
+  via: 'announced' | 'common path' | 'news sitemap';
   items: number;
 }
 
@@ -32,6 +33,15 @@ const COMMON_PATHS = [
   '/newsroom/feed',
   '/blog/feed',
 ];
+/** Where news sitemaps commonly are, when robots.txt lists none. */
+const NEWS_SITEMAP_PATHS = [
+  '/news-sitemap.xml',
+  '/sitemap-news.xml',
+  '/sitemap_news.xml',
+  '/news_sitemap.xml',
+];
+/** At most this many news sitemaps robots.txt lists are tried. */
+const MAX_SITEMAPS = 5;
 /** A page or a feed read here is small; a larger answer is not one. */
 const LIMITS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 10_000 };
 /** How long one search may take in all. */
@@ -70,7 +80,10 @@ export async function discoverFeeds(app: AppContext, rawUrl: string): Promise<Fo
       if (res.status !== 200) return;
       const xml = decodeBody(res.body, res.headers.get('content-type'), 'xml').text;
       const items = parseFeed(xml, res.url, now);
-      const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(xml)?.[1]?.trim() ?? res.url;
+      // A feed's title, or a news sitemap's publication name.
+      const title =
+        /<(?:title|news:name)[^>]*>([^<]{1,200})<\/(?:title|news:name)>/i.exec(xml)?.[1]?.trim() ??
+        res.url;
       if (!found.has(res.url))
         found.set(res.url, { url: res.url, title, via, items: items.length });
     } catch {
@@ -116,5 +129,24 @@ export async function discoverFeeds(app: AppContext, rawUrl: string): Promise<Fo
       if (found.size > 0) break;
     }
   }
+  // A publisher's news sitemap: its articles of the last two days, read as a feed.
+  const listed = await sitemapsListed(app, site.origin);
+  for (const url of listed.length > 0 ? listed : NEWS_SITEMAP_PATHS.map((p) => site.origin + p)) {
+    await tryFeed(url, 'news sitemap');
+  }
   return [...found.values()];
+}
+
+/** The news sitemaps a site's robots.txt lists (`Sitemap:` lines naming news). */
+async function sitemapsListed(app: AppContext, origin: string): Promise<string[]> {
+  try {
+    const res = await safeFetch(app.config, `${origin}/robots.txt`, { limits: LIMITS });
+    if (res.status !== 200) return [];
+    return [...res.body.toString('utf8').matchAll(/^\s*sitemap:\s*(\S+)/gim)]
+      .map((m) => m[1]!)
+      .filter((u) => /news/i.test(u) && URL.canParse(u) && /^https?:/i.test(u))
+      .slice(0, MAX_SITEMAPS);
+  } catch {
+    return [];
+  }
 }

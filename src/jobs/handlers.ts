@@ -6,6 +6,7 @@ import { backfillCoverageJob } from '../domain/coverage.js';
 import { sendDigestJob } from '../domain/digests.js';
 import { pollFeedJob } from '../domain/feeds.js';
 import { settleReservationJob } from '../domain/metering.js';
+import { followNewsroomJob } from '../domain/newsroom.js';
 import { generateProposalJob, giveUpProposalJob } from '../domain/proposals.js';
 import { backfillSearchJob } from '../domain/story-documents.js';
 import { storyFromUrlJob } from '../domain/story-from-url.js';
@@ -22,6 +23,7 @@ import {
   EMAIL_SEND,
   FEED_POLL,
   METERING_SETTLE,
+  NEWSROOM_FOLLOW,
   SEARCH_BACKFILL,
   STORY_FROM_URL,
   STREAM_POST,
@@ -39,6 +41,7 @@ export const jobDefinitions = [
   defineJob(FEED_POLL, pollFeedJob),
   defineJob(CONNECTOR_POLL, pollConnectorJob),
   defineJob(STREAM_POST, streamPostJob),
+  defineJob(NEWSROOM_FOLLOW, followNewsroomJob),
   defineJob(METERING_SETTLE, settleReservationJob),
   defineJob(SEARCH_BACKFILL, backfillSearchJob),
   defineJob(COVERAGE_BACKFILL, backfillCoverageJob),

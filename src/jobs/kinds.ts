@@ -28,6 +28,8 @@ export const WEBHOOK_DELIVER = kind('webhook.deliver', z.strictObject({ delivery
 export const FEED_POLL = kind('feed.poll', z.strictObject({ feed: Id }));
 /** One brand's connector asked for new coverage (domain/connectors.ts). */
 export const CONNECTOR_POLL = kind('connector.poll', z.strictObject({ source: Id }));
+/** The feeds of a brand's own site (its newsroom) found and followed (domain/newsroom.ts). */
+export const NEWSROOM_FOLLOW = kind('brand.newsroom', z.strictObject({ brand: Id }));
 /** A Bluesky post that named brands and found reach, read for each (domain/bluesky-stream.ts). */
 export const STREAM_POST = kind('stream.post', z.strictObject({ uri: z.string().min(1).max(500) }));
 export const METERING_SETTLE = kind('billing.settle', z.strictObject({ reservation: Id }));

@@ -37,6 +37,8 @@ const NS = {
   rss090: 'http://my.netscape.com/rdf/simple/0.9/',
   dc: 'http://purl.org/dc/elements/1.1/',
   dcterms: 'http://purl.org/dc/terms/',
+  sitemap: 'http://www.sitemaps.org/schemas/sitemap/0.9',
+  news: 'http://www.google.com/schemas/sitemap-news/0.9',
 };
 /** Prefixes feeds use without declaring them, read as they are always meant. */
 const UNDECLARED: Record<string, string> = {
@@ -238,6 +240,23 @@ function rssItem(item: El, rss: readonly string[]): Candidate {
   };
 }
 
+/**
+ * A news sitemap's entry (Google's sitemap-news 0.9): its `loc`, and the `news:title` and
+ * `news:publication_date` of its `news:news`; an entry without `news:news` (a plain
+ * sitemap's page) is none.
+ */
+function newsEntry(url: El): Candidate | null {
+  const news = childrenNamed(url, 'news', [NS.news])[0];
+  const loc = firstText(url, [['loc', [NS.sitemap]]]);
+  if (!news || !loc) return null;
+  return {
+    key: loc,
+    links: [{ href: loc, base: url.base }],
+    title: firstText(news, [['title', [NS.news]]]),
+    dates: childrenNamed(news, 'publication_date', [NS.news]).map(textOf),
+  };
+}
+
 function atomEntry(entry: El, atom: readonly string[]): Candidate {
   const dates: Names = [
     ['published', atom],
@@ -296,8 +315,16 @@ export function parseFeed(xml: string, feedUrl: string, fetchedAt: Date): FeedIt
   } else if (root && root.local === 'feed') {
     const atom = [NS.atom, NS.atom03, root.ns];
     for (const entry of childrenNamed(root, 'entry', atom)) candidates.push(atomEntry(entry, atom));
+  } else if (root && root.local === 'urlset' && root.ns === NS.sitemap) {
+    // A news sitemap is a publisher's feed of its last two days; a plain sitemap (every
+    // page of a site) is not one.
+    const entries = childrenNamed(root, 'url', [NS.sitemap]).map(newsEntry);
+    if (entries.length > 0 && entries.every((e) => e === null)) {
+      throw new Error('not a feed: a sitemap without news entries');
+    }
+    for (const e of entries) if (e) candidates.push(e);
   } else {
-    throw new Error('not a feed: neither RSS nor Atom');
+    throw new Error('not a feed: neither RSS nor Atom nor a news sitemap');
   }
   const items: FeedItem[] = [];
   for (const c of candidates) {

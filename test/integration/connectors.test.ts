@@ -14,6 +14,7 @@ import {
   setConnector,
 } from '../../src/domain/connectors.js';
 import { announceSpikes, SPIKE_MIN } from '../../src/domain/mention-spikes.js';
+import { followNewsroom } from '../../src/domain/newsroom.js';
 import { addEndpoint } from '../../src/webhooks/endpoints.js';
 import { brs } from '../support/cli.js';
 import { makeConnectorsDue, pollConnectors } from '../support/connectors.js';
@@ -34,6 +35,7 @@ let key: string;
 let account: string;
 let env: Record<string, string>;
 const asked: string[] = [];
+let robots: string | null = null;
 
 const page = (title: string, publisher: string, paragraphs: string[]) =>
   `<!doctype html><html lang="en"><head><title>${title}</title>
@@ -248,6 +250,17 @@ beforeAll(async () => {
         .writeHead(200, { 'content-type': 'application/rss+xml' })
         .end(
           `<?xml version="1.0"?><rss version="2.0"><channel><title>Zentrix press</title><item><title>Zentrix opens Lyon store</title><link>${base}/newsroom/lyon</link><guid>p1</guid></item></channel></rss>`,
+        );
+    }
+    // robots.txt only while a test sets it: every site here shares one origin.
+    if (url.pathname === '/robots.txt' && robots) {
+      return res.writeHead(200, { 'content-type': 'text/plain' }).end(robots);
+    }
+    if (url.pathname === '/sitemaps/news.xml') {
+      return res
+        .writeHead(200, { 'content-type': 'application/xml' })
+        .end(
+          `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"><url><loc>${base}/news/zentrix-recall</loc><news:news><news:publication><news:name>Daily Ledger</news:name><news:language>en</news:language></news:publication><news:publication_date>2026-11-28T08:00:00Z</news:publication_date><news:title>Zentrix recalls 40,000 PowerCell 9 battery packs</news:title></news:news></url></urlset>`,
         );
     }
     if (url.pathname === '/blogsite/') {
@@ -821,6 +834,65 @@ describe('connectors', () => {
       `${base}/newsroom/press.xml`,
     ]);
     expect(brand.id).toBeTruthy();
+  });
+
+  it('find a publisher’s news sitemap from its robots.txt, and follow a new brand’s newsroom', async () => {
+    robots = `User-agent: *\nDisallow: /private/\nSitemap: ${base}/sitemap.xml\nSitemap: ${base}/sitemaps/news.xml\n`;
+    try {
+      const { host, brand } = await zentrix();
+      const found = await brs(
+        env,
+        'source',
+        'discover',
+        '--brand',
+        host,
+        '--url',
+        `${base}/blogsite/`,
+      );
+      expect(found.out.feeds).toEqual([
+        expect.objectContaining({ url: `${base}/blogsite/feed`, via: 'common path' }),
+        {
+          url: `${base}/sitemaps/news.xml`,
+          title: 'Daily Ledger',
+          via: 'news sitemap',
+          items: 1,
+        },
+      ]);
+      // Adding the brand asked for its newsroom to be sought.
+      const job = await svc.app.db
+        .selectFrom('jobs')
+        .select('payload')
+        .where('name', '=', 'brand.newsroom')
+        .where('payload', '=', JSON.stringify({ brand: brand.id }))
+        .executeTakeFirst();
+      expect(job).toBeDefined();
+      // Sought on its site (here the local server's newsroom), its feeds are followed:
+      // the press feed first, the news sitemap second.
+      const followed = await followNewsroom(svc.app, brand, `${base}/newsroom/`);
+      expect(followed.followed).toEqual([
+        `${base}/newsroom/press.xml`,
+        `${base}/sitemaps/news.xml`,
+      ]);
+      const audit = await svc.app.db
+        .selectFrom('audit_log')
+        .select(['actor', 'action'])
+        .where('brand_id', '=', brand.id)
+        .where('action', '=', 'source.added')
+        .execute();
+      expect(audit).toEqual([
+        { actor: 'monitor', action: 'source.added' },
+        { actor: 'monitor', action: 'source.added' },
+      ]);
+      // A brand with feeds of its team's choosing is left as it is.
+      expect(await followNewsroom(svc.app, brand, `${base}/newsroom/`)).toEqual({ followed: [] });
+      // A site that is no public address offers nothing, and is no failure.
+      const other = await zentrix();
+      expect(await followNewsroom(svc.app, other.brand, 'http://10.0.0.1/')).toEqual({
+        followed: [],
+      });
+    } finally {
+      robots = null;
+    }
   });
 
   it('can be switched off by the team, and on again', async () => {

@@ -71,6 +71,47 @@ describe('feed parsing', () => {
     expect(() => parseFeed('{"items": []}', BASE, FETCHED)).toThrow(/not a feed/);
   });
 
+  it('reads a news sitemap as a feed, and refuses a plain sitemap', () => {
+    const news = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+ <url>
+  <loc>https://news.example.org/business/acme-recall</loc>
+  <news:news>
+   <news:publication><news:name>Example News</news:name><news:language>en</news:language></news:publication>
+   <news:publication_date>2026-11-23T08:30:00+00:00</news:publication_date>
+   <news:title>Acme recalls 40,000 kettles</news:title>
+  </news:news>
+  <image:image><image:loc>https://news.example.org/i/1.jpg</image:loc></image:image>
+ </url>
+ <url>
+  <loc>/business/acme-results</loc>
+  <news:news>
+   <news:publication><news:name>Example News</news:name><news:language>en</news:language></news:publication>
+   <news:publication_date>2026-11-22</news:publication_date>
+   <news:title>Acme&#8217;s results beat forecasts</news:title>
+  </news:news>
+ </url>
+</urlset>`;
+    expect(parseFeed(news, BASE, FETCHED)).toEqual([
+      {
+        key: 'https://news.example.org/business/acme-recall',
+        url: 'https://news.example.org/business/acme-recall',
+        title: 'Acme recalls 40,000 kettles',
+        published_at: '2026-11-23',
+      },
+      {
+        key: '/business/acme-results',
+        url: 'https://news.example.org/business/acme-results',
+        title: 'Acme’s results beat forecasts',
+        published_at: '2026-11-22',
+      },
+    ]);
+    const plain = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://news.example.org/about</loc><lastmod>2026-01-01</lastmod></url></urlset>`;
+    expect(() => parseFeed(plain, BASE, FETCHED)).toThrow(/without news entries/);
+    const index = `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>https://news.example.org/news.xml</loc></sitemap></sitemapindex>`;
+    expect(() => parseFeed(index, BASE, FETCHED)).toThrow(/not a feed/);
+  });
+
   it('dates items in the forms feeds write, and leaves out what it cannot date right', () => {
     const xml = `<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>
       <item><title>cet</title><link>https://x.example/1</link><pubDate>Wed, 11 Nov 2026 00:30:00 CET</pubDate></item>

@@ -120,7 +120,7 @@ export const discoverFeedsInApp = defineOperation({
       z.object({
         url: z.string(),
         title: z.string(),
-        via: z.enum(['announced', 'common path']),
+        via: z.enum(['announced', 'common path', 'news sitemap']),
         items: z.number().int(),
       }),
     ),
