@@ -63,7 +63,7 @@ export async function seedDemo(app: AppContext): Promise<DemoData> {
 
   const accounts = { northwind, acme, globex, initech };
   for (const b of DEMO_BRANDS) {
-    const id = await addBrand(app, {
+    await addBrand(app, {
       accountId: accounts[b.account],
       host: b.host,
       name: b.name,
