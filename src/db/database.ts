@@ -37,6 +37,7 @@ import * as opinionSources from './migrations/0023-opinion-sources.js';
 import * as connectors from './migrations/0024-connectors.js';
 import * as connectorTargets from './migrations/0025-connector-targets.js';
 import * as blueskyStream from './migrations/0026-bluesky-stream.js';
+import * as quietMentions from './migrations/0027-quiet-mentions.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -244,6 +245,7 @@ export function migrator(db: Db): Migrator {
         '0024-connectors': connectors,
         '0025-connector-targets': connectorTargets,
         '0026-bluesky-stream': blueskyStream,
+        '0027-quiet-mentions': quietMentions,
       }),
     },
   });

@@ -26,6 +26,7 @@ export interface JsonColumns {
   'brand_connectors.targets': string[];
   'stream_posts.links': string[];
   'stream_posts.brand_ids': string[];
+  'quiet_mentions.links': string[];
 }
 
 export type JsonColumn = keyof JsonColumns;

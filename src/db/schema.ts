@@ -160,6 +160,24 @@ export interface StreamPostsTable {
   created_at: string;
 }
 
+export interface QuietMentionsTable {
+  id: string;
+  brand_id: string;
+  url: string;
+  title: string;
+  text: string;
+  publisher: string;
+  author: string | null;
+  type: string;
+  language: string | null;
+  sentiment: number | null;
+  reach: number;
+  /** JSON (json-columns.ts). */
+  links: string;
+  published_at: string;
+  created_at: string;
+}
+
 export interface ConnectorBackoffTable {
   connector: string;
   until: string;
@@ -632,6 +650,7 @@ export interface DB {
   connector_backoff: ConnectorBackoffTable;
   stream_state: StreamStateTable;
   stream_posts: StreamPostsTable;
+  quiet_mentions: QuietMentionsTable;
   stories: StoriesTable;
   articles: ArticlesTable;
   advisories: AdvisoriesTable;

@@ -231,6 +231,8 @@ export function startBlueskyStream(
             })
             .onConflict((oc) => oc.doNothing())
             .execute();
+          // Kept as a mention while it waits (and made a story with others like it).
+          await enqueue(app.db, STREAM_POST, { uri: p.uri }, { now: at });
         }
         const ready: string[] = [];
         for (const [uri, n] of batch.reach) {
@@ -349,9 +351,12 @@ export function startBlueskyStream(
 const cursorOf = (cursor: number | null) => (cursor === null ? null : String(cursor));
 
 /**
- * The job for a post that found reach: read into the stories of each brand it named that
- * still has Bluesky on, as a post is (connectors.ts' ingestItem), each brand's outcome
- * remembered under its Bluesky row, so a retry reads none twice.
+ * The job for a post that named brands, when it is first seen and again when it finds
+ * reach: read for each brand it named that still has Bluesky on, as a post is
+ * (connectors.ts' ingestItem): while its reach is little it is kept as a mention (and may
+ * make a story with others like it); with reach it becomes a story's source. What became
+ * of it is remembered under the brand's Bluesky row once settled, so a retry reads none
+ * twice.
  */
 export async function streamPostJob(
   app: AppContext,
@@ -363,6 +368,7 @@ export async function streamPostJob(
     .where('uri', '=', payload.uri)
     .executeTakeFirst();
   if (!post || post.status === 'read') return { status: 'gone' };
+  const ready = post.status === 'queued';
   const counts = { created: 0, joined: 0, skipped: 0 };
   const at = app.clock.now().toISOString();
   for (const brandId of decode('stream_posts.brand_ids', post.brand_ids)) {
@@ -399,6 +405,8 @@ export async function streamPostJob(
     };
     const outcome = await ingestItem(app, brand, item);
     if (outcome.transient) throw new Error('a page the post links could not be read yet');
+    // Held for little reach: not settled, reach may still come.
+    if (!ready && outcome.outcome.startsWith('held')) continue;
     if (outcome.outcome === 'created' || outcome.outcome === 'joined') counts[outcome.outcome]++;
     else if (outcome.outcome !== 'exists') counts.skipped++;
     await remember(app.db, row, item, outcome, at);
@@ -412,12 +420,14 @@ export async function streamPostJob(
       .where('id', '=', row)
       .execute();
   }
-  await app.db
-    .updateTable('stream_posts')
-    .set({ status: 'read' })
-    .where('uri', '=', post.uri)
-    .execute();
-  return { status: 'read', items: 1, ...counts };
+  if (ready) {
+    await app.db
+      .updateTable('stream_posts')
+      .set({ status: 'read' })
+      .where('uri', '=', post.uri)
+      .execute();
+  }
+  return { status: ready ? 'read' : 'held', items: 1, ...counts };
 }
 
 /**

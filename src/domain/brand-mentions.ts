@@ -1,3 +1,4 @@
+import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { BrandMatcher } from '../pipeline/brand-matcher.js';
 import { sentenceAround } from '../pipeline/sentences.js';
@@ -25,8 +26,8 @@ export interface MentionRow {
   sentiment: number | null;
   /** The first sentence naming the brand (the title when only it does); null if none. */
   sentence: string | null;
-  /** The story it is a source of. */
-  event_uri: string;
+  /** The story it is a source of; null for a post kept with too little reach for one. */
+  event_uri: string | null;
 }
 
 export interface MentionFilter {
@@ -47,50 +48,78 @@ export async function listMentionPage(
   cursor?: string,
 ): Promise<{ rows: MentionRow[]; nextCursor: string | null }> {
   if (brandIds.length === 0) return { rows: [], nextCursor: null };
-  let q = db
+  const after = cursor ? decodeCursor(cursor) : null;
+  // Stories' sources, and posts kept with too little reach to make a story alone
+  // (quiet-posts.ts): each side filtered and paged alike, then merged.
+  let sources = db
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')
     .select(['a.id', 'a.url', 'a.title', 'a.publisher', 'a.type', 'a.language'])
     .select(['a.published_at', 'a.created_at', 'a.sentiment', 's.event_uri', 's.brand_id'])
     .where('s.brand_id', 'in', brandIds);
-  if (filter.type) q = q.where('a.type', '=', filter.type);
-  if (filter.language) q = q.where('a.language', '=', filter.language);
-  if (filter.sentiment === 'positive') q = q.where('a.sentiment', '>', BAND_EDGE);
-  if (filter.sentiment === 'negative') q = q.where('a.sentiment', '<', -BAND_EDGE);
+  let quiet = db
+    .selectFrom('quiet_mentions as a')
+    .select(['a.id', 'a.url', 'a.title', 'a.publisher', 'a.type', 'a.language'])
+    .select(['a.published_at', 'a.created_at', 'a.sentiment', 'a.brand_id', 'a.text'])
+    .where('a.brand_id', 'in', brandIds);
+  // The same filters and page on both sides (`a` is either's alias).
+  const conditions: Expression<SqlBool>[] = [];
+  if (filter.type) conditions.push(sql<SqlBool>`a.type = ${filter.type}`);
+  if (filter.language) conditions.push(sql<SqlBool>`a.language = ${filter.language}`);
+  if (filter.sentiment === 'positive') conditions.push(sql<SqlBool>`a.sentiment > ${BAND_EDGE}`);
+  if (filter.sentiment === 'negative') conditions.push(sql<SqlBool>`a.sentiment < ${-BAND_EDGE}`);
   if (filter.sentiment === 'neutral') {
-    q = q.where('a.sentiment', '>=', -BAND_EDGE).where('a.sentiment', '<=', BAND_EDGE);
+    conditions.push(sql<SqlBool>`a.sentiment >= ${-BAND_EDGE} and a.sentiment <= ${BAND_EDGE}`);
   }
-  if (cursor) {
-    const [before, beforeId] = decodeCursor(cursor);
-    q = q.where((eb) =>
-      eb.or([
-        eb('a.created_at', '<', before),
-        eb.and([eb('a.created_at', '=', before), eb('a.id', '<', beforeId)]),
-      ]),
+  if (after) {
+    const [before, beforeId] = after;
+    conditions.push(
+      sql<SqlBool>`(a.created_at < ${before} or (a.created_at = ${before} and a.id < ${beforeId}))`,
     );
   }
-  const found = await q
-    .orderBy('a.created_at', 'desc')
-    .orderBy('a.id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  for (const c of conditions) {
+    sources = sources.where(c);
+    quiet = quiet.where(c);
+  }
+  const [fromSources, fromQuiet] = await Promise.all([
+    sources
+      .orderBy('a.created_at', 'desc')
+      .orderBy('a.id', 'desc')
+      .limit(limit + 1)
+      .execute(),
+    quiet
+      .orderBy('a.created_at', 'desc')
+      .orderBy('a.id', 'desc')
+      .limit(limit + 1)
+      .execute(),
+  ]);
+  const found = [
+    ...fromSources.map((a) => ({ ...a, text: undefined as string | undefined })),
+    ...fromQuiet.map((a) => ({ ...a, event_uri: null })),
+  ]
+    .sort((x, y) =>
+      x.created_at === y.created_at
+        ? y.id.localeCompare(x.id)
+        : y.created_at.localeCompare(x.created_at),
+    )
+    .slice(0, limit + 1);
   const page = found.slice(0, limit);
   if (page.length === 0) return { rows: [], nextCursor: null };
-  // The texts of this page only (a story's sources may be long), and each brand as the
-  // matcher knows it (its aliases and policy too) for the sentence naming it.
+  // The texts of this page's sources only (a story's sources may be long), and each brand
+  // as the matcher knows it (its aliases and policy too) for the sentence naming it.
+  const sourceIds = page.filter((a) => a.text === undefined).map((a) => a.id);
   const texts = new Map(
-    (
-      await db
-        .selectFrom('articles')
-        .select(['id', 'text'])
-        .where(
-          'id',
-          'in',
-          page.map((a) => a.id),
-        )
-        .execute()
-    ).map((r) => [r.id, r.text]),
+    sourceIds.length === 0
+      ? []
+      : (
+          await db
+            .selectFrom('articles')
+            .select(['id', 'text'])
+            .where('id', 'in', sourceIds)
+            .execute()
+        ).map((r) => [r.id, r.text]),
   );
+  for (const a of page) if (a.text !== undefined) texts.set(a.id, a.text);
   const brands = new Map(
     (
       await db

@@ -23,6 +23,7 @@ import { ingestLink } from './feeds.js';
 import { type BrandRow, ingestArticle } from './ingest-article.js';
 import { announceSpikes } from './mention-spikes.js';
 import { claimPoll, type ItemOutcome, type PollOutcome, readBatch } from './polls.js';
+import { articleOf, holdPost, unhold } from './quiet-posts.js';
 
 /**
  * Coverage the service finds itself (docs/sources.md, issue 43): every brand gets the
@@ -426,29 +427,23 @@ export async function ingestItem(
 ): Promise<ItemOutcome> {
   const { given } = item;
   if (!given) return ingestLink(app, brand, item, ACTOR);
-  // A post with little reach is read for no story, not even the one it links: joining by
+  const post = { ...item, given };
+  // A post with little reach makes no story alone, nor joins the one it links: joining by
   // link with no reach at all would let a dozen throwaway accounts make a story
-  // "widespread" (a review's finding). A post with reach linking coverage a story holds
-  // joins that story, its spread.
-  if (given.reach !== null && given.reach < POST_REACH) {
-    return { outcome: `skipped: little reach (${given.reach})` };
-  }
-  const links = given.links ?? [];
+  // "widespread" (a review's finding). It is kept as a mention, and several people
+  // posting about one thing make a story together (quiet-posts.ts). A post with reach
+  // linking coverage a story holds joins that story, its spread.
+  if (given.reach !== null && given.reach < POST_REACH) return holdPost(app, brand, post, ACTOR);
   try {
     const r = await ingestArticle(
       app,
       brand,
-      {
-        url: item.url,
-        title: `${given.about ? `${brand.name} review: ` : ''}${item.title?.trim() || given.text.slice(0, 80)}`,
-        publisher: given.publisher,
-        published_at: (item.published_at ?? app.clock.now().toISOString()).slice(0, 10),
-        text: given.text,
-        type: given.type,
-      },
+      articleOf(post, brand, app.clock.now()),
       ACTOR,
-      links,
+      given.links ?? [],
     );
+    // Held while it had little reach (Bluesky's, as reactions came), it is a source now.
+    await unhold(app, brand.id, item.url);
     return { outcome: r.status, event_uri: r.event_uri };
   } catch (e) {
     if (e instanceof AppError && e.code === 'invalid') {

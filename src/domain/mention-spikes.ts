@@ -28,15 +28,30 @@ export async function spikingBrands(app: AppContext): Promise<Spike[]> {
   const now = app.clock.now().getTime();
   const hourAgo = new Date(now - HOUR).toISOString();
   const weekAgo = new Date(now - HOUR - 7 * 24 * HOUR).toISOString();
-  const countSince = (from: string, to: string) =>
-    app.db
-      .selectFrom('articles as a')
-      .innerJoin('stories as s', 's.id', 'a.story_id')
-      .select((eb) => ['s.brand_id', eb.fn.countAll<number>().as('n')])
-      .where('a.created_at', '>=', from)
-      .where('a.created_at', '<', to)
-      .groupBy('s.brand_id')
-      .execute();
+  // Every mention counts: stories' sources, and posts kept with too little reach alone.
+  const countSince = async (from: string, to: string) => {
+    const [sources, quiet] = await Promise.all([
+      app.db
+        .selectFrom('articles as a')
+        .innerJoin('stories as s', 's.id', 'a.story_id')
+        .select((eb) => ['s.brand_id', eb.fn.countAll<number>().as('n')])
+        .where('a.created_at', '>=', from)
+        .where('a.created_at', '<', to)
+        .groupBy('s.brand_id')
+        .execute(),
+      app.db
+        .selectFrom('quiet_mentions')
+        .select((eb) => ['brand_id', eb.fn.countAll<number>().as('n')])
+        .where('created_at', '>=', from)
+        .where('created_at', '<', to)
+        .groupBy('brand_id')
+        .execute(),
+    ]);
+    const n = new Map<string, number>();
+    for (const r of [...sources, ...quiet])
+      n.set(r.brand_id, (n.get(r.brand_id) ?? 0) + Number(r.n));
+    return [...n].map(([brand_id, count]) => ({ brand_id, n: count }));
+  };
   const lastHour = await countSince(hourAgo, new Date(now + 1).toISOString());
   const busy = lastHour.filter((r) => Number(r.n) >= SPIKE_MIN);
   if (busy.length === 0) return [];

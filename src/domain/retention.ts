@@ -82,21 +82,27 @@ async function inBatches(
 const CONNECTOR_ITEMS_DAYS = 60;
 
 /**
- * Prunes what connectors remembered having read more than CONNECTOR_ITEMS_DAYS ago: their
- * searches no longer list it (docs/sources.md). Run by the hourly sweep; returns how many.
+ * Prunes, after CONNECTOR_ITEMS_DAYS, what connectors remembered having read (their
+ * searches no longer list it) and the posts kept as mentions with too little reach for a
+ * story (a story's sources stay with it; these are a stream's passing voices;
+ * docs/sources.md). Run by the hourly sweep; returns how many rows went.
  */
-export async function pruneConnectorItems(app: AppContext): Promise<number> {
+export async function pruneFound(app: AppContext): Promise<number> {
   const before = new Date(app.clock.now().getTime() - CONNECTOR_ITEMS_DAYS * DAY_MS).toISOString();
-  return inBatches(
-    async () =>
-      (
-        await app.db
-          .selectFrom('connector_items')
-          .select('id')
-          .where('created_at', '<', before)
-          .limit(BATCH)
-          .execute()
-      ).map((r) => r.id),
-    (ids) => app.db.deleteFrom('connector_items').where('id', 'in', ids).executeTakeFirst(),
-  );
+  let gone = 0;
+  for (const table of ['connector_items', 'quiet_mentions'] as const) {
+    gone += await inBatches(
+      async () =>
+        (
+          await app.db
+            .selectFrom(table)
+            .select('id')
+            .where('created_at', '<', before)
+            .limit(BATCH)
+            .execute()
+        ).map((r) => r.id),
+      (ids) => app.db.deleteFrom(table).where('id', 'in', ids).executeTakeFirst(),
+    );
+  }
+  return gone;
 }

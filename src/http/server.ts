@@ -10,7 +10,7 @@ import { startConnectorScheduler } from '../domain/connectors.js';
 import { startDigestScheduler } from '../domain/digests.js';
 import { startFeedScheduler } from '../domain/feeds.js';
 import { sweepExpiredIdempotency } from '../domain/idempotency.js';
-import { pruneConnectorItems, pruneFinished } from '../domain/retention.js';
+import { pruneFinished, pruneFound } from '../domain/retention.js';
 import { restError } from '../errors.js';
 import { jobDefinitions } from '../jobs/handlers.js';
 import { mountMcp } from '../mcp/mcp-route.js';
@@ -190,9 +190,7 @@ export async function buildServer(
     );
     sweepExpiredOAuth(app.db).catch((err) => fastify.log.warn({ err }, 'oauth sweep failed'));
     pruneFinished(app).catch((err) => fastify.log.warn({ err }, 'retention sweep failed'));
-    pruneConnectorItems(app).catch((err) =>
-      fastify.log.warn({ err }, 'connector items sweep failed'),
-    );
+    pruneFound(app).catch((err) => fastify.log.warn({ err }, 'found items sweep failed'));
   }, 3_600_000);
   sweeper.unref();
   fastify.addHook('onClose', async () => clearInterval(sweeper));

@@ -9,6 +9,7 @@ import {
   listConnectors,
   scheduleDueConnectors,
 } from '../../src/domain/connectors.js';
+import { pruneFound } from '../../src/domain/retention.js';
 import { brs } from '../support/cli.js';
 import { makeConnectorsDue, pollConnectors } from '../support/connectors.js';
 import { startService, type TestService } from '../support/harness.js';
@@ -47,8 +48,44 @@ const review = (id: string, rating: string, votes: string, title: string, text: 
   'im:voteCount': label(votes),
 });
 
+/** Owners of one app saying one thing, each in their own words: one says it twice. */
+const PAIRING = [
+  [
+    'ann',
+    'The app loses the pairing with my bike every morning since the update, so the lock will not open.',
+  ],
+  [
+    'bo',
+    'Since the update the app keeps losing the pairing with the bike and the lock stays shut.',
+  ],
+  ['cy', 'Lock will not open: the app lost the pairing with my bike again after the update.'],
+  [
+    'dee',
+    'After the update the app drops the pairing with the bike each morning; the lock will not open.',
+  ],
+  [
+    'dee',
+    'Still losing the pairing with my bike since the update, the lock will not open again today.',
+  ],
+  [
+    'eli',
+    'The update broke the pairing: every morning the app loses my bike and the lock will not open.',
+  ],
+];
+let pairingSaid = 5;
+
 function answerFor(url: URL, req: http.IncomingMessage) {
   const p = url.pathname;
+  if (p === '/us/rss/customerreviews/page=1/id=2222222222/sortby=mostrecent/json') {
+    return json({
+      feed: {
+        entry: PAIRING.slice(0, pairingSaid).map(([author, text], i) => ({
+          ...review(`2200000000${i}`, '1', '0', 'Lock will not open', text!),
+          author: { name: label(author!), uri: label('https://itunes.apple.com/us/reviews/id2') },
+        })),
+      },
+    });
+  }
   if (p === '/us/rss/customerreviews/page=1/id=1234567890/sortby=mostrecent/json') {
     return json({
       feed: {
@@ -298,7 +335,7 @@ describe('connectors that read named things, and keyed ones', () => {
       .select('outcome')
       .where('item_key', '=', 'app-store:11000000002')
       .executeTakeFirstOrThrow();
-    expect(quiet.outcome).toBe('skipped: little reach (0)');
+    expect(quiet.outcome).toBe('held: little reach (0)');
 
     // The keys went in headers, never in an address; Mastodon was asked on both instances.
     const now = asked.slice(start);
@@ -311,6 +348,96 @@ describe('connectors that read named things, and keyed ones', () => {
     ).toEqual(['127.0.0.1', 'localhost']);
     const x = (await listConnectors(svc.app, brand.id)).find((c) => c.connector === 'x')!;
     expect(x.last_status).toBe('200: 1 new item');
+  });
+
+  it('make one story of several people saying one thing, each with too little reach alone', async () => {
+    const { host, brand } = await zentrix();
+    const set = await brs(
+      env,
+      'source',
+      'targets',
+      '--brand',
+      host,
+      '--connector',
+      'app-store',
+      '--set',
+      '2222222222',
+    );
+    expect(set.code).toBe(0);
+    const stories = () =>
+      svc.app.db
+        .selectFrom('articles as a')
+        .innerJoin('stories as s', 's.id', 'a.story_id')
+        .select(['s.event_uri', 'a.url'])
+        .where('s.brand_id', '=', brand.id)
+        .execute();
+    // Five reviews, four people: each kept as a mention, no story.
+    pairingSaid = 5;
+    await pollConnectors(svc.app, brand.id, ['app-store']);
+    expect(await stories()).toEqual([]);
+    const quiet = await svc.app.db
+      .selectFrom('quiet_mentions')
+      .select(['author', 'type', 'title'])
+      .where('brand_id', '=', brand.id)
+      .execute();
+    expect(quiet).toHaveLength(5);
+    expect(quiet[0]).toMatchObject({ type: 'review', title: 'Zentrix review: Lock will not open' });
+    // A fifth person says it: one story, all six its sources, none left waiting.
+    pairingSaid = 6;
+    await pollConnectors(svc.app, brand.id, ['app-store']);
+    const told = await stories();
+    expect(told).toHaveLength(6);
+    expect(new Set(told.map((t) => t.event_uri)).size).toBe(1);
+    expect(
+      await svc.app.db
+        .selectFrom('quiet_mentions')
+        .select('id')
+        .where('brand_id', '=', brand.id)
+        .execute(),
+    ).toEqual([]);
+    const last = await svc.app.db
+      .selectFrom('connector_items')
+      .select('outcome')
+      .where('item_key', '=', 'app-store:22000000005')
+      .executeTakeFirstOrThrow();
+    // The oldest post starts the story; the one that made five people joins it.
+    expect(last.outcome).toBe('joined');
+
+    // Sixty days on, what was found and the quiet posts go; a story's sources stay.
+    const other = await zentrix();
+    await brs(
+      env,
+      'source',
+      'targets',
+      '--brand',
+      other.host,
+      '--connector',
+      'app-store',
+      '--set',
+      '2222222222',
+    );
+    pairingSaid = 2;
+    await pollConnectors(svc.app, other.brand.id, ['app-store']);
+    const old = new Date(svc.app.clock.now().getTime() - 61 * 86_400_000).toISOString();
+    await svc.app.db
+      .updateTable('quiet_mentions')
+      .set({ created_at: old })
+      .where('brand_id', '=', other.brand.id)
+      .execute();
+    await svc.app.db
+      .updateTable('connector_items')
+      .set({ created_at: old })
+      .where('brand_connector_id', '=', `${other.brand.id}.app-store`)
+      .execute();
+    expect(await pruneFound(svc.app)).toBe(4);
+    expect(
+      await svc.app.db
+        .selectFrom('quiet_mentions')
+        .select('id')
+        .where('brand_id', '=', other.brand.id)
+        .execute(),
+    ).toEqual([]);
+    expect(await stories()).toHaveLength(6);
   });
 
   it('record a service’s refusal as a failure, naming no key; YouTube’s daily quota paces its searches', async () => {

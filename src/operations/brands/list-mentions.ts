@@ -48,7 +48,10 @@ export const listMentions = defineOperation({
         found_at: z.string(),
         sentiment: z.number().nullable(),
         sentence: z.string().nullable(),
-        event_uri: z.string(),
+        event_uri: z
+          .string()
+          .nullable()
+          .describe('its story; null for a post with too little reach to make one alone'),
       }),
     ),
     next_cursor: z.string().nullable().describe('cursor of the next page, or null on the last'),

@@ -88,7 +88,7 @@ ${
 ${mentions.map(
   (m) => html`<tr><td class="small">${when(m.found_at)}</td>
 <td><a href="${safeHref(m.url)}" rel="noopener noreferrer">${m.publisher}</a><div class="small muted">${brand ? '' : `${m.brand} · `}${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
-<td>${m.sentence ?? m.title}<div class="small"><a href="${storyPath(m.brand, m.event_uri)}">Its story</a></div></td>
+<td>${m.sentence ?? m.title}<div class="small">${m.event_uri ? html`<a href="${storyPath(m.brand, m.event_uri)}">Its story</a>` : html`<span class="muted">Too little reach for a story yet</span>`}</div></td>
 <td>${tone(m.sentiment)}</td></tr>`,
 )}</tbody></table>${older ? html`<p><a href="${older}">Older mentions</a></p>` : ''}`
 }`,
