@@ -108,6 +108,8 @@ const Env = z.object({
   /** Finished webhook deliveries and their attempts are kept this long, then pruned. */
   RETENTION_WEBHOOKS_DAYS: z.coerce.number().int().min(1).default(30),
   JOB_POLL_MS: z.coerce.number().int().min(10).default(500),
+  /** How often an open Mentions page asks for what was found since (docs/sources.md). */
+  MENTION_STREAM_MS: z.coerce.number().int().min(50).default(5000),
   /** How often each monitored feed is read. */
   FEED_POLL_MS: z.coerce
     .number()
@@ -272,6 +274,7 @@ export interface Config {
   /** The connectors every brand gets (docs/sources.md), and how they poll. */
   connectors: ConnectorId[];
   connectorPollMs: number;
+  mentionStreamMs: number;
   connectorRequestsPerMinute: number;
   connectorUrls: Record<ConnectorId, string>;
   /** The keyed connectors' keys (CONNECTOR_KEYS), by connector. */
@@ -431,6 +434,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     feedPollMs: e.FEED_POLL_MS,
     connectors: connectorList(e.CONNECTORS),
     connectorPollMs: e.CONNECTOR_POLL_MS,
+    mentionStreamMs: e.MENTION_STREAM_MS,
     connectorRequestsPerMinute: e.CONNECTOR_REQUESTS_PER_MINUTE,
     connectorUrls: {
       'google-news': e.GOOGLE_NEWS_URL.replace(/\/+$/, ''),

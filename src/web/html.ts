@@ -134,6 +134,7 @@ details.act{margin:.4rem 0}details.act>summary{cursor:pointer;color:#1f4fd1;font
 .card>h2:first-child,.card>h3:first-child{margin-top:0}
 .briefing blockquote{margin:0;font-size:1.05rem;border-left:4px solid #1f4fd1;padding:.2rem 0 .2rem .9rem}
 .facts-line .badge{margin:0 .25rem .25rem 0}
+tr.new>td{background:#f0f7ff}
 @media print{header.top,.no-print,form,script,details.act,.menu-toggle,button{display:none!important}body{background:#fff;font-size:11pt}main,.narrow{max-width:none;margin:0;padding:0}.card{border:0;padding:0;margin:0 0 1rem}a{color:inherit;text-decoration:none}.briefing a[href^="http"]::after{content:" (" attr(href) ")";font-size:.8em;overflow-wrap:anywhere}section{break-inside:avoid}}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 del{background:#fde2e1}ins{background:#e7f6ec;text-decoration:none}

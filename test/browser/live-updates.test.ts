@@ -15,7 +15,7 @@ let browser: Browser;
 const BRAND = 'northwind.example';
 
 beforeAll(async () => {
-  svc = await startService({}, { runJobs: false });
+  svc = await startService({ MENTION_STREAM_MS: '200' }, { runJobs: false });
   w = await seedWorld(svc.app);
   browser = await launchChromium();
 });
@@ -87,6 +87,32 @@ describe('live updates in the portal', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Profile saved.').waitFor();
     await context.close();
+  });
+
+  it('the Mentions page shows a mention found while it is open, on top, without a reload', async () => {
+    const page = await (
+      await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    ).newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, svc.url);
+    await page.goto(`${svc.url}/app/mentions?brand=${BRAND}`);
+    await mark(page);
+    const rows = await page.locator('tbody tr').count();
+    const found = Date.now();
+    await w.story(BRAND, 41);
+    await page.getByText('1 new mention').waitFor({ timeout: 3000 });
+    // Within three seconds of being found, on top of the list, its time shown as the
+    // others are, in the same document.
+    expect(Date.now() - found).toBeLessThan(3000);
+    expect(await page.locator('tbody tr').count()).toBe(rows + 1);
+    expect(await page.locator('tbody tr').first().getAttribute('class')).toBe('new');
+    expect(await page.locator('tbody tr').first().locator('time').textContent()).toMatch(
+      /now|second|minute/,
+    );
+    expect(await stillMarked(page)).toBe(true);
+    expect(errors).toEqual([]);
+    await page.context().close();
   });
 
   it('a proposal being prepared is replaced in place by its ready card, whose forms work', async () => {

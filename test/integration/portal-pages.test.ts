@@ -15,7 +15,10 @@ let event: string;
 
 beforeAll(async () => {
   hooks = await startReceiver();
-  svc = await startService({ FETCH_ALLOW_HOSTS: `127.0.0.1:${hooks.port}` }, { runJobs: false });
+  svc = await startService(
+    { FETCH_ALLOW_HOSTS: `127.0.0.1:${hooks.port}`, MENTION_STREAM_MS: '50' },
+    { runJobs: false },
+  );
   const acme = await createAccount(svc.app, 'Acme', 'partner');
   await addUser(svc.app, {
     accountId: acme,
@@ -513,5 +516,57 @@ describe('mentions page', () => {
     const bad = await c.get('/app/mentions?brand=acme.example&language=english');
     expect(bad.status).toBe(400);
     expect(bad.html).toContain('language');
+  });
+
+  it('streams what is found after the page was shown, in place, and goes on from the last event on reconnecting', async () => {
+    const page = await c.get('/app/mentions?brand=acme.example');
+    const address = /data-stream="([^"]+)"/.exec(page.html)![1]!.replace(/&amp;/g, '&');
+    expect(address).toMatch(/^\/app\/mentions\/stream\?brand=acme.example&since=/);
+    /** Opens the stream and reads it until an event comes; answers the event's lines. */
+    const next = async (headers: Record<string, string> = {}) => {
+      const ctrl = new AbortController();
+      const res = await fetch(svc.url + address, {
+        headers: { cookie: c.cookieHeader(), ...headers },
+        signal: ctrl.signal,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      const reader = res.body!.getReader();
+      let text = '';
+      const found = async () => {
+        while (!/\nevent: mentions\ndata: .*\n\n/.test(text)) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error('the stream ended');
+          text += new TextDecoder().decode(value);
+        }
+        ctrl.abort();
+        return {
+          id: /\nid: (\S+)\n/.exec(text)![1]!,
+          data: JSON.parse(/\ndata: (.*)\n/.exec(text)![1]!) as { count: number; html: string },
+        };
+      };
+      return { found, close: () => ctrl.abort() };
+    };
+    const brand = await requireBrandByHost(svc.app, 'acme.example');
+    const first = await next();
+    await importStory(svc.app, { brand, article: article('Acme', 77), actor: 'operator' });
+    const event = await first.found();
+    expect(event.data.count).toBe(1);
+    expect(event.data.html).toContain('https://news.example.org/acme/77');
+    expect(event.data.html).toContain('<time');
+    // Reconnected, the browser says the last event it had: only what came after it comes.
+    const again = await next({ 'last-event-id': event.id });
+    await importStory(svc.app, { brand, article: article('Acme', 78), actor: 'operator' });
+    const later = await again.found();
+    expect(later.data.count).toBe(1);
+    expect(later.data.html).toContain('https://news.example.org/acme/78');
+    expect(later.data.html).not.toContain('https://news.example.org/acme/77');
+    // A brand the team does not read is no stream, as it is no page.
+    const foreign = await fetch(`${svc.url}/app/mentions/stream?brand=nobody.example`, {
+      headers: { cookie: c.cookieHeader() },
+    });
+    expect(foreign.status).toBe(404);
+    // Signed out, no stream either.
+    expect((await fetch(`${svc.url}${address}`, { redirect: 'manual' })).status).toBe(303);
   });
 });

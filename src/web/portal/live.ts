@@ -73,6 +73,36 @@ for (const table of document.querySelectorAll('main table')) {
   }
 }
 for (const el of document.querySelectorAll('[data-live]')) follow(el);
+// A list that grows as things are found (the Mentions page): new rows arrive as server-sent
+// events and go on top, with a count of how many came since the page was opened.
+for (const body of document.querySelectorAll('[data-stream]')) stream(body);
+function stream(body) {
+  let added = 0;
+  const count = document.querySelector('[data-stream-count]');
+  const source = new EventSource(body.dataset.stream);
+  source.addEventListener('mentions', (e) => {
+    const { count: n, html } = JSON.parse(e.data);
+    const t = document.createElement('template');
+    t.innerHTML = html;
+    for (const time of t.content.querySelectorAll('time[datetime]')) {
+      const d = new Date(time.dateTime);
+      time.title = full.format(d);
+      time.textContent = shown(d);
+    }
+    const heads = [...body.closest('table').querySelectorAll('thead th')].map((th) => th.textContent.trim());
+    for (const row of t.content.querySelectorAll('tr')) {
+      row.classList.add('new');
+      [...row.children].forEach((td, i) => { if (heads[i]) td.dataset.label = heads[i]; });
+    }
+    body.prepend(t.content);
+    body.closest('table').hidden = false;
+    document.querySelector('[data-stream-empty]')?.remove();
+    added += n;
+    if (count) count.textContent = added === 1 ? '1 new mention' : added + ' new mentions';
+  });
+  // Reconnecting (a stream lasts five minutes), the browser sends the last event's id: the
+  // server goes on from there, so no row comes twice.
+}
 async function follow(el) {
   const state = el.querySelector('[data-live-state]');
   for (let i = 0; i < 450; i++) {

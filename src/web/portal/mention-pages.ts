@@ -24,6 +24,8 @@ const tone = (s: number | null) =>
  */
 export function mountMentionPages(fastify: FastifyInstance, app: AppContext) {
   const routes = portalRoutes(fastify, app, 'stories');
+  /** The open streams, each by how it ends. */
+  const streams = new Set<() => void>();
   routes.get(MENTIONS_PATH, async (req, reply, v: View) => {
     const query = req.query as Record<string, string>;
     const { brands } = await run(app, v, listBrands, {});
@@ -83,16 +85,103 @@ ${field('language', 'Language', query.language, html` maxlength="2" size="3" pla
 </div><div class="row"><button type="submit">Show</button></div></form>
 ${
   mentions.length === 0
-    ? html`<p class="card muted">${brands.length > 0 ? 'No mentions found yet.' : 'Add a brand first: its coverage is then found for it.'}</p>`
-    : html`<table><thead><tr><th scope="col">Found</th><th scope="col">Source</th><th scope="col">What it says</th><th scope="col">Sentiment</th></tr></thead><tbody>
-${mentions.map(
-  (m) => html`<tr><td class="small">${when(m.found_at)}</td>
-<td><a href="${safeHref(m.url)}" rel="noopener noreferrer">${m.publisher}</a><div class="small muted">${brand ? '' : `${m.brand} · `}${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
-<td>${m.sentence ?? m.title}<div class="small">${m.event_uri ? html`<a href="${storyPath(m.brand, m.event_uri)}">Its story</a>` : html`<span class="muted">Too little reach for a story yet</span>`}</div></td>
-<td>${tone(m.sentiment)}</td></tr>`,
-)}</tbody></table>${older ? html`<p><a href="${older}">Older mentions</a></p>` : ''}`
-}`,
+    ? html`<p class="card muted" data-stream-empty>${brands.length > 0 ? 'No mentions found yet.' : 'Add a brand first: its coverage is then found for it.'}</p>`
+    : ''
+}${
+  // The first page follows what is found next, in place (the portal's script).
+  !query.cursor && found
+    ? html`<p class="small" data-stream-count role="status" aria-live="polite"></p>`
+    : ''
+}<table${mentions.length === 0 ? html` hidden` : ''}><thead><tr><th scope="col">Found</th><th scope="col">Source</th><th scope="col">What it says</th><th scope="col">Sentiment</th></tr></thead><tbody${
+        !query.cursor && found
+          ? html` data-stream="${MENTIONS_PATH}/stream?${new URLSearchParams({ ...(brand && { brand }), ...filters, since: mentions[0]?.found_at ?? new Date().toISOString() }).toString()}"`
+          : ''
+      }>
+${mentions.map((m) => mentionRow(m, !brand))}</tbody></table>${older ? html`<p><a href="${older}">Older mentions</a></p>` : ''}`,
     );
     return reply.code(refused?.status ?? 200).send(page);
   });
+
+  /**
+   * The mentions found after `since`, as they are found: server-sent events, each the
+   * new rows rendered as the page renders them. Every instance reads the same database, so
+   * whichever one serves the stream sees what any found. A stream lasts five minutes and
+   * the browser opens the next (its session checked again each time).
+   */
+  routes.get(`${MENTIONS_PATH}/stream`, async (req, reply, v: View) => {
+    const query = req.query as Record<string, string>;
+    const brand = query.brand || undefined;
+    const filters = Object.fromEntries(
+      FILTERS.filter((k) => k !== 'brand' && query[k]).map((k) => [k, query[k]]),
+    );
+    const input = { ...(brand && { brand }), ...filters, limit: 50 };
+    // Reconnecting, the browser says the last event it had (its id is the newest found_at
+    // sent); at first, the page's newest.
+    const last = req.headers['last-event-id'];
+    const given = typeof last === 'string' && last ? last : query.since;
+    let since = given && !Number.isNaN(Date.parse(given)) ? given : '';
+    try {
+      // Refused as the page would be (a foreign brand, a wrong filter): no stream.
+      await run(app, v, listMentions, { ...input, limit: 1 });
+    } catch (e) {
+      const refused = pageError(e, reply.log);
+      return reply.code(refused.status).type('text/plain').send(refused.text);
+    }
+    reply.hijack();
+    const out = reply.raw;
+    out.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      // Told to wait five seconds before reconnecting after the stream ends.
+    });
+    out.write('retry: 5000\n\n');
+    let open = true;
+    const end = () => {
+      if (!open) return;
+      open = false;
+      streams.delete(end);
+      out.end();
+    };
+    streams.add(end);
+    req.raw.on('close', end);
+    const until = Date.now() + STREAM_MS;
+    while (open && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, app.config.mentionStreamMs));
+      if (!open) break;
+      try {
+        const { mentions } = await run(app, v, listMentions, input);
+        const fresh = mentions.filter((m) => !since || m.found_at > since);
+        if (fresh.length > 0) {
+          since = fresh[0]!.found_at;
+          const rows = html`${fresh.map((m) => mentionRow(m, !brand))}`.value;
+          out.write(
+            `id: ${since}\nevent: mentions\ndata: ${JSON.stringify({ count: fresh.length, html: rows })}\n\n`,
+          );
+        } else {
+          // A comment keeps proxies from closing a quiet stream.
+          out.write(': quiet\n\n');
+        }
+      } catch (e) {
+        reply.log.warn({ err: e }, 'mentions stream ended');
+        break;
+      }
+    }
+    end();
+  });
+  // A server stopping ends its streams, so it does not wait five minutes for them.
+  fastify.addHook('preClose', async () => {
+    for (const end of [...streams]) end();
+  });
+}
+
+/** How long one stream of new mentions lasts before the browser opens the next. */
+const STREAM_MS = 5 * 60_000;
+
+/** One mention as the page shows it (and its stream sends it). */
+function mentionRow(m: Output<typeof listMentions>['mentions'][number], named: boolean) {
+  return html`<tr><td class="small">${when(m.found_at)}</td>
+<td><a href="${safeHref(m.url)}" rel="noopener noreferrer">${m.publisher}</a><div class="small muted">${named ? `${m.brand} · ` : ''}${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
+<td>${m.sentence ?? m.title}<div class="small">${m.event_uri ? html`<a href="${storyPath(m.brand, m.event_uri)}">Its story</a>` : html`<span class="muted">Too little reach for a story yet</span>`}</div></td>
+<td>${tone(m.sentiment)}</td></tr>`;
 }
