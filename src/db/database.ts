@@ -38,6 +38,7 @@ import * as connectors from './migrations/0024-connectors.js';
 import * as connectorTargets from './migrations/0025-connector-targets.js';
 import * as blueskyStream from './migrations/0026-bluesky-stream.js';
 import * as quietMentions from './migrations/0027-quiet-mentions.js';
+import * as spikeAlerts from './migrations/0028-spike-alerts.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -246,6 +247,7 @@ export function migrator(db: Db): Migrator {
         '0025-connector-targets': connectorTargets,
         '0026-bluesky-stream': blueskyStream,
         '0027-quiet-mentions': quietMentions,
+        '0028-spike-alerts': spikeAlerts,
       }),
     },
   });

@@ -543,6 +543,8 @@ export interface AlertRulesTable {
   sentiment_below: number | null;
   /** 1: also when an existing story escalates to the minimum severity or above. */
   on_escalation: number;
+  /** 1: also when a brand's mentions spike (whatever the severity and topics). */
+  on_spike: Generated<number>;
   email: number;
   slack_url: string | null;
   teams_url: string | null;
@@ -558,9 +560,10 @@ export interface AlertsTable {
   rule_id: string;
   account_id: string;
   user_id: string;
+  /** The story; for a spike, `spike:<audit id>` (one alert per rule and spike). */
   story_id: string;
   brand_id: string;
-  trigger: 'created' | 'escalated';
+  trigger: 'created' | 'escalated' | 'spike';
   severity: Severity;
   headline: string;
   summary: string;

@@ -2,7 +2,7 @@ import { signLink } from '../auth/signed-links.js';
 import type { AppContext } from '../context.js';
 import { type Db, withTransaction } from '../db/database.js';
 import { decode } from '../db/json-columns.js';
-import type { Severity } from '../db/schema.js';
+import type { AlertsTable, Severity } from '../db/schema.js';
 import { queueEmail } from '../email/outbox.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -45,6 +45,8 @@ export interface RuleInput {
   topics: string[];
   sentimentBelow: number | null;
   onEscalation: boolean;
+  /** Also when one of its brands' mentions spike. */
+  onSpike: boolean;
   email: boolean;
   slackUrl: string | null;
   teamsUrl: string | null;
@@ -73,6 +75,7 @@ export async function createAlertRule(db: Db, owner: Owner, rule: RuleInput, at:
       topics: JSON.stringify(rule.topics),
       sentiment_below: rule.sentimentBelow,
       on_escalation: rule.onEscalation ? 1 : 0,
+      on_spike: rule.onSpike ? 1 : 0,
       email: rule.email ? 1 : 0,
       slack_url: rule.slackUrl,
       teams_url: rule.teamsUrl,
@@ -100,6 +103,7 @@ export async function listAlertRules(db: Db, owner: Owner) {
     topics: JSON.parse(r.topics) as string[],
     sentiment_below: r.sentiment_below,
     on_escalation: r.on_escalation === 1,
+    on_spike: r.on_spike === 1,
     channels: channelsOf(r),
     // A receiver's address is a secret of sorts: its host says where without the token.
     slack_host: r.slack_url ? new URL(r.slack_url).host : null,
@@ -219,6 +223,117 @@ export async function queueAlertCheck(
   if (any) await enqueue(db, ALERTS_EVALUATE, { story: story.id, trigger }, { now: at });
 }
 
+/** The rules of the brand's readers that are on, their person still in the team. */
+async function activeRules(db: Db, brand: { id: string; account_id: string }) {
+  const audience = await brandAudience(db, brand);
+  return db
+    .selectFrom('alert_rules as r')
+    .innerJoin('memberships as m', (j) =>
+      j.onRef('m.account_id', '=', 'r.account_id').onRef('m.user_id', '=', 'r.user_id'),
+    )
+    .innerJoin('users as u', 'u.id', 'r.user_id')
+    .selectAll('r')
+    .select(['u.time_zone', 'u.quiet_start', 'u.quiet_end'])
+    .where('r.account_id', 'in', [...audience])
+    .where('r.paused_at', 'is', null)
+    .where('m.status', '=', 'active')
+    .execute();
+}
+type ActiveRule = Awaited<ReturnType<typeof activeRules>>[number];
+
+/**
+ * One alert of one rule, held until its person's quiet hours end, and its delivery job, in
+ * one transaction; the unique (rule, story) key makes a second raise (another instance, a
+ * later escalation, the same spike) add nothing. Answers whether it was raised.
+ */
+async function raiseAlert(
+  db: Db,
+  r: ActiveRule,
+  a: {
+    story: string;
+    brand: string;
+    trigger: AlertsTable['trigger'];
+    severity: Severity;
+    headline: string;
+    summary: string;
+    link: string;
+  },
+  at: Date,
+): Promise<boolean> {
+  const quietEnd = quietUntil(at, { start: r.quiet_start, end: r.quiet_end }, r.time_zone ?? 'UTC');
+  const due = (quietEnd ?? at).toISOString();
+  const id = newId('alr');
+  return withTransaction(db, async (trx) => {
+    const inserted = await trx
+      .insertInto('alerts')
+      .values({
+        id,
+        rule_id: r.id,
+        account_id: r.account_id,
+        user_id: r.user_id,
+        story_id: a.story,
+        brand_id: a.brand,
+        trigger: a.trigger,
+        severity: a.severity,
+        headline: a.headline,
+        summary: a.summary,
+        link: a.link,
+        status: quietEnd ? 'held' : 'queued',
+        channels: JSON.stringify(channelsOf(r).map((channel) => ({ channel, status: 'pending' }))),
+        due_at: due,
+        sent_at: null,
+        created_at: at.toISOString(),
+      })
+      .onConflict((oc) => oc.columns(['rule_id', 'story_id']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+    await enqueue(
+      trx,
+      ALERT_DELIVER,
+      { alert: id },
+      { now: at.toISOString(), runAt: due, maxAttempts: 5 },
+    );
+    return true;
+  });
+}
+
+/**
+ * A brand's mentions spiking (mention-spikes.ts, in the transaction that tells it): an
+ * alert for every rule of its readers that asks for spikes and covers the brand, on the
+ * rule's channels, linking the brand's mentions. Answers how many were raised.
+ */
+export async function raiseSpikeAlerts(
+  app: AppContext,
+  spike: { id: string; brand: { id: string; account_id: string; host: string } },
+  counts: { mentions: number; usual: number },
+): Promise<number> {
+  const at = app.clock.now();
+  const rules = (await activeRules(app.db, spike.brand)).filter((r) => {
+    const brands = JSON.parse(r.brands) as string[];
+    return r.on_spike === 1 && (brands.length === 0 || brands.includes(spike.brand.host));
+  });
+  let raised = 0;
+  for (const r of rules) {
+    const told = await raiseAlert(
+      app.db,
+      r,
+      {
+        story: `spike:${spike.id}`,
+        brand: spike.brand.id,
+        trigger: 'spike',
+        // Not a story's severity: the rule asked for spikes whatever the severity.
+        severity: 'medium',
+        headline: `${counts.mentions} mentions of ${spike.brand.host} in the last hour`,
+        summary: `Against ${counts.usual} in an hour usually over the week before. See what is being said, newest first.`,
+        link: `${app.config.baseUrl}/app/mentions?brand=${encodeURIComponent(spike.brand.host)}`,
+      },
+      at,
+    );
+    if (told) raised++;
+  }
+  return raised;
+}
+
 /** The `alerts.evaluate` job: raises the alerts of every matching rule, once each. */
 export async function evaluateAlertsJob(
   app: AppContext,
@@ -248,22 +363,7 @@ export async function evaluateAlertsJob(
     .executeTakeFirst();
   if (!story) return { raised: 0 };
   const topics = decode('stories.topics', story.topics);
-  const audience = await brandAudience(app.db, {
-    id: story.brand_id,
-    account_id: story.account_id,
-  });
-  const rules = await app.db
-    .selectFrom('alert_rules as r')
-    .innerJoin('memberships as m', (j) =>
-      j.onRef('m.account_id', '=', 'r.account_id').onRef('m.user_id', '=', 'r.user_id'),
-    )
-    .innerJoin('users as u', 'u.id', 'r.user_id')
-    .selectAll('r')
-    .select(['u.time_zone', 'u.quiet_start', 'u.quiet_end'])
-    .where('r.account_id', 'in', [...audience])
-    .where('r.paused_at', 'is', null)
-    .where('m.status', '=', 'active')
-    .execute();
+  const rules = await activeRules(app.db, { id: story.brand_id, account_id: story.account_id });
   const matching = rules.filter((r) => {
     const brands = JSON.parse(r.brands) as string[];
     const wanted = JSON.parse(r.topics) as string[];
@@ -280,48 +380,9 @@ export async function evaluateAlertsJob(
   const link = `${app.config.baseUrl}/app/stories/${encodeURIComponent(story.host)}/${encodeURIComponent(story.event_uri)}`;
   let raised = 0;
   for (const r of matching) {
-    const quietEnd = quietUntil(
-      at,
-      { start: r.quiet_start, end: r.quiet_end },
-      r.time_zone ?? 'UTC',
-    );
-    const due = (quietEnd ?? at).toISOString();
-    const id = newId('alr');
-    await withTransaction(app.db, async (trx) => {
-      // The unique (rule, story) key: a second instance, or a later escalation, adds nothing.
-      const inserted = await trx
-        .insertInto('alerts')
-        .values({
-          id,
-          rule_id: r.id,
-          account_id: r.account_id,
-          user_id: r.user_id,
-          story_id: story.id,
-          brand_id: story.brand_id,
-          trigger: payload.trigger,
-          severity: story.severity,
-          headline: story.title,
-          summary,
-          link,
-          status: quietEnd ? 'held' : 'queued',
-          channels: JSON.stringify(
-            channelsOf(r).map((channel) => ({ channel, status: 'pending' })),
-          ),
-          due_at: due,
-          sent_at: null,
-          created_at: at.toISOString(),
-        })
-        .onConflict((oc) => oc.columns(['rule_id', 'story_id']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return;
-      raised++;
-      await enqueue(
-        trx,
-        ALERT_DELIVER,
-        { alert: id },
-        { now: at.toISOString(), runAt: due, maxAttempts: 5 },
-      );
-    });
+    const facts = { story: story.id, brand: story.brand_id, trigger: payload.trigger };
+    const alert = { severity: story.severity, headline: story.title, summary, link };
+    if (await raiseAlert(app.db, r, { ...facts, ...alert }, at)) raised++;
   }
   return { raised };
 }
@@ -402,7 +463,7 @@ export async function deliverAlertJob(app: AppContext, payload: { alert: string 
                 accountId: alert.account_id,
                 to: alert.email,
                 kind: 'alert',
-                subject: `[${alert.severity}] ${alert.headline}`,
+                subject: `[${grade(alert)}] ${alert.headline}`,
                 text: `${text}\n\n--\nYou get this email because of your alert rule "${alert.rule ?? 'deleted'}".\nStop these emails: ${unsubscribe}\nManage your alerts: ${app.config.baseUrl}/app/alerts\n`,
                 headers: unsubscribeHeaders(unsubscribe),
               },
@@ -481,15 +542,23 @@ type AlertFacts = {
   headline: string;
   severity: string;
   host: string;
-  trigger: AlertTrigger;
+  trigger: AlertsTable['trigger'];
   summary: string;
   link: string;
 };
 
-const when = (a: AlertFacts) => (a.trigger === 'created' ? 'New story' : 'Story escalated');
+const when = (a: AlertFacts) =>
+  a.trigger === 'created'
+    ? 'New story'
+    : a.trigger === 'escalated'
+      ? 'Story escalated'
+      : 'Mentions spike';
+/** A story's severity, or that it is a spike (which has none). */
+const grade = (a: AlertFacts) => (a.trigger === 'spike' ? 'spike' : a.severity);
+const opens = (a: AlertFacts) => (a.trigger === 'spike' ? 'Open the mentions' : 'Open the story');
 
 function alertText(a: AlertFacts) {
-  return `${when(a)} for ${a.host}, severity ${a.severity}:\n${a.headline}\n\n${a.summary}\n\nOpen the story: ${a.link}`;
+  return `${when(a)} for ${a.host}${a.trigger === 'spike' ? '' : `, severity ${a.severity}`}:\n${a.headline}\n\n${a.summary}\n\n${opens(a)}: ${a.link}`;
 }
 
 /** Slack's incoming-webhook message: text for notifications, blocks for the client. */
@@ -499,20 +568,18 @@ function slackMessage(a: AlertFacts) {
   const mrkdwn = (s: string) =>
     s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   return {
-    text: mrkdwn(`[${a.severity}] ${a.headline} (${a.host})`),
+    text: mrkdwn(`[${grade(a)}] ${a.headline} (${a.host})`),
     blocks: [
       {
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: `*${mrkdwn(when(a))}: ${mrkdwn(a.headline)}*\n${mrkdwn(a.host)} · severity *${a.severity}*\n${mrkdwn(a.summary)}`,
+          text: `*${mrkdwn(when(a))}: ${mrkdwn(a.headline)}*\n${mrkdwn(a.host)}${a.trigger === 'spike' ? '' : ` · severity *${a.severity}*`}\n${mrkdwn(a.summary)}`,
         },
       },
       {
         type: 'actions',
-        elements: [
-          { type: 'button', text: { type: 'plain_text', text: 'Open the story' }, url: a.link },
-        ],
+        elements: [{ type: 'button', text: { type: 'plain_text', text: opens(a) }, url: a.link }],
       },
     ],
   };
@@ -538,10 +605,12 @@ function teamsMessage(a: AlertFacts) {
           // carry a link of its own; a TextRun shows its text as it is.
           body: [
             plainRuns(`${when(a)}: ${a.headline}`, { weight: 'Bolder' }),
-            plainRuns(`${a.host} · severity ${a.severity}`, { isSubtle: true }),
+            plainRuns(a.trigger === 'spike' ? a.host : `${a.host} · severity ${a.severity}`, {
+              isSubtle: true,
+            }),
             plainRuns(a.summary, {}),
           ],
-          actions: [{ type: 'Action.OpenUrl', title: 'Open the story', url: a.link }],
+          actions: [{ type: 'Action.OpenUrl', title: opens(a), url: a.link }],
         },
       },
     ],

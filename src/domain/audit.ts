@@ -33,9 +33,11 @@ export function auditRow(e: AuditEntry): Insertable<DB['audit_log']> {
  * Call inside the same transaction as the change it records. Actions partners can
  * subscribe to also become webhook deliveries there (src/webhooks/events.ts).
  */
-export async function writeAudit(db: Kysely<DB>, e: AuditEntry): Promise<void> {
-  await db.insertInto('audit_log').values(auditRow(e)).execute();
+export async function writeAudit(db: Kysely<DB>, e: AuditEntry): Promise<string> {
+  const row = auditRow(e);
+  await db.insertInto('audit_log').values(row).execute();
   await queueEvent(db, e);
+  return row.id;
 }
 
 /** A brand's audit trail, newest first, as the operator reads it (`brs audit`). */

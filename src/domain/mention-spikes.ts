@@ -1,6 +1,7 @@
 import { type AppContext, inTransaction } from '../context.js';
 import { decode } from '../db/json-columns.js';
 import { lockRow } from '../db/locks.js';
+import { raiseSpikeAlerts } from './alerts.js';
 import { writeAudit } from './audit.js';
 
 /**
@@ -91,7 +92,7 @@ export async function announceSpikes(app: AppContext): Promise<number> {
         .select(['account_id', 'host'])
         .where('id', '=', spike.brandId)
         .executeTakeFirstOrThrow();
-      await writeAudit(trx, {
+      const audit = await writeAudit(trx, {
         accountId: brand.account_id,
         brandId: spike.brandId,
         actor: 'monitor',
@@ -99,6 +100,12 @@ export async function announceSpikes(app: AppContext): Promise<number> {
         details: { brand: brand.host, mentions: spike.mentions, usual: spike.usual },
         at: at.toISOString(),
       });
+      // And to the people whose alert rules ask for spikes, on their channels.
+      await raiseSpikeAlerts(
+        app,
+        { id: audit, brand: { id: spike.brandId, ...brand } },
+        { mentions: spike.mentions, usual: spike.usual },
+      );
       told++;
     });
   }

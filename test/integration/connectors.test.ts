@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
+import { createAlertRule } from '../../src/domain/alerts.js';
 import { createKey } from '../../src/domain/api-key-admin.js';
 import { requireBrandByHost } from '../../src/domain/brands.js';
 import {
@@ -35,6 +36,8 @@ let key: string;
 let account: string;
 let env: Record<string, string>;
 const asked: string[] = [];
+/** What the Slack receiver here was sent. */
+const slackPosts: { path: string; body: { text: string; blocks: unknown[] } }[] = [];
 let robots: string | null = null;
 
 const page = (title: string, publisher: string, paragraphs: string[]) =>
@@ -218,8 +221,14 @@ function reset() {
 }
 
 beforeAll(async () => {
-  site = http.createServer((req, res) => {
+  site = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', base);
+    if (req.method === 'POST' && url.pathname.startsWith('/slack-')) {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      slackPosts.push({ path: url.pathname, body: JSON.parse(body) });
+      return res.writeHead(200).end('ok');
+    }
     asked.push(`${url.pathname}${url.search}`);
     const send = (a: { status: number; headers?: Record<string, string>; body: string }) =>
       res.writeHead(a.status, a.headers ?? {}).end(a.body);
@@ -497,6 +506,31 @@ describe('connectors', () => {
       events: ['mentions.spike'],
       actor: 'test',
     });
+    // And a person's alert rule asking for spikes, on Slack.
+    const user = await addUser(svc.app, {
+      accountId: account,
+      email: `watcher-${host}@zentrix.example`,
+      password: 'correct horse battery',
+      role: 'member',
+    });
+    await createAlertRule(
+      svc.app.db,
+      { accountId: account, userId: user },
+      {
+        name: 'Spikes',
+        brands: [host],
+        minSeverity: 'critical',
+        topics: [],
+        sentimentBelow: null,
+        onEscalation: false,
+        onSpike: true,
+        email: false,
+        slackUrl: `${base}/slack-${host}`,
+        teamsUrl: null,
+        webhooks: false,
+      },
+      new Date().toISOString(),
+    );
     expect(await announceSpikes(svc.app)).toBeGreaterThanOrEqual(1);
     const told = await svc.app.db
       .selectFrom('audit_log')
@@ -523,6 +557,25 @@ describe('connectors', () => {
     expect(hook.map((h) => JSON.parse(h.payload).data)).toContainEqual(
       expect.objectContaining({ brand: host, mentions: 8, usual: 0 }),
     );
+    // The rule's alert, once, whatever its minimum severity: on Slack, linking the mentions.
+    const alerts = await svc.app.db
+      .selectFrom('alerts')
+      .select(['trigger', 'headline', 'link', 'story_id'])
+      .where('brand_id', '=', brand.id)
+      .execute();
+    expect(alerts).toEqual([
+      {
+        trigger: 'spike',
+        headline: `8 mentions of ${host} in the last hour`,
+        link: expect.stringMatching(new RegExp(`/app/mentions\\?brand=${host}$`)),
+        story_id: expect.stringMatching(/^spike:/),
+      },
+    ]);
+    await svc.app.jobs.drain();
+    const slack = slackPosts.filter((p) => p.path === `/slack-${host}`);
+    expect(slack).toHaveLength(1);
+    expect(slack[0]!.body.text).toBe(`[spike] 8 mentions of ${host} in the last hour (${host})`);
+    expect(JSON.stringify(slack[0]!.body.blocks)).toContain('Open the mentions');
     const withSpike = await svc.request('GET', '/v1/mentions', { key, query: { brand: host } });
     expect(withSpike.body.spikes).toEqual([
       expect.objectContaining({ brand: host, mentions: 8, usual: 0 }),

@@ -39,6 +39,7 @@ export const listAlertRulesOp = defineOperation({
         topics: z.array(z.string()),
         sentiment_below: z.number().nullable(),
         on_escalation: z.boolean(),
+        on_spike: z.boolean(),
         channels: z.array(z.enum(ALERT_CHANNELS)),
         slack_host: z.string().nullable(),
         teams_host: z.string().nullable(),
@@ -71,6 +72,8 @@ export const createAlertRuleOp = defineOperation({
       .max(1, 'must be a number from -1 to 1')
       .optional(),
     on_escalation: z.boolean().default(false),
+    /** Also when one of its brands' mentions spike (docs/sources.md, "Spikes"). */
+    on_spike: z.boolean().default(false),
     email: z.boolean().default(false),
     slack_url: z.string().trim().max(2000).optional(),
     teams_url: z.string().trim().max(2000).optional(),
@@ -102,6 +105,7 @@ export const createAlertRuleOp = defineOperation({
         topics: [...new Set(input.topics)],
         sentimentBelow: input.sentiment_below ?? null,
         onEscalation: input.on_escalation,
+        onSpike: input.on_spike,
         email: input.email,
         slackUrl,
         teamsUrl,
@@ -165,7 +169,7 @@ export const listAlertsOp = defineOperation({
         host: z.string(),
         headline: z.string(),
         severity: Severity,
-        trigger: z.enum(['created', 'escalated']),
+        trigger: z.enum(['created', 'escalated', 'spike']),
         status: z.enum(['held', 'queued', 'sent', 'failed', 'cancelled']),
         channels: z.array(
           z.object({

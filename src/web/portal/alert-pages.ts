@@ -34,6 +34,7 @@ function ruleText(r: Rule): Html {
     r.topics.length ? `topics: ${r.topics.join(', ')}` : '',
     r.sentiment_below !== null ? `sentiment below ${r.sentiment_below}` : '',
     r.on_escalation ? 'new and escalated stories' : 'new stories',
+    r.on_spike ? 'mention spikes' : '',
   ].filter(Boolean);
   return html`${parts.join(' · ')}`;
 }
@@ -97,6 +98,7 @@ ${rules.map(
       )}</fieldset>
 <label for="rule-sentiment">Only when the coverage's sentiment is below (−1 hostile … 1 glowing)</label><input id="rule-sentiment" name="sentiment_below" type="number" min="-1" max="1" step="0.1" placeholder="e.g. -0.2"></details>
 <label><input type="checkbox" name="on_escalation" checked> Also when an existing story becomes this serious</label>
+<label><input type="checkbox" name="on_spike"> Also when a brand's mentions spike (an hour's mentions well above the usual, whatever their severity)</label>
 <fieldset><legend><strong>Send to</strong></legend>
 <label><input type="checkbox" name="email" checked> Email (to you, with a one-click unsubscribe link)</label>
 <label for="rule-slack">Slack incoming webhook URL</label><input id="rule-slack" name="slack_url" type="url" placeholder="https://hooks.slack.com/services/…">
@@ -127,7 +129,7 @@ ${rules.map(
 ${alerts.map(
   (a) =>
     html`<tr><td data-label="When" class="small">${when(a.created_at)}${a.status === 'held' ? html`<div class="small muted">held until ${when(a.due_at)}</div>` : ''}</td>
-<td data-label="Story">${sevBadge(a.severity)} <a href="${new URL(a.link).pathname}">${a.headline}</a><div class="small muted">${a.host}, ${a.trigger === 'created' ? 'new' : 'escalated'}</div></td>
+<td data-label="Story">${a.trigger === 'spike' ? html`<span class="badge">spike</span>` : sevBadge(a.severity)} <a href="${new URL(a.link).pathname}${new URL(a.link).search}">${a.headline}</a><div class="small muted">${a.host}, ${a.trigger === 'created' ? 'new' : a.trigger === 'escalated' ? 'escalated' : 'mentions spike'}</div></td>
 <td data-label="Rule" class="small">${a.rule ?? html`<span class="muted">deleted</span>`}</td>
 <td data-label="Channels" class="small">${a.channels.map(
       (c) =>
@@ -153,6 +155,7 @@ ${alerts.map(
         topics: formFields(req, 'topics'),
         ...(sentiment && { sentiment_below: sentiment }),
         on_escalation: formField(req, 'on_escalation') === 'on',
+        on_spike: formField(req, 'on_spike') === 'on',
         email: formField(req, 'email') === 'on',
         ...(formField(req, 'slack_url').trim() && { slack_url: formField(req, 'slack_url') }),
         ...(formField(req, 'teams_url').trim() && { teams_url: formField(req, 'teams_url') }),
