@@ -169,3 +169,51 @@ export function answerOf<T>(
     throw new Error(`${service} answered in a format this connector does not read`);
   return parsed.data;
 }
+
+/**
+ * The cursor of a service that answers newest first and cannot be asked "after" (Hacker
+ * News' search, Reddit's): `since`, the newest time read; while a burst larger than one
+ * answer is read back, `until` (the oldest time read of it, what the next answer must be
+ * older than), `after` (the service's own token for the next older answer, Reddit's) and
+ * `next` (the burst's newest, the `since` once all of it is read). A bare number is a
+ * `since` (what an earlier release kept).
+ */
+export interface BackCursor {
+  since: number | null;
+  until?: number;
+  after?: string;
+  next?: number;
+}
+
+export function readBack(cursor: string | null | undefined): BackCursor {
+  if (!cursor) return { since: null };
+  if (/^\d+$/.test(cursor)) return { since: Number(cursor) };
+  try {
+    const c = JSON.parse(cursor) as BackCursor;
+    return typeof c === 'object' && c !== null ? c : { since: null };
+  } catch {
+    return { since: null };
+  }
+}
+
+/**
+ * The cursor after an answer: when it held all that was asked (or at a first poll, whose
+ * backlog is history), `since` moves to the newest read; when more was left (a full answer
+ * of newer items), the next poll asks for those older than the oldest read, down to
+ * `since`, and only then moves on, so a burst between polls is read through.
+ */
+export function walkBack(
+  c: BackCursor,
+  page: { newest: number | null; oldest: number | null; complete: boolean; after?: string },
+): string | null {
+  const top = Math.max(c.next ?? 0, page.newest ?? 0, c.since ?? 0) || null;
+  if (c.since === null || page.complete || page.oldest === null) {
+    return top === null ? null : String(top);
+  }
+  return JSON.stringify({
+    since: c.since,
+    until: page.oldest,
+    next: top,
+    ...(page.after && { after: page.after }),
+  });
+}

@@ -1,12 +1,13 @@
 import { decodeHTML } from 'entities';
 import { z } from 'zod';
-import { answerOf, type Connector, type ConnectorItem } from './connector.js';
+import { answerOf, type Connector, type ConnectorItem, readBack, walkBack } from './connector.js';
 
 /**
  * Hacker News through its Algolia search API (hn.algolia.com/api/v1/search_by_date): the
  * newest stories naming the brand. A story linking an article is read as that article; a
  * text post (Ask HN) is read as it is, with its points and comments as its reach. The
- * cursor is the newest `created_at_i` read. No key.
+ * search answers newest first: the cursor is the newest `created_at_i` read, and a burst
+ * larger than one answer is read back from its oldest down to it (walkBack). No key.
  */
 export const hackerNews: Connector = {
   id: 'hacker-news',
@@ -14,18 +15,25 @@ export const hackerNews: Connector = {
   accept: 'application/json',
   perMinute: 30,
   request({ base, query, cursor }) {
-    const since = cursor ? `&numericFilters=${encodeURIComponent(`created_at_i>${cursor}`)}` : '';
+    const c = readBack(cursor);
+    const filters = [
+      ...(c.since !== null ? [`created_at_i>${c.since}`] : []),
+      ...(c.until !== undefined ? [`created_at_i<${c.until}`] : []),
+    ];
+    const since = filters.length ? `&numericFilters=${encodeURIComponent(filters.join(','))}` : '';
     // One query: Algolia has no OR; the name is what people write.
     return [
       `${base}/api/v1/search_by_date?query=${encodeURIComponent(query.names[0] ?? '')}&tags=story&hitsPerPage=50${since}`,
     ];
   },
-  parse(body) {
+  parse(body, _url, _now, cursor = null) {
     const answer = answerOf('Hacker News search', body, Answer);
     const items: ConnectorItem[] = [];
     let newest: number | null = null;
+    let oldest: number | null = null;
     for (const hit of answer.hits) {
       if (newest === null || hit.created_at_i > newest) newest = hit.created_at_i;
+      if (oldest === null || hit.created_at_i < oldest) oldest = hit.created_at_i;
       const thread = `https://news.ycombinator.com/item?id=${hit.objectID}`;
       const when = new Date(hit.created_at_i * 1000).toISOString();
       if (hit.url && /^https?:\/\//i.test(hit.url)) {
@@ -51,7 +59,9 @@ export const hackerNews: Connector = {
         });
       }
     }
-    return { items, cursor: newest === null ? null : String(newest) };
+    // Everything asked for came in this answer, or a page's worth of newer ones is left.
+    const complete = (answer.nbHits ?? answer.hits.length) <= answer.hits.length;
+    return { items, cursor: walkBack(readBack(cursor), { newest, oldest, complete }) };
   },
 };
 
@@ -68,6 +78,7 @@ const Answer = z.object({
       num_comments: z.number().nullish(),
     }),
   ),
+  nbHits: z.number().optional(),
 });
 
 /** A post's HTML (paragraphs, links, entities) as plain text. */

@@ -233,6 +233,27 @@ describe('Hacker News', () => {
     });
     expect(page.items[1]!.given).toBeUndefined();
     expect(() => hackerNews.parse('{"hits": "none"}', '', now)).toThrow(/format/);
+  });
+
+  it('reads a burst larger than one answer back, oldest read down to the cursor, then moves on', () => {
+    const hit = (t: number) => ({
+      objectID: String(t),
+      created_at_i: t,
+      title: 'Acme',
+      url: `https://planet.example/${t}`,
+    });
+    const answer = (times: number[], nbHits: number) =>
+      JSON.stringify({ hits: times.map(hit), nbHits, hitsPerPage: 2 });
+    // Three new since 1000, two in the answer: the oldest read bounds the next ask.
+    const first = hackerNews.parse(answer([1300, 1200], 3), '', now, '1000');
+    expect(JSON.parse(first.cursor!)).toEqual({ since: 1000, until: 1200, next: 1300 });
+    const asked = new URL(hackerNews.request(ask('https://hn.algolia.com', first.cursor))[0]!);
+    expect(asked.searchParams.get('numericFilters')).toBe('created_at_i>1000,created_at_i<1200');
+    const second = hackerNews.parse(answer([1100], 1), '', now, first.cursor);
+    expect(second.items.map((i) => i.key)).toEqual(['1100']);
+    expect(second.cursor).toBe('1300');
+    // A first poll's backlog is history: no reading back.
+    expect(hackerNews.parse(answer([1300, 1200], 900), '', now, null).cursor).toBe('1300');
     expect(() => hackerNews.parse('<html>', '', now)).toThrow(/JSON/);
   });
 });
@@ -303,6 +324,35 @@ describe('Reddit', () => {
     expect(() =>
       reddit.parse('{"message": "Too Many Requests", "error": 429}', '', now, null),
     ).toThrow(/format/);
+  });
+
+  it('reads a burst larger than one answer back through `after`, then moves on', () => {
+    const full = (ids: number[], after: string | null) =>
+      JSON.stringify({
+        kind: 'Listing',
+        data: { after, children: ids.map((t) => post(`t3_${t}`, t)) },
+      });
+    // Since 1000, a full answer of newer posts with more after it: the rest is read next.
+    const first = reddit.parse(full([1300, 1200], 't3_1200'), '', now, '1000');
+    expect(first.items.map((i) => i.key)).toEqual(['t3_1300', 't3_1200']);
+    expect(JSON.parse(first.cursor!)).toEqual({
+      since: 1000,
+      until: 1200,
+      next: 1300,
+      after: 't3_1200',
+    });
+    expect(
+      new URL(reddit.request(ask('https://www.reddit.com', first.cursor))[0]!).searchParams.get(
+        'after',
+      ),
+    ).toBe('t3_1200');
+    // The next answer reaches what was read before: the burst is read, the cursor moves on.
+    const second = reddit.parse(full([1100, 900], 't3_900'), '', now, first.cursor);
+    expect(second.items.map((i) => i.key)).toEqual(['t3_1100']);
+    expect(second.cursor).toBe('1300');
+    expect(
+      new URL(reddit.request(ask('https://www.reddit.com', '1300'))[0]!).searchParams.has('after'),
+    ).toBe(false);
   });
 });
 
