@@ -132,6 +132,11 @@ const Env = z.object({
     .default(15 * 60_000),
   /** Requests each connector makes a minute across all brands: the services' own limits. */
   CONNECTOR_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /**
+   * Requests a minute for named connectors, in place of their services' published limits
+   * (a paid tier's, a proxy's, a local server's): "x:20,reddit:60".
+   */
+  CONNECTOR_RATES: z.string().default(''),
   /** Where each connector asks (tests point them at a local server). */
   GOOGLE_NEWS_URL: z.url({ protocol: /^https?$/ }).default('https://news.google.com'),
   BING_NEWS_URL: z.url({ protocol: /^https?$/ }).default('https://www.bing.com'),
@@ -276,6 +281,8 @@ export interface Config {
   connectorPollMs: number;
   mentionStreamMs: number;
   connectorRequestsPerMinute: number;
+  /** CONNECTOR_RATES read: a connector's requests a minute, where named. */
+  connectorRates: Partial<Record<ConnectorId, number>>;
   connectorUrls: Record<ConnectorId, string>;
   /** The keyed connectors' keys (CONNECTOR_KEYS), by connector. */
   connectorKeys: Partial<Record<ConnectorId, string>>;
@@ -304,6 +311,25 @@ function connectorList(raw: string): ConnectorId[] {
     );
   }
   return [...new Set(ids)] as ConnectorId[];
+}
+
+/** CONNECTOR_RATES read: "id:n" pairs, known ids, n a positive number. */
+function connectorRates(raw: string): Partial<Record<ConnectorId, number>> {
+  const rates: Partial<Record<ConnectorId, number>> = {};
+  for (const pair of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [id, n] = pair.split(':').map((s) => s.trim());
+    const rate = Number(n);
+    if (!(CONNECTOR_IDS as readonly string[]).includes(id ?? '') || !(rate > 0)) {
+      throw new ConfigError(
+        `invalid configuration:\n  CONNECTOR_RATES: "${pair}" must be a connector and its requests a minute, like x:20`,
+      );
+    }
+    rates[id as ConnectorId] = rate;
+  }
+  return rates;
 }
 
 /** The keys of the keyed connectors CONNECTORS names: each must be set. */
@@ -436,6 +462,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     connectorPollMs: e.CONNECTOR_POLL_MS,
     mentionStreamMs: e.MENTION_STREAM_MS,
     connectorRequestsPerMinute: e.CONNECTOR_REQUESTS_PER_MINUTE,
+    connectorRates: connectorRates(e.CONNECTOR_RATES),
     connectorUrls: {
       'google-news': e.GOOGLE_NEWS_URL.replace(/\/+$/, ''),
       'bing-news': e.BING_NEWS_URL.replace(/\/+$/, ''),

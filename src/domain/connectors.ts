@@ -44,6 +44,12 @@ const FIRST_POLL_ITEMS = 10;
 export const POST_REACH = 10;
 /** A connector's window: the requests claimed at once are spread over it. */
 const WINDOW_MS = 60_000;
+/**
+ * A window ends this much early, so that the process that took it, ticking once a minute,
+ * finds it open at its next tick (its clock read a little later than the last tick's, a
+ * minute on): without it a lone process would claim every other minute.
+ */
+const WINDOW_SLACK_MS = 2_000;
 /** Why a connector is held: the minute's window, or its service's 429. */
 const WINDOW = 'window';
 const ACTOR = 'monitor';
@@ -87,11 +93,14 @@ export async function seedMissing(app: AppContext): Promise<void> {
 
 /**
  * A connector's pace: how many polls one window claims, and how long the window is. Its
- * service's limit, within CONNECTOR_REQUESTS_PER_MINUTE: a minute's worth a minute, or,
- * for a quota below one a minute (YouTube's searches), one poll in a longer window.
+ * rate in CONNECTOR_RATES, else its service's limit within CONNECTOR_REQUESTS_PER_MINUTE:
+ * a minute's worth a minute, or, for a quota below one a minute (YouTube's searches), one
+ * poll in a longer window.
  */
 function paceOf(app: AppContext, connector: PolledId): { polls: number; windowMs: number } {
-  const rate = Math.min(app.config.connectorRequestsPerMinute, CONNECTORS[connector].perMinute);
+  const rate =
+    app.config.connectorRates[connector] ??
+    Math.min(app.config.connectorRequestsPerMinute, CONNECTORS[connector].perMinute);
   return rate >= 1
     ? { polls: Math.floor(rate), windowMs: WINDOW_MS }
     : { polls: 1, windowMs: Math.ceil(WINDOW_MS / rate) };
@@ -107,7 +116,7 @@ async function takeWindow(
   at: string,
   windowMs: number,
 ): Promise<boolean> {
-  const until = new Date(Date.parse(at) + windowMs).toISOString();
+  const until = new Date(Date.parse(at) + windowMs - WINDOW_SLACK_MS).toISOString();
   await app.db
     .insertInto('connector_backoff')
     .values({ connector, until: at, reason: WINDOW })
@@ -123,17 +132,18 @@ async function takeWindow(
 }
 
 /**
- * Enqueues the polls that are due, each connector within its rate, spread over the
- * minute; answers how many this process claimed.
+ * Enqueues the polls due within the connector's window (the next minute), each at its due
+ * time and within the connector's rate; answers how many this process claimed.
  */
 export async function scheduleDueConnectors(app: AppContext): Promise<number> {
   const now = app.clock.now();
   const at = now.toISOString();
-  const next = new Date(now.getTime() + app.config.connectorPollMs).toISOString();
   let claimed = 0;
   for (const connector of app.config.connectors.filter(isPolled)) {
     const { polls, windowMs } = paceOf(app, connector);
     if (!(await takeWindow(app, connector, at, windowMs))) continue;
+    // The rows due before the window ends, each polled at its time.
+    const horizon = new Date(now.getTime() + windowMs).toISOString();
     const due = await app.db
       .selectFrom('brand_connectors as c')
       // A row whose brand is gone (deleted mid-seed) is never claimed.
@@ -141,19 +151,25 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
       .select(['c.id', 'c.next_poll_at'])
       .where('c.connector', '=', connector)
       .where('c.enabled', '=', 1)
-      .where((eb) => eb.or([eb('c.next_poll_at', 'is', null), eb('c.next_poll_at', '<=', at)]))
+      .where((eb) => eb.or([eb('c.next_poll_at', 'is', null), eb('c.next_poll_at', '<=', horizon)]))
       // A connector that reads named things waits, idle, until the team names some.
       .$if(CONNECTORS[connector].targets !== undefined, (q) => q.where('c.targets', 'is not', null))
       .orderBy('c.next_poll_at')
       .limit(polls)
       .execute();
-    let k = 0;
+    // Each at its due time (those overdue now), never two closer than the service's rate
+    // allows: a steady pace for the service, and no burst for the job queue. Its next poll
+    // is an interval after this one runs.
+    const spacing = windowMs / polls;
+    let last = Number.NEGATIVE_INFINITY;
     for (const row of due) {
-      // Spread over the window: the service sees a steady pace, not a burst.
-      const runAt = new Date(now.getTime() + Math.floor((k * WINDOW_MS) / polls)).toISOString();
+      const dueAt = row.next_poll_at ? Date.parse(row.next_poll_at) : now.getTime();
+      const runMs = Math.max(now.getTime(), dueAt, last + spacing);
+      const runAt = new Date(runMs).toISOString();
+      const next = new Date(runMs + app.config.connectorPollMs).toISOString();
       const job = { kind: CONNECTOR_POLL, payload: { source: row.id }, now: at, runAt };
       if (await claimPoll(app, 'brand_connectors', row, next, job)) {
-        k++;
+        last = runMs;
         claimed++;
       }
     }

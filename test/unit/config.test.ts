@@ -41,6 +41,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ MASTODON_URL: 'https://a.example, mastodon.social' })).toThrow(
       ConfigError,
     );
+    // A paid tier's rate, or a local server's, in place of the service's published one.
+    expect(loadConfig({ CONNECTOR_RATES: 'x:20, reddit:0.5' }).connectorRates).toEqual({
+      x: 20,
+      reddit: 0.5,
+    });
+    expect(() => loadConfig({ CONNECTOR_RATES: 'twitter:20' })).toThrow(/CONNECTOR_RATES/);
+    expect(() => loadConfig({ CONNECTOR_RATES: 'x:none' })).toThrow(/CONNECTOR_RATES/);
   });
 
   it('reads PostgreSQL, SQLite paths, Redis and allow-listed hosts', () => {
