@@ -39,6 +39,7 @@ import * as connectorTargets from './migrations/0025-connector-targets.js';
 import * as blueskyStream from './migrations/0026-bluesky-stream.js';
 import * as quietMentions from './migrations/0027-quiet-mentions.js';
 import * as spikeAlerts from './migrations/0028-spike-alerts.js';
+import * as articleAuthors from './migrations/0029-article-authors.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -248,6 +249,7 @@ export function migrator(db: Db): Migrator {
         '0026-bluesky-stream': blueskyStream,
         '0027-quiet-mentions': quietMentions,
         '0028-spike-alerts': spikeAlerts,
+        '0029-article-authors': articleAuthors,
       }),
     },
   });

@@ -225,6 +225,8 @@ export interface ArticlesTable {
   undated: number | null;
   /** 1 when the page declares itself opinion (a column, an op-ed, an editorial). */
   opinion: number | null;
+  /** Who wrote a post read as it is (its account, its reviewer); null for a page. */
+  author: string | null;
   created_at: string;
 }
 

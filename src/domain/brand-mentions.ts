@@ -19,6 +19,8 @@ export interface MentionRow {
   url: string;
   title: string;
   publisher: string;
+  /** Who wrote a post read as it is (its account, its reviewer); null for a page. */
+  author: string | null;
   type: string;
   language: string | null;
   published_at: string;
@@ -56,11 +58,13 @@ export async function listMentionPage(
     .innerJoin('stories as s', 's.id', 'a.story_id')
     .select(['a.id', 'a.url', 'a.title', 'a.publisher', 'a.type', 'a.language'])
     .select(['a.published_at', 'a.created_at', 'a.sentiment', 's.event_uri', 's.brand_id'])
+    .select('a.author')
     .where('s.brand_id', 'in', brandIds);
   let quiet = db
     .selectFrom('quiet_mentions as a')
     .select(['a.id', 'a.url', 'a.title', 'a.publisher', 'a.type', 'a.language'])
     .select(['a.published_at', 'a.created_at', 'a.sentiment', 'a.brand_id', 'a.text'])
+    .select('a.author')
     .where('a.brand_id', 'in', brandIds);
   // The same filters and page on both sides (`a` is either's alias).
   const conditions: Expression<SqlBool>[] = [];
@@ -142,6 +146,7 @@ export async function listMentionPage(
       url: a.url,
       title: a.title,
       publisher: a.publisher,
+      author: a.author,
       type: a.type,
       language: a.language,
       published_at: a.published_at,

@@ -78,6 +78,7 @@ export function buildStoryRows({
     // Only when set: rows built for a schema before migration 0022 still insert.
     ...(article.undated && { undated: 1 }),
     ...(article.opinion && { opinion: 1 }),
+    ...(article.author && { author: article.author }),
     created_at: now,
   };
   const advisories: Insertable<DB['advisories']> = {

@@ -180,6 +180,7 @@ async function joinStory(
         sentiment: article.sentiment ?? null,
         ...(article.undated && { undated: 1 }),
         ...(article.opinion && { opinion: 1 }),
+        ...(article.author && { author: article.author }),
         created_at: at,
       })
       .execute();

@@ -102,6 +102,7 @@ export async function holdPost(
           published_at: p.published_at,
           text: p.text,
           type: p.type,
+          author: p.author,
         },
         actor,
         decode('quiet_mentions.links', p.links),
@@ -137,5 +138,6 @@ export function articleOf(item: Post, brand: { name: string }, now: Date) {
     published_at: (item.published_at ?? now.toISOString()).slice(0, 10),
     text: item.given.text,
     type: item.given.type,
+    author: item.given.author,
   };
 }

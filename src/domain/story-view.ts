@@ -259,24 +259,32 @@ export interface SourceNote {
   sentiment: number | null;
   /** The page stated no date: its `published_at` is the day it was read. */
   undated: boolean;
+  /** Who wrote a post read as it is; null for a page. */
+  author: string | null;
 }
 
 /**
- * The language and sentiment of each source of a story, by source id, for the pages that
- * show them: the API's source objects are fixed by the specification and carry neither.
+ * The language, sentiment and author of each source of a story, by source id, for the
+ * pages that show them: the API's source objects are fixed by the specification and carry
+ * none of them.
  * The caller has checked access to the story.
  */
 export async function sourceNotes(db: Db, eventUri: string): Promise<Map<string, SourceNote>> {
   const rows = await db
     .selectFrom('articles as a')
     .innerJoin('stories as s', 's.id', 'a.story_id')
-    .select(['a.source_key', 'a.language', 'a.sentiment', 'a.undated'])
+    .select(['a.source_key', 'a.language', 'a.sentiment', 'a.undated', 'a.author'])
     .where('s.event_uri', '=', eventUri)
     .execute();
   return new Map(
     rows.map((r) => [
       r.source_key,
-      { language: r.language, sentiment: r.sentiment, undated: r.undated === 1 },
+      {
+        language: r.language,
+        sentiment: r.sentiment,
+        undated: r.undated === 1,
+        author: r.author,
+      },
     ]),
   );
 }

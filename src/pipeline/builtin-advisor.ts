@@ -65,6 +65,8 @@ export interface ArticleInput {
    * section, an OpinionNewsArticle): a column argues, it does not report.
    */
   opinion?: boolean;
+  /** Who wrote a post read as it is (a social account, a reviewer); absent for a page. */
+  author?: string | null;
 }
 
 export interface GeneratedAdvisory {

@@ -346,6 +346,19 @@ describe('connectors that read named things, and keyed ones', () => {
     expect(
       now.filter((a) => a.path.startsWith('/api/v1/timelines')).map((a) => a.host?.split(':')[0]),
     ).toEqual(['127.0.0.1', 'localhost']);
+    const authors = await svc.app.db
+      .selectFrom('articles as a')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select(['a.publisher', 'a.author'])
+      .where('s.brand_id', '=', brand.id)
+      .orderBy('a.publisher')
+      .execute();
+    expect(authors).toEqual([
+      { publisher: 'App Store (US)', author: 'owner' },
+      { publisher: 'Trustpilot', author: 'R. Patel' },
+      { publisher: 'X', author: '@rider' },
+      { publisher: 'YouTube (Bike Bench)', author: 'Bike Bench' },
+    ]);
     const x = (await listConnectors(svc.app, brand.id)).find((c) => c.connector === 'x')!;
     expect(x.last_status).toBe('200: 1 new item');
   });

@@ -473,6 +473,8 @@ describe('connectors', () => {
           url: 'https://social.example/@cyclist/113000000000000020',
           type: 'social',
           publisher: 'Mastodon (social.example)',
+          // A post's author is kept: the story's sources and the mentions show it.
+          author: 'cyclist@social.example',
           sentence:
             'Zentrix opened its flagship store in Lyon today and the queue went round the block.',
           event_uri: expect.stringMatching(/^evt_/),
@@ -812,6 +814,17 @@ describe('connectors', () => {
     expect(discovered.status).toBe(200);
     expect(discovered.html).toContain('Zentrix press');
     expect(discovered.html).toContain(`aria-label="Add ${base}/newsroom/press.xml"`);
+    // The Ask HN thread is listed with its author among the mentions (free on every plan;
+    // an unlocked story's sources show it too).
+    const mentions = await c.get(`/app/mentions?brand=${host}`);
+    expect(mentions.html).toContain('<div class="small">by owner42</div>');
+    // An admin names what a connector reads on the same page; a wrong id is refused in words.
+    const named = await c.post('/app/brands/connector-targets', {
+      brand: host,
+      connector: 'mastodon',
+      targets: 'x',
+    });
+    expect(named.status).toBe(400);
   });
 
   it('are given to a brand added another way (an agency client’s onboarding) at the next seeding', async () => {

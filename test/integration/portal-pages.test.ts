@@ -153,7 +153,8 @@ describe('story page', () => {
     const brand = await requireBrandByHost(svc.app, 'storyco.example');
     const own = await importStory(svc.app, {
       brand,
-      article: article('StoryCo', 1),
+      // A post read as it is: its author is kept, and the unlocked sources show it.
+      article: { ...article('StoryCo', 1), author: 'ann@social.example' },
       actor: 'operator',
     });
     const c = new PortalClient(svc.url);
@@ -164,6 +165,7 @@ describe('story page', () => {
     expect(locked).not.toContain('name="context"');
     expect((await c.post(`${page}/unlock`)).status).toBe(303);
     expect((await c.get(page)).html).toContain('name="context"');
+    expect((await c.get(page)).html).toContain('Example News, by ann@social.example');
     // The page says which generator wrote the advisory (issue 42).
     expect((await c.get(page)).html).toContain(
       '<dt>Written by</dt><dd>the built-in generator</dd>',

@@ -42,6 +42,7 @@ export const listMentions = defineOperation({
         url: z.string(),
         title: z.string(),
         publisher: z.string(),
+        author: z.string().nullable().describe('who wrote a post or review; null for a page'),
         type: z.string(),
         language: z.string().nullable(),
         published_at: z.string(),

@@ -181,7 +181,7 @@ const STREAM_MS = 5 * 60_000;
 /** One mention as the page shows it (and its stream sends it). */
 function mentionRow(m: Output<typeof listMentions>['mentions'][number], named: boolean) {
   return html`<tr><td class="small">${when(m.found_at)}</td>
-<td><a href="${safeHref(m.url)}" rel="noopener noreferrer">${m.publisher}</a><div class="small muted">${named ? `${m.brand} · ` : ''}${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
+<td><a href="${safeHref(m.url)}" rel="noopener noreferrer">${m.publisher}</a>${m.author ? html`<div class="small">by ${m.author}</div>` : ''}<div class="small muted">${named ? `${m.brand} · ` : ''}${m.type}${m.language ? ` · ${m.language}` : ''}</div></td>
 <td>${m.sentence ?? m.title}<div class="small">${m.event_uri ? html`<a href="${storyPath(m.brand, m.event_uri)}">Its story</a>` : html`<span class="muted">Too little reach for a story yet</span>`}</div></td>
 <td>${tone(m.sentiment)}</td></tr>`;
 }

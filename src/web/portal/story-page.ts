@@ -196,7 +196,7 @@ ${
   a.sources.length > 0
     ? html`<h2>Sources</h2><ol class="card">${a.sources.map(
         (s) =>
-          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}, ${sourceDate(s.published_at, notes.get(s.id)?.undated)}${languageTag(notes.get(s.id)?.language)}${sentimentTag(notes.get(s.id)?.sentiment)}</span></li>`,
+          html`<li id="source-${s.id}"><strong>[${s.id}]</strong> <a href="${safeHref(s.url)}" rel="noopener noreferrer" lang="${notes.get(s.id)?.language ?? ''}">${s.title}</a> <span class="muted small">${s.publisher}${notes.get(s.id)?.author ? html`, by ${notes.get(s.id)!.author}` : ''}, ${sourceDate(s.published_at, notes.get(s.id)?.undated)}${languageTag(notes.get(s.id)?.language)}${sentimentTag(notes.get(s.id)?.sentiment)}</span></li>`,
       )}</ol>`
     : ''
 }
