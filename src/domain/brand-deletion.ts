@@ -98,6 +98,7 @@ export async function deleteBrand(
       )
       .execute();
     await trx.deleteFrom('brand_connectors').where('brand_id', '=', brand.id).execute();
+    await trx.deleteFrom('quiet_mentions').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('story_requests').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('delegations').where('brand_id', '=', brand.id).execute();
     await trx.deleteFrom('brands').where('id', '=', brand.id).execute();

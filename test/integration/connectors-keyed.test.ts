@@ -443,6 +443,34 @@ describe('connectors that read named things, and keyed ones', () => {
       .where('brand_connector_id', '=', `${other.brand.id}.app-store`)
       .execute();
     expect(await pruneFound(svc.app)).toBe(4);
+    // A brand with posts kept as quiet mentions is deleted with them.
+    const third = await zentrix();
+    await brs(
+      env,
+      'source',
+      'targets',
+      '--brand',
+      third.host,
+      '--connector',
+      'app-store',
+      '--set',
+      '2222222222',
+    );
+    await pollConnectors(svc.app, third.brand.id, ['app-store']);
+    const held = await svc.app.db
+      .selectFrom('quiet_mentions')
+      .select('id')
+      .where('brand_id', '=', third.brand.id)
+      .execute();
+    expect(held.length).toBeGreaterThan(0);
+    expect((await brs(env, 'brand', 'delete', '--host', third.host)).code).toBe(0);
+    expect(
+      await svc.app.db
+        .selectFrom('quiet_mentions')
+        .select('id')
+        .where('brand_id', '=', third.brand.id)
+        .execute(),
+    ).toEqual([]);
     expect(
       await svc.app.db
         .selectFrom('quiet_mentions')
