@@ -279,10 +279,9 @@ export async function pollConnectorJob(
     targets,
     key: app.config.connectorKeys[connector.id] ?? '',
   });
-  const headers = {
-    accept: connector.accept,
-    ...connector.authorize?.(app.config.connectorKeys[connector.id] ?? ''),
-  };
+  const headers = { accept: connector.accept };
+  // A key goes to the service's own address only, never after a redirect elsewhere.
+  const credentials = connector.authorize?.(app.config.connectorKeys[connector.id] ?? '');
   // Each request in turn (an app's reviews, then the next app's); the first that fails
   // ends the poll with nothing read, and the next poll asks them all again.
   const items: ConnectorItem[] = [];
@@ -292,7 +291,7 @@ export async function pollConnectorJob(
     const which = urls.length > 1 ? ` for ${targets[i] ?? new URL(url).host}` : '';
     let res: Awaited<ReturnType<typeof safeFetch>>;
     try {
-      res = await safeFetch(app.config, url, { headers });
+      res = await safeFetch(app.config, url, { headers, ...(credentials && { credentials }) });
     } catch (e) {
       if (!(e instanceof FetchRefused)) throw e;
       await record({ last_status: 'unreachable', last_error: e.message });

@@ -103,7 +103,15 @@ export const publicHostFetch = async (config: Config, url: string, init: object)
 export async function safeFetch(
   config: Config,
   target: string,
-  opts: { headers?: Record<string, string>; limits?: Partial<FetchLimits> } = {},
+  opts: {
+    headers?: Record<string, string>;
+    /**
+     * Headers that carry a secret (an API key): sent to the address asked only, never
+     * after a redirect to another origin or from https to http.
+     */
+    credentials?: Record<string, string>;
+    limits?: Partial<FetchLimits>;
+  } = {},
 ): Promise<Fetched> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const signal = AbortSignal.timeout(limits.timeoutMs);
@@ -113,6 +121,7 @@ export async function safeFetch(
   } catch {
     throw new FetchRefused('not a URL');
   }
+  const origin = url.origin;
   try {
     for (let hop = 0; ; hop++) {
       const dispatcher = dispatcherFor(config, url);
@@ -120,7 +129,11 @@ export async function safeFetch(
         dispatcher,
         redirect: 'manual',
         signal,
-        headers: { 'user-agent': 'StoriesBot/1.0 (+brand monitoring)', ...opts.headers },
+        headers: {
+          'user-agent': 'StoriesBot/1.0 (+brand monitoring)',
+          ...opts.headers,
+          ...(url.origin === origin && opts.credentials),
+        },
       });
       const location = res.headers.get('location');
       if (res.status >= 300 && res.status < 400 && location) {

@@ -203,6 +203,39 @@ describe('SSRF: names resolving to hostile addresses', () => {
   });
 });
 
+describe('credentials', () => {
+  it('go to the address asked only, never after a redirect to another origin', async () => {
+    const seen: (string | undefined)[] = [];
+    const other = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.end('ok');
+    });
+    other.listen(0, '127.0.0.1');
+    await once(other, 'listening');
+    const otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const both = loadConfig({
+      FETCH_ALLOW_HOSTS: `${new URL(siteBase).host},${new URL(otherBase).host}`,
+    });
+    try {
+      const direct = await safeFetch(both, `${otherBase}/api`, {
+        credentials: { authorization: 'Bearer k' },
+      });
+      expect(direct.status).toBe(200);
+      const moved = await safeFetch(
+        both,
+        `${siteBase}/to?u=${encodeURIComponent(`${otherBase}/api`)}`,
+        {
+          credentials: { authorization: 'Bearer k' },
+        },
+      );
+      expect(moved.status).toBe(200);
+      expect(seen).toEqual(['Bearer k', undefined]);
+    } finally {
+      other.close();
+    }
+  });
+});
+
 describe('SSRF: redirect chains', () => {
   const via = (target: string) => `${siteBase}/to?u=${encodeURIComponent(target)}`;
   it.each([
