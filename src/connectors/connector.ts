@@ -212,7 +212,9 @@ export function walkBack(
   }
   return JSON.stringify({
     since: c.since,
-    until: page.oldest,
+    // Asked up to and including the oldest read (others of its second may not have fitted),
+    // an answer that gets no older steps past it: a page of one second is read once.
+    until: page.oldest === c.until ? page.oldest - 1 : page.oldest,
     next: top,
     ...(page.after && { after: page.after }),
   });

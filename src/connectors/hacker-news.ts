@@ -18,7 +18,8 @@ export const hackerNews: Connector = {
     const c = readBack(cursor);
     const filters = [
       ...(c.since !== null ? [`created_at_i>${c.since}`] : []),
-      ...(c.until !== undefined ? [`created_at_i<${c.until}`] : []),
+      // At or before the oldest read: others of that second may not have fitted.
+      ...(c.until !== undefined ? [`created_at_i<=${c.until}`] : []),
     ];
     const since = filters.length ? `&numericFilters=${encodeURIComponent(filters.join(','))}` : '';
     // One query: Algolia has no OR; the name is what people write.

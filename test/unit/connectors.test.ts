@@ -248,10 +248,13 @@ describe('Hacker News', () => {
     const first = hackerNews.parse(answer([1300, 1200], 3), '', now, '1000');
     expect(JSON.parse(first.cursor!)).toEqual({ since: 1000, until: 1200, next: 1300 });
     const asked = new URL(hackerNews.request(ask('https://hn.algolia.com', first.cursor))[0]!);
-    expect(asked.searchParams.get('numericFilters')).toBe('created_at_i>1000,created_at_i<1200');
+    expect(asked.searchParams.get('numericFilters')).toBe('created_at_i>1000,created_at_i<=1200');
     const second = hackerNews.parse(answer([1100], 1), '', now, first.cursor);
     expect(second.items.map((i) => i.key)).toEqual(['1100']);
     expect(second.cursor).toBe('1300');
+    // An answer no older than the last (a full page of one second) steps past that second.
+    const same = hackerNews.parse(answer([1200, 1200], 5), '', now, first.cursor);
+    expect(JSON.parse(same.cursor!).until).toBe(1199);
     // A first poll's backlog is history: no reading back.
     expect(hackerNews.parse(answer([1300, 1200], 900), '', now, null).cursor).toBe('1300');
     expect(() => hackerNews.parse('<html>', '', now)).toThrow(/JSON/);
