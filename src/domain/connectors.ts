@@ -42,6 +42,8 @@ const ITEMS_PER_POLL = 25;
 const FIRST_POLL_ITEMS = 10;
 /** A post makes a story of its own only with this much reach (points, comments, likes). */
 export const POST_REACH = 10;
+/** An item published longer ago than this is not read (retention forgets what was read at 60 days). */
+const STALE_MS = 30 * 86_400_000;
 /** A connector's window: the requests claimed at once are spread over it. */
 const WINDOW_MS = 60_000;
 /**
@@ -333,7 +335,13 @@ export async function pollConnectorJob(
   }
   const page = { items, cursor: cursor === row.cursor ? null : cursor };
 
-  const fresh = await unseen(app.db, row.id, row.brand_id, page.items);
+  // An item a month old is not news, whatever the service lists: and what was remembered
+  // is forgotten after 60 days (retention), so a feed that keeps old reviews listed would
+  // otherwise hand them over again as new.
+  const recent = page.items.filter(
+    (i) => !i.published_at || !(Date.parse(i.published_at) < now.getTime() - STALE_MS),
+  );
+  const fresh = await unseen(app.db, row.id, row.brand_id, recent);
   let queue = [...fresh].reverse();
   // The first answer read (not the first poll: one that failed read nothing) holds the
   // service's backlog, which is history.

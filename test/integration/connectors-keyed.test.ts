@@ -98,6 +98,11 @@ function answerFor(url: URL, req: http.IncomingMessage) {
             'Since the update the app loses the pairing every morning and the lock will not open.',
           ),
           review('11000000002', '5', '0', 'Great', 'Works well.'),
+          // Two months old, however many votes: not news.
+          {
+            ...review('11000000009', '1', '90', 'Broken', 'The Zentrix app crashed on launch.'),
+            updated: label('2026-09-20T10:00:00-07:00'),
+          },
         ],
         title: label('iTunes Store: Customer Reviews'),
       },
@@ -336,6 +341,13 @@ describe('connectors that read named things, and keyed ones', () => {
       .where('item_key', '=', 'app-store:11000000002')
       .executeTakeFirstOrThrow();
     expect(quiet.outcome).toBe('held: little reach (0)');
+    expect(
+      await svc.app.db
+        .selectFrom('connector_items')
+        .select('id')
+        .where('item_key', '=', 'app-store:11000000009')
+        .execute(),
+    ).toEqual([]);
 
     // The keys went in headers, never in an address; Mastodon was asked on both instances.
     const now = asked.slice(start);
