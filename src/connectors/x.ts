@@ -15,9 +15,16 @@ export const x: Connector = {
   accept: 'application/json',
   perMinute: 4,
   authorize: (key) => ({ authorization: `Bearer ${key}` }),
-  request({ base, query, cursor }) {
+  request({ base, query, cursor, now }) {
     const q = encodeURIComponent(`(${orQuery(query)}) -is:retweet`);
-    const since = cursor ? `&since_id=${encodeURIComponent(cursor)}` : '';
+    // Recent search refuses a since_id older than its seven days (HTTP 400): after a quiet
+    // week it asks from the window's start instead.
+    const windowStart = now.getTime() - 7 * 86_400_000 + 5 * 60_000;
+    const since = !cursor
+      ? ''
+      : postTime(cursor) > windowStart
+        ? `&since_id=${encodeURIComponent(cursor)}`
+        : `&start_time=${encodeURIComponent(new Date(windowStart).toISOString())}`;
     return [
       `${base}/2/tweets/search/recent?query=${q}&max_results=100&tweet.fields=created_at,public_metrics,lang,entities,author_id&expansions=author_id&user.fields=username,public_metrics${since}`,
     ];
@@ -102,3 +109,12 @@ const Answer = z.object({
     .optional(),
   meta: z.object({ newest_id: z.string().optional() }).optional(),
 });
+
+/** When a post was made, from its id (X's ids are Snowflakes: milliseconds since 2010-11-04). */
+export function postTime(id: string): number {
+  try {
+    return Number((BigInt(id) >> 22n) + 1288834974657n);
+  } catch {
+    return 0;
+  }
+}

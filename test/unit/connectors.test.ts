@@ -661,12 +661,22 @@ describe('X recent search', () => {
     expect(u.pathname).toBe('/2/tweets/search/recent');
     expect(u.searchParams.get('query')).toBe('("Acme" OR "Acme Corp" -"Acme Road") -is:retweet');
     expect(u.searchParams.get('since_id')).toBeNull();
-    expect(
-      new URL(x.request(ask('https://api.x.com', '1862000000000000001'))[0]!).searchParams.get(
-        'since_id',
-      ),
-    ).toBe('1862000000000000001');
+
     expect(x.authorize!('t0ken')).toEqual({ authorization: 'Bearer t0ken' });
+    // A post id of a day ago is asked from; one of two weeks ago is past recent search's
+    // seven days (a 400), so the window's start is asked from instead.
+    const idAt = (ms: number) => String((BigInt(ms) - 1288834974657n) << 22n);
+    const dayAgo = idAt(now.getTime() - 86_400_000);
+    expect(
+      new URL(x.request(ask('https://api.x.com', dayAgo))[0]!).searchParams.get('since_id'),
+    ).toBe(dayAgo);
+    const stale = new URL(
+      x.request(ask('https://api.x.com', idAt(now.getTime() - 14 * 86_400_000)))[0]!,
+    );
+    expect(stale.searchParams.has('since_id')).toBe(false);
+    expect(Date.parse(stale.searchParams.get('start_time')!)).toBeGreaterThan(
+      now.getTime() - 7 * 86_400_000,
+    );
     const page = x.parse(
       JSON.stringify({
         data: [
