@@ -32,7 +32,7 @@ export type JetEvent =
       /** The post it answers: a reply counts as reach for it. */
       reply_to: string | null;
     }
-  | { kind: 'reaction'; time_us: number; subject: string }
+  | { kind: 'reaction'; time_us: number; subject: string; by: string }
   | { kind: 'other'; time_us: number };
 
 /**
@@ -57,7 +57,7 @@ export function readJetstreamEvent(raw: string): JetEvent | null {
   if (c.collection === 'app.bsky.feed.like' || c.collection === 'app.bsky.feed.repost') {
     const subject = r.subject?.uri;
     return typeof subject === 'string'
-      ? { kind: 'reaction', time_us, subject }
+      ? { kind: 'reaction', time_us, subject, by: e.did }
       : { kind: 'other', time_us };
   }
   if (c.collection !== 'app.bsky.feed.post' || typeof r.text !== 'string') {
@@ -90,6 +90,9 @@ export function readJetstreamEvent(raw: string): JetEvent | null {
     reply_to: typeof r.reply?.parent?.uri === 'string' ? r.reply.parent.uri : null,
   };
 }
+
+/** The account that made a post, from its at:// address. */
+export const authorOf = (uri: string) => /^at:\/\/([^/]+)\//.exec(uri)?.[1] ?? '';
 
 interface Raw {
   did?: unknown;

@@ -40,6 +40,7 @@ import * as blueskyStream from './migrations/0026-bluesky-stream.js';
 import * as quietMentions from './migrations/0027-quiet-mentions.js';
 import * as spikeAlerts from './migrations/0028-spike-alerts.js';
 import * as articleAuthors from './migrations/0029-article-authors.js';
+import * as streamReactions from './migrations/0030-stream-reactions.js';
 import { openPostgresPool } from './postgres-pool.js';
 import type { DB } from './schema.js';
 import { sqliteFileGuard } from './sqlite-file-guard.js';
@@ -250,6 +251,7 @@ export function migrator(db: Db): Migrator {
         '0027-quiet-mentions': quietMentions,
         '0028-spike-alerts': spikeAlerts,
         '0029-article-authors': articleAuthors,
+        '0030-stream-reactions': streamReactions,
       }),
     },
   });

@@ -160,6 +160,12 @@ export interface StreamPostsTable {
   created_at: string;
 }
 
+export interface StreamReactionsTable {
+  uri: string;
+  account: string;
+  created_at: string;
+}
+
 export interface QuietMentionsTable {
   id: string;
   brand_id: string;
@@ -656,6 +662,7 @@ export interface DB {
   stream_state: StreamStateTable;
   stream_posts: StreamPostsTable;
   quiet_mentions: QuietMentionsTable;
+  stream_reactions: StreamReactionsTable;
   stories: StoriesTable;
   articles: ArticlesTable;
   advisories: AdvisoriesTable;

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type JetEvent, jetstreamUrl, readJetstreamEvent } from '../connectors/bluesky.js';
+import {
+  authorOf,
+  type JetEvent,
+  jetstreamUrl,
+  readJetstreamEvent,
+} from '../connectors/bluesky.js';
 import { type AppContext, inTransaction } from '../context.js';
 import { decode, encode } from '../db/json-columns.js';
 import { STREAM_POST } from '../jobs/kinds.js';
@@ -31,15 +36,23 @@ const TICK_MS = 5_000;
 const BRANDS_MS = 60_000;
 /** A post that finds no reach in this long is dropped. */
 const WAIT_MS = 2 * 86_400_000;
+/** A stream silent this long is opened again (Bluesky's network posts every second). */
+const IDLE_MS = 60_000;
 /** After the stream closes or fails, the first reconnection waits this long, then doubles. */
 const RECONNECT_MS = 1_000;
 
 interface Pending {
   posts: Extract<JetEvent, { kind: 'post' }>[];
   brands: Map<string, string[]>;
-  reach: Map<string, number>;
+  /** Who reacted to which waiting post (a like, a repost, a reply). */
+  reactions: { uri: string; account: string }[];
+  /** Events read, of any kind. */
+  events: number;
   cursor: number | null;
 }
+
+/** The lease was taken by another process: what this one read is not written. */
+class LeaseLost extends Error {}
 
 export interface BlueskyReader {
   /** Takes or renews the lease, connects or disconnects, writes what was read. */
@@ -56,7 +69,7 @@ export interface BlueskyReader {
  */
 export function startBlueskyStream(
   app: AppContext,
-  opts: { every?: number; holder?: string; brandsEvery?: number } = {},
+  opts: { every?: number; holder?: string; brandsEvery?: number; idleMs?: number } = {},
 ): BlueskyReader {
   const holder = opts.holder ?? `${process.pid}.${randomUUID()}`;
   let leading = false;
@@ -73,9 +86,12 @@ export function startBlueskyStream(
   let failures = 0;
   let reconnectAt = 0;
   let stopped = false;
+  /** When the stream last sent anything: a connection silent too long is opened again. */
+  let lastMessageAt = 0;
+  const idleMs = opts.idleMs ?? IDLE_MS;
 
   function fresh(cursor: number | null): Pending {
-    return { posts: [], brands: new Map(), reach: new Map(), cursor };
+    return { posts: [], brands: new Map(), reactions: [], events: 0, cursor };
   }
 
   const onEvent = (raw: string) => {
@@ -83,8 +99,9 @@ export function startBlueskyStream(
     // Read before (a replay after reconnecting from the cursor), or not an event.
     if (!e || (pending.cursor !== null && e.time_us <= pending.cursor)) return;
     pending.cursor = e.time_us;
+    pending.events++;
     if (e.kind === 'post') {
-      if (e.reply_to && waiting.has(e.reply_to)) bump(e.reply_to);
+      if (e.reply_to && waiting.has(e.reply_to)) react(e.reply_to, e.author);
       const brands = matcher?.match(e.text) ?? [];
       if (brands.length > 0 && !waiting.has(e.uri)) {
         waiting.set(e.uri, Date.now());
@@ -92,10 +109,13 @@ export function startBlueskyStream(
         pending.brands.set(e.uri, brands);
       }
     } else if (e.kind === 'reaction' && waiting.has(e.subject)) {
-      bump(e.subject);
+      react(e.subject, e.by);
     }
   };
-  const bump = (uri: string) => pending.reach.set(uri, (pending.reach.get(uri) ?? 0) + 1);
+  /** A reaction counts for reach when it is not the author's own. */
+  const react = (uri: string, account: string) => {
+    if (account !== authorOf(uri)) pending.reactions.push({ uri, account });
+  };
 
   async function takeLease(at: Date): Promise<boolean> {
     const now = at.toISOString();
@@ -159,10 +179,13 @@ export function startBlueskyStream(
     socket = ws;
     ws.addEventListener('open', () => {
       failures = 0;
+      lastMessageAt = Date.now();
       void note({ connected_at: app.clock.now().toISOString(), last_error: null });
     });
     ws.addEventListener('message', (m) => {
-      if (socket === ws && typeof m.data === 'string') onEvent(m.data);
+      if (socket !== ws) return;
+      lastMessageAt = Date.now();
+      if (typeof m.data === 'string') onEvent(m.data);
     });
     ws.addEventListener('close', () => {
       if (socket !== ws) return;
@@ -215,6 +238,16 @@ export function startBlueskyStream(
     const at = app.clock.now().toISOString();
     try {
       const ready = await inTransaction(app, async (app) => {
+        // Only while this process still holds the stream: one that lost it (a stall past
+        // its lease) writes nothing, and the holder reads the same events again.
+        const held = await app.db
+          .updateTable('stream_state')
+          .set({ lease_until: new Date(Date.parse(at) + LEASE_MS).toISOString() })
+          .where('name', '=', NAME)
+          .where('holder', '=', holder)
+          .where('lease_until', '>', at)
+          .executeTakeFirst();
+        if (Number(held.numUpdatedRows) !== 1) throw new LeaseLost();
         for (const p of batch.posts) {
           await app.db
             .insertInto('stream_posts')
@@ -234,8 +267,20 @@ export function startBlueskyStream(
           // Kept as a mention while it waits (and made a story with others like it).
           await enqueue(app.db, STREAM_POST, { uri: p.uri }, { now: at });
         }
+        // Each account counts once for a post, however often it reacts.
+        const reach = new Map<string, number>();
+        for (const r of batch.reactions) {
+          const added = await app.db
+            .insertInto('stream_reactions')
+            .values({ uri: r.uri, account: r.account, created_at: at })
+            .onConflict((oc) => oc.columns(['uri', 'account']).doNothing())
+            .executeTakeFirst();
+          if (Number(added.numInsertedOrUpdatedRows ?? 0) > 0) {
+            reach.set(r.uri, (reach.get(r.uri) ?? 0) + 1);
+          }
+        }
         const ready: string[] = [];
-        for (const [uri, n] of batch.reach) {
+        for (const [uri, n] of reach) {
           const row = await app.db
             .updateTable('stream_posts')
             .set((eb) => ({ reach: eb('reach', '+', n) }))
@@ -254,7 +299,8 @@ export function startBlueskyStream(
         }
         await app.db
           .updateTable('stream_state')
-          .set({ cursor: String(batch.cursor), last_event_at: at })
+          // The last event's time only when one came: a silent stream shows as silent.
+          .set({ cursor: String(batch.cursor), ...(batch.events > 0 && { last_event_at: at }) })
           .where('name', '=', NAME)
           .where('holder', '=', holder)
           .execute();
@@ -262,9 +308,13 @@ export function startBlueskyStream(
       });
       for (const uri of ready) waiting.delete(uri);
     } catch (err) {
-      app.log?.warn({ err }, 'bluesky stream not written: reading again from the cursor');
       disconnect();
       reload = true;
+      if (err instanceof LeaseLost) {
+        leading = false;
+        return;
+      }
+      app.log?.warn({ err }, 'bluesky stream not written: reading again from the cursor');
     }
   }
 
@@ -284,6 +334,7 @@ export function startBlueskyStream(
     pruneAt = Date.now() + 10 * 60_000;
     const before = new Date(at.getTime() - WAIT_MS).toISOString();
     await app.db.deleteFrom('stream_posts').where('created_at', '<', before).execute();
+    await app.db.deleteFrom('stream_reactions').where('created_at', '<', before).execute();
     for (const [uri, seen] of waiting) if (seen < Date.now() - WAIT_MS) waiting.delete(uri);
   }
 
@@ -308,6 +359,15 @@ export function startBlueskyStream(
         disconnect();
         await forget();
         return;
+      }
+      if (socket && lastMessageAt > 0 && Date.now() - lastMessageAt > idleMs) {
+        // Silent too long (a half-open connection, a stalled server): open it again.
+        disconnect();
+        reload = true;
+        await note(
+          { last_error: `the stream sent nothing for ${Math.round(idleMs / 1000)} s` },
+          true,
+        );
       }
       if (reload) await load(at);
       if (!socket && Date.now() >= reconnectAt) connect();

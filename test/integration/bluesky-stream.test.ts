@@ -39,8 +39,8 @@ const postEvent = (rkey: string, text: string, extra: Record<string, unknown> = 
     cid: 'c',
   },
 });
-const likeEvent = (rkey: string, n: number) => ({
-  did: `did:plc:fan${n}`,
+const likeEvent = (rkey: string, n: number, by = `did:plc:fan${n}`) => ({
+  did: by,
   time_us: ++time,
   kind: 'commit',
   commit: {
@@ -172,6 +172,26 @@ describe('Bluesky', () => {
       },
     ]);
     expect((await postRow('p1'))?.status).toBe('read');
+
+    // Reach is accounts, not clicks: the author's own likes and replies, and a fan liking
+    // again, add nothing.
+    send(first.socket, [
+      likeEvent('p3', 50, AUTHOR),
+      likeEvent('p3', 51, AUTHOR),
+      postEvent('r1', 'I agree with myself', {
+        reply: {
+          root: { uri: `at://${AUTHOR}/app.bsky.feed.post/p3`, cid: 'c' },
+          parent: { uri: `at://${AUTHOR}/app.bsky.feed.post/p3`, cid: 'c' },
+        },
+      }),
+      likeEvent('p3', 1),
+      postEvent('mark', 'nothing'),
+    ]);
+    await until(a, async () => {
+      const s = await svc.app.db.selectFrom('stream_state').select('cursor').executeTakeFirst();
+      return s?.cursor === String(time);
+    });
+    expect(await postRow('p3')).toEqual({ status: 'waiting', reach: 1 });
     const written = await svc.app.db
       .selectFrom('stream_state')
       .select('cursor')
@@ -212,6 +232,41 @@ describe('Bluesky', () => {
     // Stopped cleanly, B gives the stream up at once.
     expect((await serviceStatus(svc.app)).bluesky?.reading).toBe(false);
 
+    // A reader whose lease was taken while it stalled writes nothing of what it read.
+    const d = startBlueskyStream(svc.app, { every: 0, holder: 'D' });
+    await d.tick();
+    expect(d.leading).toBe(true);
+    await waitFor(() => connections.length === 3);
+    const before = await svc.app.db
+      .selectFrom('stream_state')
+      .select('cursor')
+      .executeTakeFirstOrThrow();
+    send(connections[2]!.socket, [likeEvent('p9', 1)]);
+    await new Promise((r) => setTimeout(r, 100));
+    await svc.app.db
+      .updateTable('stream_state')
+      .set({ holder: 'E', lease_until: new Date(Date.now() + 60_000).toISOString() })
+      .execute();
+    await d.tick();
+    expect(d.leading).toBe(false);
+    const after = await svc.app.db
+      .selectFrom('stream_state')
+      .select(['cursor', 'holder'])
+      .executeTakeFirstOrThrow();
+    expect(after).toEqual({ cursor: before.cursor, holder: 'E' });
+    await d.stop();
+    await svc.app.db.updateTable('stream_state').set({ holder: null, lease_until: null }).execute();
+
+    // A stream silent too long is opened again, from the cursor written.
+    const quiet = startBlueskyStream(svc.app, { every: 0, holder: 'Q', idleMs: 100 });
+    await quiet.tick();
+    await waitFor(() => connections.length === 4);
+    await new Promise((r) => setTimeout(r, 200));
+    await quiet.tick();
+    await waitFor(() => connections.length === 5);
+    expect(connections[4]!.url.searchParams.get('cursor')).toBe(before.cursor);
+    await quiet.stop();
+
     // With no brand reading Bluesky, the stream is not read at all, and its cursor is let
     // go: a brand switching it on later is read from then, not from long ago.
     await setConnector(svc.app, zentrix, 'bluesky', false, 'test');
@@ -219,7 +274,7 @@ describe('Bluesky', () => {
     await c.tick();
     expect(c.leading).toBe(true);
     await new Promise((r) => setTimeout(r, 50));
-    expect(connections).toHaveLength(2);
+    expect(connections).toHaveLength(5);
     const idle = await svc.app.db
       .selectFrom('stream_state')
       .select('cursor')
@@ -227,8 +282,8 @@ describe('Bluesky', () => {
     expect(idle.cursor).toBeNull();
     await setConnector(svc.app, zentrix, 'bluesky', true, 'test');
     await c.tick();
-    await waitFor(() => connections.length === 3);
-    expect(connections[2]!.url.searchParams.has('cursor')).toBe(false);
+    await waitFor(() => connections.length === 6);
+    expect(connections[5]!.url.searchParams.has('cursor')).toBe(false);
     await c.stop();
   });
 });

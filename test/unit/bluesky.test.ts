@@ -103,6 +103,7 @@ describe('Jetstream', () => {
       kind: 'reaction',
       time_us: 1795860000000002,
       subject: 'at://x/app.bsky.feed.post/1',
+      by: did,
     });
     // A deletion, an identity event, a profile: read past, their time kept as the cursor.
     expect(
