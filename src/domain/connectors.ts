@@ -108,6 +108,19 @@ function paceOf(app: AppContext, connector: PolledId): { polls: number; windowMs
     : { polls: 1, windowMs: Math.ceil(WINDOW_MS / rate) };
 }
 
+/** How many requests a row's poll makes: one per target, or per configured instance. */
+function requestsOf(app: AppContext, connector: PolledId, targets: string | null): number {
+  const asks = CONNECTORS[connector].request({
+    base: baseOf(app.config, connector),
+    query: { names: ['x'], exclude: [] },
+    cursor: null,
+    now: new Date(0),
+    targets: targets ? decode('brand_connectors.targets', targets) : [],
+    key: '',
+  });
+  return Math.max(1, asks.length);
+}
+
 /**
  * Takes the connector's window for this process: true when no process holds it (its last
  * window ended, and no 429 asks to wait). One process a window wins, however many run.
@@ -150,7 +163,7 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
       .selectFrom('brand_connectors as c')
       // A row whose brand is gone (deleted mid-seed) is never claimed.
       .innerJoin('brands as b', 'b.id', 'c.brand_id')
-      .select(['c.id', 'c.next_poll_at'])
+      .select(['c.id', 'c.next_poll_at', 'c.targets'])
       .where('c.connector', '=', connector)
       .where('c.enabled', '=', 1)
       .where((eb) => eb.or([eb('c.next_poll_at', 'is', null), eb('c.next_poll_at', '<=', horizon)]))
@@ -162,16 +175,21 @@ export async function scheduleDueConnectors(app: AppContext): Promise<number> {
     // Each at its due time (those overdue now), never two closer than the service's rate
     // allows: a steady pace for the service, and no burst for the job queue. Its next poll
     // is an interval after this one runs.
+    // The rate counts requests: a poll of three apps' reviews is three.
     const spacing = windowMs / polls;
+    let budget = polls;
     let last = Number.NEGATIVE_INFINITY;
     for (const row of due) {
+      const requests = requestsOf(app, connector, row.targets);
+      if (requests > budget) break;
       const dueAt = row.next_poll_at ? Date.parse(row.next_poll_at) : now.getTime();
-      const runMs = Math.max(now.getTime(), dueAt, last + spacing);
+      const runMs = Math.max(now.getTime(), dueAt, last);
       const runAt = new Date(runMs).toISOString();
       const next = new Date(runMs + app.config.connectorPollMs).toISOString();
       const job = { kind: CONNECTOR_POLL, payload: { source: row.id }, now: at, runAt };
       if (await claimPoll(app, 'brand_connectors', row, next, job)) {
-        last = runMs;
+        last = runMs + spacing * requests;
+        budget -= requests;
         claimed++;
       }
     }

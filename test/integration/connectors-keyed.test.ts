@@ -519,5 +519,29 @@ describe('connectors that read named things, and keyed ones', () => {
     expect(Date.parse(held.until) - svc.app.clock.now().getTime()).toBeGreaterThan(14 * 60_000);
     expect(await scheduleDueConnectors(svc.app)).toBe(0);
     await svc.app.jobs.drain();
+
+    // The rate counts requests: three brands reading ten apps each are thirty requests,
+    // and the App Store's twenty a minute take two of them.
+    const many = [await zentrix(), await zentrix(), await zentrix()];
+    const apps = Array.from({ length: 10 }, (_, i) => String(3_000_000_000 + i));
+    for (const b of many) {
+      await svc.app.db
+        .updateTable('brand_connectors')
+        .set({ targets: JSON.stringify(apps) })
+        .where('id', '=', `${b.brand.id}.app-store`)
+        .execute();
+    }
+    await makeConnectorsDue(
+      svc.app,
+      many.map((b) => b.brand.id),
+      ['app-store'],
+    );
+    await svc.app.db.deleteFrom('connector_backoff').execute();
+    expect(await scheduleDueConnectors(svc.app)).toBe(2);
+    await svc.app.db
+      .deleteFrom('jobs')
+      .where('name', '=', 'connector.poll')
+      .where('status', '=', 'queued')
+      .execute();
   });
 });
