@@ -302,9 +302,11 @@ export async function pollConnectorJob(
   const headers = { accept: connector.accept };
   // A key goes to the service's own address only, never after a redirect elsewhere.
   const credentials = connector.authorize?.(app.config.connectorKeys[connector.id] ?? '');
-  // Each request in turn (an app's reviews, then the next app's); the first that fails
-  // ends the poll with nothing read, and the next poll asks them all again.
+  // Each request in turn (an app's reviews, then the next app's). One that fails is
+  // recorded and the others are read: an app taken off the store, or an instance that
+  // closes its timelines, does not stop the rest. A 429 ends the poll (the service's limit).
   const items: ConnectorItem[] = [];
+  const failed: { status: string; error: string }[] = [];
   let cursor = row.cursor;
   for (const [i, url] of urls.entries()) {
     // Which request failed, in words with no key in them: the app, or the instance.
@@ -314,8 +316,8 @@ export async function pollConnectorJob(
       res = await safeFetch(app.config, url, { headers, ...(credentials && { credentials }) });
     } catch (e) {
       if (!(e instanceof FetchRefused)) throw e;
-      await record({ last_status: 'unreachable', last_error: e.message });
-      return { status: 'unreachable' };
+      failed.push({ status: 'unreachable', error: `${e.message}${which}` });
+      continue;
     }
     if (res.status === 429) {
       // The service's own limit: every brand's poll of this connector waits.
@@ -328,25 +330,33 @@ export async function pollConnectorJob(
       return { status: 'HTTP 429' };
     }
     if (res.status !== 200) {
-      await record({
-        last_status: `HTTP ${res.status}`,
-        last_error: `${connector.name} answered HTTP ${res.status}${which}`,
+      failed.push({
+        status: `HTTP ${res.status}`,
+        error: `${connector.name} answered HTTP ${res.status}${which}`,
       });
-      return { status: `HTTP ${res.status}` };
+      continue;
     }
     try {
       // JSON is UTF-8 by definition; a feed says its encoding as XML does.
       const text = connector.accept.includes('json')
         ? res.body.toString('utf8')
         : decodeBody(res.body, res.headers.get('content-type'), 'xml').text;
-      const page = connector.parse(text, res.url, now, cursor);
+      // Read against the address asked (a redirect does not change which instance it is).
+      const page = connector.parse(text, url, now, cursor);
       items.push(...page.items);
       cursor = page.cursor ?? cursor;
     } catch (e) {
-      await record({ last_status: 'unreadable', last_error: `${(e as Error).message}${which}` });
-      return { status: 'unreadable' };
+      failed.push({ status: 'unreadable', error: `${(e as Error).message}${which}` });
     }
   }
+  if (failed.length === urls.length) {
+    await record({
+      last_status: failed[0]!.status,
+      last_error: failed.map((f) => f.error).join('; '),
+    });
+    return { status: failed[0]!.status };
+  }
+  const partly = failed.length > 0 ? failed.map((f) => f.error).join('; ') : null;
   // Newest first across the answers, as each answer is.
   if (urls.length > 1) {
     items.sort((x, y) => (y.published_at ?? '').localeCompare(x.published_at ?? ''));
@@ -380,11 +390,16 @@ export async function pollConnectorJob(
     .updateTable('brand_connectors')
     .set((eb) => ({
       last_polled_at: at,
-      last_error: null,
-      failing_since: null,
-      last_status: `200: ${batch.length} new item${batch.length === 1 ? '' : 's'}${retry ? `, ${retry} to retry` : ''}`,
+      // Some of its requests failed: said, and failing since then, the others read.
+      last_error: partly,
+      failing_since: partly ? (row.failing_since ?? at) : null,
+      last_status: `200: ${batch.length} new item${batch.length === 1 ? '' : 's'}${retry ? `, ${retry} to retry` : ''}${partly ? `, ${failed.length} of ${urls.length} requests failed` : ''}`,
       items_found: eb('items_found', '+', batch.length - retry),
-      first_read_at: row.first_read_at ?? at,
+      // Set once, at the first answer read; left alone after, so that a reset made while
+      // this poll ran (a target named) is not undone.
+      ...(row.first_read_at === null && {
+        first_read_at: eb.fn.coalesce('first_read_at', eb.val(at)),
+      }),
       // The cursor moves only once every item up to it was read.
       ...(batch.length === queue.length && retry === 0 && page.cursor && { cursor: page.cursor }),
     }))

@@ -73,6 +73,7 @@ const PAIRING = [
   ],
 ];
 let pairingSaid = 5;
+let closedInstance = false;
 
 function answerFor(url: URL, req: http.IncomingMessage) {
   const p = url.pathname;
@@ -163,7 +164,13 @@ function answerFor(url: URL, req: http.IncomingMessage) {
       ],
     });
   }
-  if (p === '/api/v1/timelines/tag/zentrix') return json([]);
+  if (p === '/api/v1/timelines/tag/zentrix') {
+    // An instance that closes its public timelines to anonymous readers.
+    if (closedInstance && req.headers.host?.startsWith('localhost')) {
+      return { ...json({ error: 'This method requires an authenticated user' }), status: 401 };
+    }
+    return json([]);
+  }
   return { status: 404, headers: {}, body: '' };
 }
 
@@ -519,6 +526,18 @@ describe('connectors that read named things, and keyed ones', () => {
     expect(Date.parse(held.until) - svc.app.clock.now().getTime()).toBeGreaterThan(14 * 60_000);
     expect(await scheduleDueConnectors(svc.app)).toBe(0);
     await svc.app.jobs.drain();
+
+    // One Mastodon instance refusing: recorded, and the other still read.
+    closedInstance = true;
+    try {
+      await pollConnectors(svc.app, brand.id, ['mastodon']);
+      const m = (await listConnectors(svc.app, brand.id)).find((c) => c.connector === 'mastodon')!;
+      expect(m.last_status).toBe('200: 0 new items, 1 of 2 requests failed');
+      expect(m.last_error).toMatch(/^Mastodon answered HTTP 401 for localhost:\d+$/);
+      expect(m.failing_since).not.toBeNull();
+    } finally {
+      closedInstance = false;
+    }
 
     // The rate counts requests: three brands reading ten apps each are thirty requests,
     // and the App Store's twenty a minute take two of them.
