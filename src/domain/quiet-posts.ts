@@ -85,7 +85,8 @@ export async function holdPost(
       eventSimilarity(mine, { terms: weighed[i]!, headline: headlineTerms(p.title, ignore) }) !==
         null,
   );
-  const authors = new Set(alike.map((p) => p.author ?? p.url));
+  // Posts with no author named are one voice, not one each.
+  const authors = new Set(alike.map((p) => p.author ?? ''));
   if (authors.size < TOGETHER) return { outcome: held };
 
   // Enough people say one thing: a story, the oldest post first, each after it joining.

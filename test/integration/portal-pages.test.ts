@@ -570,5 +570,18 @@ describe('mentions page', () => {
     expect(foreign.status).toBe(404);
     // Signed out, no stream either.
     expect((await fetch(`${svc.url}${address}`, { redirect: 'manual' })).status).toBe(303);
+    // And a stream open when its person signs out ends at its next ask.
+    const other = new PortalClient(svc.url);
+    await other.signIn('admin@acme.example', 'correct horse battery');
+    // (Resumed from a moment after all found so far: nothing is new for it.)
+    const open = await fetch(svc.url + address, {
+      headers: { cookie: other.cookieHeader(), 'last-event-id': '2100-01-01T00:00:00.000Z' },
+    });
+    expect(open.status).toBe(200);
+    await other.get('/app/mentions');
+    expect((await other.post('/signout', {})).status).toBe(303);
+    const rest = await open.text();
+    expect(rest).toContain('retry: 5000');
+    expect(rest).not.toContain('event: mentions');
   });
 });

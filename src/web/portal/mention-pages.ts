@@ -9,6 +9,7 @@ import { html, safeHref } from '../html.js';
 import { type Output, portalRoutes, run, type View } from './guard.js';
 import { appPage, problem, when } from './layout.js';
 import { storyPath } from './paths.js';
+import { readSession } from './session.js';
 import { field, select } from './story-list.js';
 
 const MENTIONS_PATH = '/app/mentions';
@@ -105,8 +106,8 @@ ${mentions.map((m) => mentionRow(m, !brand))}</tbody></table>${older ? html`<p><
   /**
    * The mentions found after `since`, as they are found: server-sent events, each the
    * new rows rendered as the page renders them. Every instance reads the same database, so
-   * whichever one serves the stream sees what any found. A stream lasts five minutes and
-   * the browser opens the next (its session checked again each time).
+   * whichever one serves the stream sees what any found. The session is checked at every
+   * ask; a stream lasts five minutes and the browser opens the next.
    */
   routes.get(`${MENTIONS_PATH}/stream`, async (req, reply, v: View) => {
     const query = req.query as Record<string, string>;
@@ -114,7 +115,8 @@ ${mentions.map((m) => mentionRow(m, !brand))}</tbody></table>${older ? html`<p><
     const filters = Object.fromEntries(
       FILTERS.filter((k) => k !== 'brand' && query[k]).map((k) => [k, query[k]]),
     );
-    const input = { ...(brand && { brand }), ...filters, limit: 50 };
+    // The most a page of the list holds: more found between two asks than this is rare.
+    const input = { ...(brand && { brand }), ...filters, limit: 200 };
     // Reconnecting, the browser says the last event it had (its id is the newest found_at
     // sent); at first, the page's newest.
     const last = req.headers['last-event-id'];
@@ -150,6 +152,8 @@ ${mentions.map((m) => mentionRow(m, !brand))}</tbody></table>${older ? html`<p><
       await new Promise((r) => setTimeout(r, app.config.mentionStreamMs));
       if (!open) break;
       try {
+        // Signed out, or removed from the team, meanwhile: the stream ends.
+        if (!(await readSession(app, req))) break;
         const { mentions } = await run(app, v, listMentions, input);
         const fresh = mentions.filter((m) => !since || m.found_at > since);
         if (fresh.length > 0) {
