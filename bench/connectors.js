@@ -24,7 +24,6 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../dist/config.js';
-import { hashtagOf } from '../dist/connectors/mastodon.js';
 import { createContext } from '../dist/context.js';
 import { migrate } from '../dist/db/database.js';
 import { createAccount } from '../dist/domain/accounts.js';

@@ -111,6 +111,19 @@ export interface StoryReason extends Reason {
  * the spread of its publishers. The situation the story is judged by is its gravest
  * source's (the first on a tie), so the plan answers what the severity does.
  */
+/** "5 customer reviews on App Store (US), 1 or 2 of 5 stars", or one review's stars. */
+function reviewsSay(stars: readonly number[], publisher: string): string {
+  const lo = Math.min(...stars);
+  const hi = Math.max(...stars);
+  const given = lo === hi ? `${lo} of 5 stars` : `${lo} to ${hi} of 5 stars`;
+  return stars.length === 1
+    ? `A customer review on ${publisher}, ${given}`
+    : `${stars.length} customer reviews on ${publisher} say one thing, ${given}`;
+}
+
+/** Customers' reviews of one or two stars in one story that make it medium at least. */
+const UNHAPPY_CUSTOMERS = 5;
+
 export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms) {
   const judged = sources.map((s) => {
     const situation = situationOf(s, brand);
@@ -127,7 +140,13 @@ export function assessStory(sources: readonly ArticleInput[], brand?: BrandTerms
   // Spread raises what is at stake; a brand named in passing stays out of it however far
   // the coverage of something else goes.
   const aside = !judged.some((j) => ownsStory(j.situation.role));
-  const severity = !aside && (spread === 'widespread' || spread === 'viral') ? raise(base) : base;
+  const spreadSeverity =
+    !aside && (spread === 'widespread' || spread === 'viral') ? raise(base) : base;
+  // Several customers giving one or two stars for one thing (docs/sources.md, "Several
+  // people saying one thing") are a pattern the team must act on, not one person's bad day.
+  const unhappy = judged.filter((j) => j.situation.stars !== null && j.situation.stars <= 2);
+  const severity =
+    unhappy.length >= UNHAPPY_CUSTOMERS && spreadSeverity === 'low' ? 'medium' : spreadSeverity;
   const topics = orderTopics(judged.flatMap((j) => j.topics));
   const reasons = sources
     .flatMap((s, i) =>
@@ -398,10 +417,18 @@ function summarize(
     // Failing those, the first sentence of the article that names the brand (its lede),
     // news before background ("Acme has long made kettles in Leeds").
     const lede = situation.named.slice(situation.headlined ? 1 : 0);
+    // Customers' reviews say, they do not report: how many, where, and what.
+    const reviews = sources.filter((s) => situationOf(s, brand).stars !== null);
     const headlineSays = () =>
       items.unshift({
-        text: `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
-        cites: [first.source_key],
+        text:
+          situation.stars !== null
+            ? `${reviewsSay(
+                reviews.map((s) => situationOf(s, brand).stars!),
+                first.publisher,
+              )}: “${first.title.replace(/^.*? review: /, '')}”.`
+            : `${first.publisher} reports: ${first.title}.`.replace(/([.!?])\.$/, '$1'),
+        cites: reviews.length > 1 ? reviews.map((s) => s.source_key) : [first.source_key],
       });
     // Told only in the headline's words (its sentence a near copy of the title): the
     // headline says it, not the next line of the lede ("Acme said the line will launch…"

@@ -603,6 +603,34 @@ const SITUATION_PLANS = {
    * answer is the cases resolved and the cause fixed, not a review of what the brand can
    * commit to with legal, nor "opinion" to leave be (the fourteenth read of the demo).
    */
+  customerReviews: [
+    {
+      title: 'Find what the reviewers report',
+      owner: 'Product, with Customer support',
+      actions: [
+        'Reproduce the problem the reviews describe and find which version and customers it affects',
+        'Check support tickets for the same problem',
+      ],
+    },
+    {
+      title: 'Answer the reviewers where they wrote',
+      owner: 'Customer support',
+      actions: [
+        'Reply to each review, where the store allows, acknowledging the problem and saying what to do meanwhile, without disputing their experience',
+        'Give those affected a direct way to reach support',
+      ],
+    },
+    {
+      title: 'Fix it and say so',
+      owner: 'Product',
+      actions: ['Once fixed, say so in the release notes and in the replies to the reviews'],
+    },
+    {
+      title: 'Watch the reviews',
+      owner: 'Customer support',
+      actions: ['Watch new reviews and the rating for the same problem'],
+    },
+  ],
   complaints: [
     {
       title: 'Resolve the cases described',
@@ -973,7 +1001,11 @@ function planOfEvent(situation: Situation, topics: readonly string[]): Phase[] {
   if (breachOnRecord(situation)) return breachConfirmed(situation);
   switch (situation.event) {
     case 'review':
-      return SITUATION_PLANS.review;
+      // Customers' own reviews of one or two stars are complaints to answer where they
+      // were made, not a critic's review to correct.
+      return situation.stars !== null && situation.stars <= 2
+        ? SITUATION_PLANS.customerReviews
+        : SITUATION_PLANS.review;
     case 'accusation':
       return SITUATION_PLANS.accusation;
     case 'outage':

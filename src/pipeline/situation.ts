@@ -54,6 +54,11 @@ export interface Situation {
   /** The page is on the brand's own site (its host or a subdomain): its own announcement. */
   ownSite: boolean;
   /**
+   * A customer's review read from a store or review site (docs/sources.md): the stars it
+   * gives, 1 to 5, as its text opens ("1 of 5 stars."); null for anything else.
+   */
+  stars: number | null;
+  /**
    * Who acts against the brand in the sentence telling an adverse event of its own story
    * ("the New York State Attorney General", "three former employees"); null when the
    * sentence does not plainly say.
@@ -751,6 +756,9 @@ const SCHEDULED: ReadonlySet<EventKind> = new Set(['earnings', 'deal', 'launch']
 const READ = new WeakMap<object, WeakMap<object, Situation>>();
 const NO_BRAND = {};
 
+/** How a customer review read by a connector opens: "1 of 5 stars." */
+const CUSTOMER_STARS = /^([1-5]) of 5 stars\./;
+
 function readSituation(article: SituationArticle, brand?: BrandTerms): Situation {
   // One matcher for the brand serves every reading below.
   const matcher = brand ? new BrandMatcher([{ brand: true as const, terms: brand }]) : null;
@@ -853,6 +861,7 @@ function readSituation(article: SituationArticle, brand?: BrandTerms): Situation
     named: sentences.filter((s) => s.names).map((s) => s.text),
     headlined: sentences[0]!.names,
     ownSite: brand !== undefined && onHost(article.url, brand.host),
+    stars: Number(CUSTOMER_STARS.exec(article.text)?.[1]) || null,
     by:
       matcher && live
         ? actingParty(found.sentence, (t) => matcher.occurrences(t).length > 0)
