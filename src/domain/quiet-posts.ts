@@ -89,8 +89,10 @@ export async function holdPost(
   const authors = new Set(alike.map((p) => p.author ?? ''));
   if (authors.size < TOGETHER) return { outcome: held };
 
-  // Enough people say one thing: a story, the oldest post first, each after it joining.
+  // Enough people say one thing: a story, the oldest post first, each after it joining
+  // that very story (as a post linking a page a story holds joins it), not clustered apart.
   let outcome: ItemOutcome = { outcome: held };
+  let first: string | null = null;
   for (const p of alike.reverse()) {
     try {
       const r = await ingestArticle(
@@ -106,8 +108,9 @@ export async function holdPost(
           author: p.author,
         },
         actor,
-        decode('quiet_mentions.links', p.links),
+        [...(first ? [first] : []), ...decode('quiet_mentions.links', p.links)],
       );
+      first ??= p.url;
       if (p.url === item.url) outcome = { outcome: r.status, event_uri: r.event_uri };
     } catch (e) {
       if (!(e instanceof AppError && e.code === 'invalid')) throw e;
