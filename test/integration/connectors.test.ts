@@ -972,6 +972,45 @@ describe('connectors', () => {
     }
   });
 
+  it('join a post quoting coverage a story holds, without a link, to that story', async () => {
+    reset();
+    const { brand } = await zentrix();
+    await pollBrand(brand.id, ['bing-news', 'gdelt']);
+    const recall = await svc.app.db
+      .selectFrom('articles as a')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select('s.event_uri')
+      .where('s.brand_id', '=', brand.id)
+      .where('a.url', '=', `${base}/news/zentrix-recall`)
+      .executeTakeFirstOrThrow();
+    answer.mastodon = () => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        {
+          id: '113000000000000030',
+          created_at: '2026-11-28T12:00:00.000Z',
+          uri: 'https://social.example/users/reader/statuses/113000000000000030',
+          url: 'https://social.example/@reader/113000000000000030',
+          content:
+            '<p>“Zentrix recalls 40,000 PowerCell 9 battery packs sold across Europe after reports that the packs overheat while charging.” Owners: stop charging them tonight. <a href="https://social.example/tags/zentrix" class="mention hashtag">#Zentrix</a></p>',
+          replies_count: 3,
+          reblogs_count: 25,
+          favourites_count: 30,
+          account: { acct: 'reader@social.example', followers_count: 300 },
+        },
+      ]),
+    });
+    await pollBrand(brand.id, ['mastodon']);
+    const post = await svc.app.db
+      .selectFrom('articles as a')
+      .innerJoin('stories as s', 's.id', 'a.story_id')
+      .select('s.event_uri')
+      .where('a.url', '=', 'https://social.example/@reader/113000000000000030')
+      .executeTakeFirstOrThrow();
+    expect(post.event_uri).toBe(recall.event_uri);
+  });
+
   it('can be switched off by the team, and on again', async () => {
     reset();
     const { host, brand } = await zentrix();
