@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import {
   baseOf,
   brandQuery,
@@ -11,6 +11,7 @@ import { CONNECTORS, connectorName } from '../connectors/index.js';
 import { type AppContext, inTransaction } from '../context.js';
 import type { Db } from '../db/database.js';
 import { decode, encode } from '../db/json-columns.js';
+import type { DB } from '../db/schema.js';
 import { AppError, invalid } from '../errors.js';
 import { newId } from '../ids.js';
 import { CONNECTOR_POLL } from '../jobs/kinds.js';
@@ -645,27 +646,46 @@ export async function setConnectorTargets(
   if (targets.length > MAX_TARGETS) {
     throw invalid(`targets: at most ${MAX_TARGETS} for one connector`);
   }
+  return changeConnector(app, brand, id, actor, {
+    set: (at) => ({
+      targets: targets.length > 0 ? encode('brand_connectors.targets', targets) : null,
+      next_poll_at: at,
+      first_read_at: null,
+      last_status: null,
+      last_error: null,
+      failing_since: null,
+    }),
+    action: 'connector.targets_set',
+    details: { connector, targets },
+  });
+}
+
+/** One change to a brand's connector, audited, in one transaction; answers how it stands. */
+async function changeConnector(
+  app: AppContext,
+  brand: { id: string; account_id: string },
+  connector: ConnectorId,
+  actor: string,
+  change: {
+    set: (at: string) => Updateable<DB['brand_connectors']>;
+    action: string;
+    details: Record<string, unknown>;
+  },
+): Promise<ConnectorStatus> {
   const at = app.clock.now().toISOString();
   await inTransaction(app, async (app) => {
     await seedConnectors(app.db, app.config, brand.id, at);
     await app.db
       .updateTable('brand_connectors')
-      .set({
-        targets: targets.length > 0 ? encode('brand_connectors.targets', targets) : null,
-        next_poll_at: at,
-        first_read_at: null,
-        last_status: null,
-        last_error: null,
-        failing_since: null,
-      })
-      .where('id', '=', rowId(brand.id, connector as ConnectorId))
+      .set(change.set(at))
+      .where('id', '=', rowId(brand.id, connector))
       .execute();
     await writeAudit(app.db, {
       accountId: brand.account_id,
       brandId: brand.id,
       actor,
-      action: 'connector.targets_set',
-      details: { connector, targets },
+      action: change.action,
+      details: change.details,
       at,
     });
   });
@@ -686,30 +706,16 @@ export async function setConnector(
       `connector: must be one of ${app.config.connectors.join(', ') || 'none (CONNECTORS is empty)'}`,
     );
   }
-  const at = app.clock.now().toISOString();
-  await inTransaction(app, async (app) => {
-    await seedConnectors(app.db, app.config, brand.id, at);
-    await app.db
-      .updateTable('brand_connectors')
-      // Switched on again, it starts afresh: what was published while it was off is
-      // history, as at a first poll, not a flood of stories.
-      .set({
-        enabled: enabled ? 1 : 0,
-        ...(enabled && { next_poll_at: at, cursor: null, first_read_at: null }),
-      })
-      .where('id', '=', rowId(brand.id, connector as ConnectorId))
-      .execute();
-    await writeAudit(app.db, {
-      accountId: brand.account_id,
-      brandId: brand.id,
-      actor,
-      action: enabled ? 'connector.enabled' : 'connector.disabled',
-      details: { connector },
-      at,
-    });
+  return changeConnector(app, brand, connector as ConnectorId, actor, {
+    // Switched on again, it starts afresh: what was published while it was off is
+    // history, as at a first poll, not a flood of stories.
+    set: (at) => ({
+      enabled: enabled ? 1 : 0,
+      ...(enabled && { next_poll_at: at, cursor: null, first_read_at: null }),
+    }),
+    action: enabled ? 'connector.enabled' : 'connector.disabled',
+    details: { connector },
   });
-  const status = (await listConnectors(app, brand.id)).find((c) => c.connector === connector);
-  return status!;
 }
 
 /**
