@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../src/domain/accounts.js';
+import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { requireBrandByHost } from '../../src/domain/brands.js';
 import {
   type ConnectorStatus,
@@ -13,6 +13,7 @@ import { pruneFound } from '../../src/domain/retention.js';
 import { brs } from '../support/cli.js';
 import { makeConnectorsDue, pollConnectors } from '../support/connectors.js';
 import { startService, type TestService } from '../support/harness.js';
+import { PortalClient } from '../support/portal-client.js';
 
 /**
  * Issue 43: the connectors that read what the team names for a brand (its App Store apps,
@@ -297,13 +298,39 @@ describe('connectors that read named things, and keyed ones', () => {
       expect(set.code).toBe(0);
       expect((set.out as { connector: ConnectorStatus }).connector.targets!.set).toEqual([ids]);
     }
+    // On the portal's Brands page an admin names them too, in a labelled field.
+    await addUser(svc.app, {
+      accountId: account,
+      email: `admin-${host}@zentrix.example`,
+      password: 'correct horse battery',
+      role: 'admin',
+    });
+    const c = new PortalClient(svc.url);
+    await c.signIn(`admin-${host}@zentrix.example`, 'correct horse battery');
+    const page = await c.get('/app/brands');
+    expect(page.html).toContain(
+      `<label for="targets-${host}-youtube" class="small">YouTube channels: YouTube channel ids`,
+    );
+    const named = await c.post('/app/brands/connector-targets', {
+      brand: host,
+      connector: 'youtube',
+      targets: `${CHANNEL}, ${CHANNEL}`,
+    });
+    expect(named.status).toBe(303);
+    const wrongOnPage = await c.post('/app/brands/connector-targets', {
+      brand: host,
+      connector: 'youtube',
+      targets: '@bikebench',
+    });
+    expect(wrongOnPage.status).toBe(400);
+    expect(wrongOnPage.html).toContain('is not a YouTube channel id');
     const audited = await svc.app.db
       .selectFrom('audit_log')
       .select('action')
       .where('brand_id', '=', brand.id)
       .where('action', '=', 'connector.targets_set')
       .execute();
-    expect(audited).toHaveLength(3);
+    expect(audited).toHaveLength(4);
 
     const start = asked.length;
     expect(await pollConnectors(svc.app, brand.id)).toBe(6);
