@@ -1,40 +1,30 @@
-import { sql, type Updateable } from 'kysely';
 import {
   baseOf,
   brandQuery,
   type ConnectorId,
   type ConnectorItem,
   isPolled,
-  type PolledId,
 } from '../connectors/connector.js';
-import { CONNECTORS, connectorName } from '../connectors/index.js';
-import { type AppContext, inTransaction } from '../context.js';
+import { CONNECTORS } from '../connectors/index.js';
+import type { AppContext } from '../context.js';
 import type { Db } from '../db/database.js';
-import { decode, encode } from '../db/json-columns.js';
-import type { DB } from '../db/schema.js';
-import { AppError, invalid } from '../errors.js';
+import { decode } from '../db/json-columns.js';
+import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
-import { CONNECTOR_POLL } from '../jobs/kinds.js';
 import { FetchRefused, safeFetch } from '../net/safe-fetch.js';
 import { decodeBody } from '../pipeline/charset.js';
-import { writeAudit } from './audit.js';
 import { brandTermsOf } from './brands.js';
-import { rowId, seedConnectors } from './connector-rows.js';
+import { WINDOW } from './connector-schedule.js';
 import { ingestLink } from './feeds.js';
 import { type BrandRow, ingestArticle } from './ingest-article.js';
-import { announceSpikes } from './mention-spikes.js';
-import { claimPoll, type ItemOutcome, type PollOutcome, readBatch } from './polls.js';
+import { type ItemOutcome, type PollOutcome, readBatch } from './polls.js';
 import { articleOf, holdPost, unhold } from './quiet-posts.js';
 
 /**
- * Coverage the service finds itself (docs/sources.md, issue 43): every brand gets the
- * configured connectors, on, the moment it is added; the team can switch each off. Each
- * (brand, connector) is polled like a feed: claimed by moving its next poll forward in
- * the transaction that enqueues the job, so one process asks; what each item became is
- * remembered, so nothing is read twice. Each connector's requests are paced across all
- * processes: one process a minute takes the connector's window (a compare-and-set on
- * `connector_backoff`) and claims at most its rate, spread over the minute; a 429's
- * Retry-After moves the window, and a poll already queued waits for it too.
+ * Coverage the service finds itself (docs/sources.md, issue 43): a brand's connector
+ * polled, its service asked for what is new and each item read into the pipeline once
+ * (what each became is remembered). When they are polled is connector-schedule.ts; how
+ * the team and operators see and switch them, connector-settings.ts.
  */
 
 /** Items read per poll; the rest wait for the next one. */
@@ -45,180 +35,7 @@ const FIRST_POLL_ITEMS = 10;
 export const POST_REACH = 10;
 /** An item published longer ago than this is not read (retention forgets what was read at 60 days). */
 const STALE_MS = 30 * 86_400_000;
-/** A connector's window: the requests claimed at once are spread over it. */
-const WINDOW_MS = 60_000;
-/**
- * A window ends this much early, so that the process that took it, ticking once a minute,
- * finds it open at its next tick (its clock read a little later than the last tick's, a
- * minute on): without it a lone process would claim every other minute.
- */
-const WINDOW_SLACK_MS = 2_000;
-/** Why a connector is held: the minute's window, or its service's 429. */
-const WINDOW = 'window';
 const ACTOR = 'monitor';
-
-/**
- * Brands added by any path (an agency's client onboarding, an older release) that lack a
- * configured connector get it, in one statement per connector; the scheduler runs this
- * at start and every ten minutes.
- */
-export async function seedMissing(app: AppContext): Promise<void> {
-  const at = app.clock.now().toISOString();
-  for (const connector of app.config.connectors) {
-    await app.db
-      .insertInto('brand_connectors')
-      .columns(['id', 'brand_id', 'connector', 'next_poll_at', 'created_at'])
-      .expression((eb) =>
-        eb
-          .selectFrom('brands as b')
-          .select([
-            sql<string>`b.id || ${`.${connector}`}`.as('id'),
-            'b.id as brand_id',
-            sql<string>`cast(${connector} as text)`.as('connector'),
-            sql<string>`cast(${at} as text)`.as('next_poll_at'),
-            sql<string>`cast(${at} as text)`.as('created_at'),
-          ])
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('brand_connectors as c')
-                  .select('c.id')
-                  .whereRef('c.brand_id', '=', 'b.id')
-                  .where('c.connector', '=', connector),
-              ),
-            ),
-          ),
-      )
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-}
-
-/**
- * A connector's pace: how many polls one window claims, and how long the window is. Its
- * rate in CONNECTOR_RATES, else its service's limit within CONNECTOR_REQUESTS_PER_MINUTE:
- * a minute's worth a minute, or, for a quota below one a minute (YouTube's searches), one
- * poll in a longer window.
- */
-function paceOf(app: AppContext, connector: PolledId): { polls: number; windowMs: number } {
-  const rate =
-    app.config.connectorRates[connector] ??
-    Math.min(app.config.connectorRequestsPerMinute, CONNECTORS[connector].perMinute);
-  return rate >= 1
-    ? { polls: Math.floor(rate), windowMs: WINDOW_MS }
-    : { polls: 1, windowMs: Math.ceil(WINDOW_MS / rate) };
-}
-
-/** How many requests a row's poll makes: one per target, or per configured instance. */
-function requestsOf(app: AppContext, connector: PolledId, targets: string | null): number {
-  const asks = CONNECTORS[connector].request({
-    base: baseOf(app.config, connector),
-    query: { names: ['x'], exclude: [] },
-    cursor: null,
-    now: new Date(0),
-    targets: targets ? decode('brand_connectors.targets', targets) : [],
-    key: '',
-  });
-  return Math.max(1, asks.length);
-}
-
-/**
- * Takes the connector's window for this process: true when no process holds it (its last
- * window ended, and no 429 asks to wait). One process a window wins, however many run.
- */
-async function takeWindow(
-  app: AppContext,
-  connector: PolledId,
-  at: string,
-  windowMs: number,
-): Promise<boolean> {
-  const until = new Date(Date.parse(at) + windowMs - WINDOW_SLACK_MS).toISOString();
-  await app.db
-    .insertInto('connector_backoff')
-    .values({ connector, until: at, reason: WINDOW })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  const taken = await app.db
-    .updateTable('connector_backoff')
-    .set({ until, reason: WINDOW })
-    .where('connector', '=', connector)
-    .where('until', '<=', at)
-    .executeTakeFirst();
-  return Number(taken.numUpdatedRows) === 1;
-}
-
-/**
- * Enqueues the polls due within the connector's window (the next minute), each at its due
- * time and within the connector's rate; answers how many this process claimed.
- */
-export async function scheduleDueConnectors(app: AppContext): Promise<number> {
-  const now = app.clock.now();
-  const at = now.toISOString();
-  let claimed = 0;
-  for (const connector of app.config.connectors.filter(isPolled)) {
-    const { polls, windowMs } = paceOf(app, connector);
-    if (!(await takeWindow(app, connector, at, windowMs))) continue;
-    // The rows due before the window ends, each polled at its time.
-    const horizon = new Date(now.getTime() + windowMs).toISOString();
-    const due = await app.db
-      .selectFrom('brand_connectors as c')
-      // A row whose brand is gone (deleted mid-seed) is never claimed.
-      .innerJoin('brands as b', 'b.id', 'c.brand_id')
-      .select(['c.id', 'c.next_poll_at', 'c.targets'])
-      .where('c.connector', '=', connector)
-      .where('c.enabled', '=', 1)
-      .where((eb) => eb.or([eb('c.next_poll_at', 'is', null), eb('c.next_poll_at', '<=', horizon)]))
-      // A connector that reads named things waits, idle, until the team names some.
-      .$if(CONNECTORS[connector].targets !== undefined, (q) => q.where('c.targets', 'is not', null))
-      .orderBy('c.next_poll_at')
-      .limit(polls)
-      .execute();
-    // Each at its due time (those overdue now), never two closer than the service's rate
-    // allows: a steady pace for the service, and no burst for the job queue. Its next poll
-    // is an interval after this one runs.
-    // The rate counts requests: a poll of three apps' reviews is three.
-    const spacing = windowMs / polls;
-    let budget = polls;
-    let last = Number.NEGATIVE_INFINITY;
-    for (const row of due) {
-      const requests = requestsOf(app, connector, row.targets);
-      if (requests > budget) break;
-      const dueAt = row.next_poll_at ? Date.parse(row.next_poll_at) : now.getTime();
-      const runMs = Math.max(now.getTime(), dueAt, last);
-      const runAt = new Date(runMs).toISOString();
-      const next = new Date(runMs + app.config.connectorPollMs).toISOString();
-      const job = { kind: CONNECTOR_POLL, payload: { source: row.id }, now: at, runAt };
-      if (await claimPoll(app, 'brand_connectors', row, next, job)) {
-        last = runMs + spacing * requests;
-        budget -= requests;
-        claimed++;
-      }
-    }
-  }
-  return claimed;
-}
-
-/**
- * Seeds missing rows, schedules due connectors and tells of mention spikes
- * (mention-spikes.ts) now, then every minute (or CONNECTOR_POLL_MS, if shorter); seeds
- * again every ten runs.
- */
-export function startConnectorScheduler(app: AppContext): () => void {
-  if (app.config.connectors.length === 0) return () => {};
-  let runs = 0;
-  const run = async () => {
-    if (runs++ % 10 === 0) await seedMissing(app);
-    await scheduleDueConnectors(app);
-    await announceSpikes(app);
-  };
-  const tick = () => {
-    run().catch((err) => app.log?.warn({ err }, 'connector scheduling failed'));
-  };
-  tick();
-  const timer = setInterval(tick, Math.min(60_000, app.config.connectorPollMs));
-  timer.unref();
-  return () => clearInterval(timer);
-}
 
 /**
  * The poll job: asks the connector's service for the brand's coverage since the cursor
@@ -560,186 +377,4 @@ export function retryAfterMs(header: string | null, now: Date): number {
   const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now.getTime();
   if (!Number.isFinite(ms) || ms <= 0) return MINUTE;
   return Math.min(ms, 60 * MINUTE);
-}
-
-export interface ConnectorStatus {
-  connector: ConnectorId;
-  name: string;
-  enabled: boolean;
-  last_polled_at: string | null;
-  last_status: string | null;
-  last_error: string | null;
-  failing_since: string | null;
-  items_found: number;
-  next_poll_at: string | null;
-  /**
-   * For a connector that reads named things: what one is ("App Store app id"), an
-   * example, and those the team set (none: it waits); absent for a search.
-   */
-  targets?: { what: string; example: string; set: string[] };
-}
-
-/** A brand's connectors and how each is doing (`brs source list`, the brand page). */
-export async function listConnectors(app: AppContext, brandId: string): Promise<ConnectorStatus[]> {
-  const rows = await app.db
-    .selectFrom('brand_connectors')
-    .selectAll()
-    .where('brand_id', '=', brandId)
-    .orderBy('connector')
-    .execute();
-  // A connector taken out of CONNECTORS is not polled, so not shown.
-  return rows
-    .filter((r) => (app.config.connectors as readonly string[]).includes(r.connector))
-    .map((r) => ({
-      connector: r.connector as ConnectorId,
-      name: connectorName(r.connector as ConnectorId),
-      enabled: r.enabled === 1,
-      last_polled_at: r.last_polled_at,
-      last_status: r.last_status,
-      last_error: r.last_error,
-      failing_since: r.failing_since,
-      items_found: r.items_found,
-      // Bluesky is streamed, not polled: it has no next poll.
-      next_poll_at: r.enabled === 1 && isPolled(r.connector as ConnectorId) ? r.next_poll_at : null,
-      ...targetsOf(r.connector as ConnectorId, r.targets),
-    }));
-}
-
-function targetsOf(connector: ConnectorId, raw: string | null) {
-  const reads = isPolled(connector) ? CONNECTORS[connector].targets : undefined;
-  if (!reads) return {};
-  const set = raw ? decode('brand_connectors.targets', raw) : [];
-  return { targets: { what: reads.what, example: reads.example, set } };
-}
-
-/** At most this many targets per connector and brand (each is a request per poll). */
-const MAX_TARGETS = 10;
-
-/**
- * Sets what a connector that reads named things reads for the brand (its apps, its
- * channels): ids in the connector's form, space or comma separated; none leaves it idle.
- * A target newly named starts as a first poll does: its backlog is history.
- */
-export async function setConnectorTargets(
-  app: AppContext,
-  brand: { id: string; account_id: string },
-  connector: string,
-  given: string,
-  actor: string,
-): Promise<ConnectorStatus> {
-  const known = (app.config.connectors as readonly string[]).includes(connector);
-  const id = connector as ConnectorId;
-  const reads = known && isPolled(id) ? CONNECTORS[id].targets : undefined;
-  if (!reads) {
-    const targeted = app.config.connectors.filter((c) => isPolled(c) && CONNECTORS[c].targets);
-    throw invalid(
-      `connector: must be one that reads named things: ${targeted.join(', ') || 'none is configured'}`,
-    );
-  }
-  const targets = [...new Set(given.split(/[\s,]+/).filter(Boolean))];
-  const wrong = targets.find((t) => !reads.pattern.test(t));
-  if (wrong !== undefined) {
-    throw invalid(
-      `targets: "${wrong.slice(0, 80)}" is not ${/^[aeiou]/i.test(reads.what) ? 'an' : 'a'} ${reads.what} (like ${reads.example})`,
-    );
-  }
-  if (targets.length > MAX_TARGETS) {
-    throw invalid(`targets: at most ${MAX_TARGETS} for one connector`);
-  }
-  return changeConnector(app, brand, id, actor, {
-    set: (at) => ({
-      targets: targets.length > 0 ? encode('brand_connectors.targets', targets) : null,
-      next_poll_at: at,
-      first_read_at: null,
-      last_status: null,
-      last_error: null,
-      failing_since: null,
-    }),
-    action: 'connector.targets_set',
-    details: { connector, targets },
-  });
-}
-
-/** One change to a brand's connector, audited, in one transaction; answers how it stands. */
-async function changeConnector(
-  app: AppContext,
-  brand: { id: string; account_id: string },
-  connector: ConnectorId,
-  actor: string,
-  change: {
-    set: (at: string) => Updateable<DB['brand_connectors']>;
-    action: string;
-    details: Record<string, unknown>;
-  },
-): Promise<ConnectorStatus> {
-  const at = app.clock.now().toISOString();
-  await inTransaction(app, async (app) => {
-    await seedConnectors(app.db, app.config, brand.id, at);
-    await app.db
-      .updateTable('brand_connectors')
-      .set(change.set(at))
-      .where('id', '=', rowId(brand.id, connector))
-      .execute();
-    await writeAudit(app.db, {
-      accountId: brand.account_id,
-      brandId: brand.id,
-      actor,
-      action: change.action,
-      details: change.details,
-      at,
-    });
-  });
-  const status = (await listConnectors(app, brand.id)).find((c) => c.connector === connector);
-  return status!;
-}
-
-/** Switches one of a brand's connectors on or off. */
-export async function setConnector(
-  app: AppContext,
-  brand: { id: string; account_id: string },
-  connector: string,
-  enabled: boolean,
-  actor: string,
-): Promise<ConnectorStatus> {
-  if (!(app.config.connectors as readonly string[]).includes(connector)) {
-    throw invalid(
-      `connector: must be one of ${app.config.connectors.join(', ') || 'none (CONNECTORS is empty)'}`,
-    );
-  }
-  return changeConnector(app, brand, connector as ConnectorId, actor, {
-    // Switched on again, it starts afresh: what was published while it was off is
-    // history, as at a first poll, not a flood of stories.
-    set: (at) => ({
-      enabled: enabled ? 1 : 0,
-      ...(enabled && { next_poll_at: at, cursor: null, first_read_at: null }),
-    }),
-    action: enabled ? 'connector.enabled' : 'connector.disabled',
-    details: { connector },
-  });
-}
-
-/**
- * Connectors failing for an hour or more, across brands (`brs status` warns of them): how
- * many, and the longest failing.
- */
-export async function failingConnectors(app: AppContext) {
-  const connectors = app.config.connectors;
-  if (connectors.length === 0) return { count: 0, first: [] };
-  const hourAgo = new Date(app.clock.now().getTime() - 3_600_000).toISOString();
-  const failing = app.db
-    .selectFrom('brand_connectors as c')
-    .innerJoin('brands as b', 'b.id', 'c.brand_id')
-    .where('c.enabled', '=', 1)
-    .where('c.connector', 'in', connectors)
-    .where('c.failing_since', 'is not', null)
-    .where('c.failing_since', '<=', hourAgo);
-  const [count, first] = await Promise.all([
-    failing.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-    failing
-      .select(['b.host', 'c.connector', 'c.failing_since', 'c.last_error'])
-      .orderBy('c.failing_since')
-      .limit(5)
-      .execute(),
-  ]);
-  return { count: Number(count?.n ?? 0), first };
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { migrator } from '../db/database.js';
 import { blueskyHealth } from './bluesky-stream.js';
-import { failingConnectors } from './connectors.js';
+import { failingConnectors } from './connector-settings.js';
 
 /**
  * What an operator watches across every instance at once (docs/deployment.md, "What to

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { ping } from '../db/database.js';
 import { sweepExpiredOAuth } from '../db/oauth-store.js';
 import { startBlueskyStream } from '../domain/bluesky-stream.js';
-import { startConnectorScheduler } from '../domain/connectors.js';
+import { startConnectorScheduler } from '../domain/connector-schedule.js';
 import { startDigestScheduler } from '../domain/digests.js';
 import { startFeedScheduler } from '../domain/feeds.js';
 import { sweepExpiredIdempotency } from '../domain/idempotency.js';

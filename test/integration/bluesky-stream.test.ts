@@ -5,7 +5,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { createAccount } from '../../src/domain/accounts.js';
 import { type BlueskyReader, startBlueskyStream } from '../../src/domain/bluesky-stream.js';
 import { requireBrandByHost } from '../../src/domain/brands.js';
-import { listConnectors, setConnector } from '../../src/domain/connectors.js';
+import { listConnectors, setConnector } from '../../src/domain/connector-settings.js';
 import { serviceStatus } from '../../src/domain/status.js';
 import { brs } from '../support/cli.js';
 import { startService, type TestService } from '../support/harness.js';

@@ -4,11 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { requireBrandByHost } from '../../src/domain/brands.js';
-import {
-  type ConnectorStatus,
-  listConnectors,
-  scheduleDueConnectors,
-} from '../../src/domain/connectors.js';
+import { scheduleDueConnectors } from '../../src/domain/connector-schedule.js';
+import { type ConnectorStatus, listConnectors } from '../../src/domain/connector-settings.js';
 import { pruneFound } from '../../src/domain/retention.js';
 import { brs } from '../support/cli.js';
 import { makeConnectorsDue, pollConnectors } from '../support/connectors.js';

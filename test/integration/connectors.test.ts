@@ -6,14 +6,9 @@ import { addUser, createAccount } from '../../src/domain/accounts.js';
 import { createAlertRule } from '../../src/domain/alerts.js';
 import { createKey } from '../../src/domain/api-key-admin.js';
 import { requireBrandByHost } from '../../src/domain/brands.js';
-import {
-  listConnectors,
-  POST_REACH,
-  pollConnectorJob,
-  scheduleDueConnectors,
-  seedMissing,
-  setConnector,
-} from '../../src/domain/connectors.js';
+import { scheduleDueConnectors, seedMissing } from '../../src/domain/connector-schedule.js';
+import { listConnectors, setConnector } from '../../src/domain/connector-settings.js';
+import { POST_REACH, pollConnectorJob } from '../../src/domain/connectors.js';
 import { announceSpikes, SPIKE_MIN } from '../../src/domain/mention-spikes.js';
 import { followNewsroom } from '../../src/domain/newsroom.js';
 import { addEndpoint } from '../../src/webhooks/endpoints.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../src/context.js';
-import { scheduleDueConnectors } from '../../src/domain/connectors.js';
+import { scheduleDueConnectors } from '../../src/domain/connector-schedule.js';
 
 /** Makes only these brands' connectors due (the given ones, or all), none other. */
 export async function makeConnectorsDue(app: AppContext, brandIds: string[], only?: string[]) {

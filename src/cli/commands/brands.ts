@@ -13,7 +13,7 @@ import {
   listConnectors,
   setConnector,
   setConnectorTargets,
-} from '../../domain/connectors.js';
+} from '../../domain/connector-settings.js';
 import { discoverFeeds, type FoundFeed } from '../../domain/feed-discovery.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { invalid } from '../../errors.js';

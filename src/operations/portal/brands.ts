@@ -12,7 +12,11 @@ import {
   setBrandAliases,
   setBrandMatchPolicy,
 } from '../../domain/brands.js';
-import { listConnectors, setConnector, setConnectorTargets } from '../../domain/connectors.js';
+import {
+  listConnectors,
+  setConnector,
+  setConnectorTargets,
+} from '../../domain/connector-settings.js';
 import { discoverFeeds } from '../../domain/feed-discovery.js';
 import { addFeed, listFeeds, removeFeed } from '../../domain/feeds.js';
 import { forbidden } from '../../errors.js';
