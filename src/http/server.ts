@@ -17,6 +17,7 @@ import { mountMcp } from '../mcp/mcp-route.js';
 import { mountOAuth } from '../oauth/oauth-routes.js';
 import { lazyOAuthProvider } from '../oauth/provider.js';
 import { restOperations } from '../operations/index.js';
+import { html, PAGE_HEADERS, page } from '../web/html.js';
 import { mountOnboarding } from '../web/onboarding-routes.js';
 import { mountPortal } from '../web/portal/portal.js';
 import { mountShares } from '../web/share-routes.js';
@@ -116,7 +117,20 @@ export async function buildServer(
     const r = restError(err, req.log);
     return reply.code(r.status).headers(r.headers).send(r.body);
   });
-  fastify.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
+  // The API's unknown paths answer as the API does; the portal's as a page a person reads.
+  fastify.setNotFoundHandler((req, reply) =>
+    req.url.startsWith('/app/') || req.url === '/app'
+      ? reply
+          .code(404)
+          .headers(PAGE_HEADERS)
+          .send(
+            page(
+              'Page not found',
+              html`<h1>Page not found</h1><p>There is no page at this address. It may have moved, or the link may be mistyped.</p><p><a href="/app">Go to the overview</a></p>`,
+            ),
+          )
+      : reply.code(404).send({ error: 'not found' }),
+  );
 
   fastify.get('/healthz', async () => ({ ok: true }));
   // The icon MCP clients show beside the server's name (serverInfo.icons).

@@ -80,6 +80,9 @@ export const STYLE = `
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2433;background:#f6f7fb}
 a{color:#1f4fd1}a:focus,button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #9db5ff;outline-offset:1px}
 header.top{background:#101828;color:#fff}
+.skip{position:absolute;left:-10000px;top:0;z-index:10;background:#fff;color:#1f4fd1;padding:.5rem .75rem;border-radius:0 0 6px 0}
+.skip:focus{left:0}
+main:focus{outline:none}
 header.top .bar{max-width:76rem;margin:0 auto;padding:.6rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center}
 header.top .logo{font-weight:700;font-size:1.1rem;color:#fff;text-decoration:none;margin-right:.5rem}
 header.top nav{display:flex;flex-wrap:wrap;gap:.25rem}
@@ -188,8 +191,9 @@ ${timeZone ? html`<meta name="time-zone" content="${timeZone}">` : ''}
 <style>${new Html(style)}</style>
 </head>
 <body>
+<a class="skip" href="#main">Skip to the content</a>
 ${top}
-<main id="main">
+<main id="main" tabindex="-1">
 ${body}
 </main>
 ${foot}

@@ -118,6 +118,8 @@ async function pages(page: Page): Promise<string[]> {
     '/app/activity',
     '/app/connected-apps',
     '/app/profile',
+    // An address with no page: a page saying so, not an API's JSON.
+    '/app/no-such-page',
     sharePath,
   ];
 }
@@ -168,6 +170,27 @@ describe('every page', () => {
       await context.close();
     }, 120_000);
   }
+
+  it('a skip link is the keyboard’s first stop on every page, and leads past the menu to the content', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, svc.url);
+    for (const path of ['/app/stories', '/app/brands']) {
+      await page.goto(`${svc.url}${path}`);
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement?.textContent')).toBe(
+        'Skip to the content',
+      );
+      await page.keyboard.press('Enter');
+      await page.waitForFunction("document.activeElement?.id === 'main'");
+      // The next Tab goes into the page's content, not back through the menu.
+      await page.keyboard.press('Tab');
+      expect(
+        await page.evaluate("document.getElementById('main').contains(document.activeElement)"),
+      ).toBe(true);
+    }
+    await context.close();
+  });
 
   it('a story prints as a briefing: the shared page and the story page without bar, menu or forms', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

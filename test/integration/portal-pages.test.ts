@@ -505,6 +505,18 @@ describe('action links', () => {
   });
 });
 
+describe('an address with no page', () => {
+  it('under /app answers a page a person reads, with the way back; the API answers JSON', async () => {
+    const missing = await c.get('/app/no-such-page');
+    expect(missing.status).toBe(404);
+    expect(missing.html).toContain('<h1>Page not found</h1>');
+    expect(missing.html).toContain('href="/app"');
+    const api = await fetch(`${svc.url}/v1/no-such-operation`);
+    expect(api.status).toBe(404);
+    expect(await api.json()).toEqual({ error: 'not found' });
+  });
+});
+
 describe('mentions page', () => {
   it('lists each source naming the brand with the sentence naming it, filters it, and refuses a bad filter with a page', async () => {
     const page = await c.get('/app/mentions');
