@@ -166,6 +166,8 @@ describe('story page', () => {
     expect((await c.post(`${page}/unlock`)).status).toBe(303);
     expect((await c.get(page)).html).toContain('name="context"');
     expect((await c.get(page)).html).toContain('Example News, by ann@social.example');
+    // The due-date picker offers no day before today.
+    expect((await c.get(page)).html).toMatch(/name="due" type="date" min="\d{4}-\d{2}-\d{2}"/);
     // The page says which generator wrote the advisory (issue 42).
     expect((await c.get(page)).html).toContain(
       '<dt>Written by</dt><dd>the built-in generator</dd>',

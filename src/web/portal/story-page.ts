@@ -215,7 +215,7 @@ ${
           ? html`${assignForm('assign-phase', `phase-${p.phase}`, p.assignee ? `Reassign phase ${p.phase}` : `Assign phase ${p.phase}`, html`<input type="hidden" name="phase" value="${p.phase}">`)}
 ${p.assignee ? form('unassign-phase', html`<input type="hidden" name="phase" value="${p.phase}">`, 'Unassign', 'secondary') : ''}
 <details class="act"><summary>${dues.has(p.phase) ? 'Change the due date' : 'Set a due date'}</summary><form class="row" method="post" action="${path}/phase-due">${csrfField(v.csrf)}<input type="hidden" name="phase" value="${p.phase}">
-<div><label for="due-${p.phase}">Due on (empty: none)</label><input id="due-${p.phase}" name="due" type="date" value="${dues.get(p.phase) ?? ''}"></div>
+<div><label for="due-${p.phase}">Due on (empty: none)</label><input id="due-${p.phase}" name="due" type="date" min="${todayIn(v.session.timeZone)}" value="${dues.get(p.phase) ?? ''}"></div>
 <button type="submit" class="secondary">Save</button></form></details>`
           : ''
       }
@@ -319,3 +319,12 @@ ${
 /** Who wrote an advisory, in words: the built-in generator, or the model by its name. */
 export const generatorName = (generator: string) =>
   generator.startsWith('llm:') ? `the model ${generator.slice(4)}` : 'the built-in generator';
+
+/** Today's date (YYYY-MM-DD) where the person is: the first day a due date may be. */
+function todayIn(timeZone: string | null | undefined): string {
+  try {
+    return new Intl.DateTimeFormat('en-CA', { timeZone: timeZone ?? 'UTC' }).format(new Date());
+  } catch {
+    return new Date().toISOString().slice(0, 10);
+  }
+}
