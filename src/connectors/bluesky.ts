@@ -8,7 +8,7 @@
  */
 
 /** What the stream is asked for: posts, and the likes and reposts that give them reach. */
-export const COLLECTIONS = ['app.bsky.feed.post', 'app.bsky.feed.like', 'app.bsky.feed.repost'];
+const COLLECTIONS = ['app.bsky.feed.post', 'app.bsky.feed.like', 'app.bsky.feed.repost'];
 
 /** The stream's address, from the cursor on (none: from now). */
 export function jetstreamUrl(base: string, cursor: string | null): string {

@@ -13,7 +13,7 @@ import { BrandMatcher } from '../pipeline/brand-matcher.js';
 import { brandTermsOf } from './brands.js';
 import { rowId } from './connector-rows.js';
 import { ingestItem, POST_REACH, remember } from './connectors.js';
-import type { PollOutcome } from './polls.js';
+import { countOutcome, type OutcomeCounts, type PollOutcome } from './polls.js';
 
 /**
  * Bluesky read from its Jetstream (connectors/bluesky.ts, docs/sources.md): one WebSocket
@@ -429,7 +429,7 @@ export async function streamPostJob(
     .executeTakeFirst();
   if (!post || post.status === 'read') return { status: 'gone' };
   const ready = post.status === 'queued';
-  const counts = { created: 0, joined: 0, skipped: 0 };
+  const counts: OutcomeCounts = { created: 0, joined: 0, skipped: 0 };
   const at = app.clock.now().toISOString();
   for (const brandId of decode('stream_posts.brand_ids', post.brand_ids)) {
     const brand = await app.db
@@ -467,8 +467,7 @@ export async function streamPostJob(
     if (outcome.transient) throw new Error('a page the post links could not be read yet');
     // Held for little reach: not settled, reach may still come.
     if (!ready && outcome.outcome.startsWith('held')) continue;
-    if (outcome.outcome === 'created' || outcome.outcome === 'joined') counts[outcome.outcome]++;
-    else if (outcome.outcome !== 'exists') counts.skipped++;
+    countOutcome(counts, outcome);
     await remember(app.db, row, item, outcome, at);
     await app.db
       .updateTable('brand_connectors')

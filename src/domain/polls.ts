@@ -28,7 +28,7 @@ export async function readBatch<T>(
   ingest: (item: T) => Promise<ItemOutcome>,
   remember: (item: T, outcome: ItemOutcome) => Promise<unknown>,
 ) {
-  const counts = { created: 0, joined: 0, skipped: 0 };
+  const counts: OutcomeCounts = { created: 0, joined: 0, skipped: 0 };
   let retry = 0;
   for (const item of batch) {
     const outcome = await ingest(item);
@@ -36,11 +36,18 @@ export async function readBatch<T>(
       retry++;
       continue;
     }
-    if (outcome.outcome === 'created' || outcome.outcome === 'joined') counts[outcome.outcome]++;
-    else if (outcome.outcome !== 'exists') counts.skipped++;
+    countOutcome(counts, outcome);
     await remember(item, outcome);
   }
   return { counts, retry };
+}
+
+export type OutcomeCounts = { created: number; joined: number; skipped: number };
+
+/** Counts what became of an item: a story made or joined, or skipped (held as it was: not). */
+export function countOutcome(counts: OutcomeCounts, outcome: ItemOutcome) {
+  if (outcome.outcome === 'created' || outcome.outcome === 'joined') counts[outcome.outcome]++;
+  else if (outcome.outcome !== 'exists') counts.skipped++;
 }
 
 /**
